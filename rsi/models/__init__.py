@@ -1,0 +1,1 @@
+"""Model backends behind one interface: embedded (transformers), openai (HTTP), vllm (owned server)."""

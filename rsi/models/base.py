@@ -1,0 +1,77 @@
+"""The one model interface every other layer uses.
+
+Chat messages in, `n` completions out, with sampling, an optional specialist (a LoRA adapter name)
+per request, and token counts. Backends implement `ChatModel`; nothing outside `rsi.models` knows
+which backend serves a request.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant"]
+
+
+class ChatMessage(BaseModel):
+    """One chat turn."""
+
+    model_config = ConfigDict(frozen=True)
+    role: Role
+    content: str
+
+
+class GenerationRequest(BaseModel):
+    """What a caller asks of a model: messages plus sampling, and which specialist serves it."""
+
+    model_config = ConfigDict(frozen=True)
+    messages: list[ChatMessage]
+    n: int = Field(default=1, ge=1)
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=256, ge=1)
+    stop: list[str] = Field(default_factory=list)
+    seed: int | None = None
+    specialist: str | None = Field(default=None, description="LoRA adapter name; None is the bare base.")
+
+
+class Completion(BaseModel):
+    """One generated completion and why it stopped."""
+
+    text: str
+    finish_reason: Literal["stop", "length"] = "stop"
+    completion_tokens: int = 0
+
+
+class GenerationResult(BaseModel):
+    """`n` completions for one request, with token accounting."""
+
+    completions: list[Completion]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    specialist: str | None = None
+    latency_s: float = 0.0
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A model backend. Implementations must be safe to call from several threads at once."""
+
+    name: str
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        """Serve one request (blocking). Raises `rsi.errors.ModelError` on backend failure."""
+        ...
+
+    def load_adapter(self, name: str, path: str) -> None:
+        """Make a PEFT adapter directory servable under `name` (a new, never reused, name)."""
+        ...
+
+    def unload_adapter(self, name: str) -> None:
+        """Stop serving `name`."""
+        ...
+
+    def close(self) -> None:
+        """Release the model (processes, memory)."""
+        ...

@@ -1,0 +1,1 @@
+"""Sandboxes that run untrusted attempt code: `local` (subprocess, bwrap, rlimits) and `docker`."""

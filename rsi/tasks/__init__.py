@@ -1,0 +1,1 @@
+"""Task suites: format, loading, validation, and reference checks through the real verifier."""
