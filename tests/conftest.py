@@ -73,3 +73,9 @@ def rsi_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
     return subprocess.run(
         [exe, *args], cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout
     )
+
+
+@pytest.fixture
+def cli():
+    """The `rsi_cli` runner as a fixture (test modules cannot import conftest under importlib mode)."""
+    return rsi_cli
