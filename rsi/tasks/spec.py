@@ -1,21 +1,82 @@
 """The task format (data only). See docs/tasks.md for the on-disk layout:
 
     tasks/<suite>/suite.toml                 optional defaults for every task of the suite
-    tasks/<suite>/<task-id>/task.toml         this model
+    tasks/<suite>/<task-id>/task.toml         `TaskSpec`
     tasks/<suite>/<task-id>/instruction.md    what the agent is told
     tasks/<suite>/<task-id>/environment/      copied into the attempt's working directory
-    tasks/<suite>/<task-id>/tests/            the hidden verifier (test.sh, or test_*.py run by pytest)
+    tasks/<suite>/<task-id>/tests/            the hidden verifier (its kind: `[verifier] kind`)
     tasks/<suite>/<task-id>/solution/         optional reference solution (used by `rsi tasks check`)
+
+Verifier kinds (`TaskSpec.verifier.kind`, read by rsi/verifier.py):
+
+- ``"cases"``  -- tests/<cases_file> (default ``cases.json``) holds a `CasesSpec`: a function name and
+  hidden input/output cases. The trusted judge runs outside the sandbox; only a sandboxed child
+  imports the agent's `solution_file` and reports what the function returned (as JSON) for each
+  case. Passed iff every case matches; reward = fraction of cases that matched.
+- ``"script"`` -- tests/<script> (default ``test.sh``) runs with the final working directory as its
+  cwd. Exit 0 = passed. It may write a reward in [0, 1] to the file named by $RSI_REWARD_FILE;
+  without one the reward is 1.0 on exit 0 and 0.0 otherwise.
+- ``"pytest"`` -- ``pytest`` runs the tests/test_*.py files against the final working directory.
+  Passed iff pytest exits 0; reward = fraction of tests that passed when known.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.sandbox.base import Limits
+
+VerifierKind = Literal["cases", "script", "pytest"]
+CompareMode = Literal["exact", "float", "unordered"]
+
+
+class VerifierSpec(BaseModel):
+    """`[verifier]` in task.toml (or suite.toml): how the hidden tests/ folder judges an attempt."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: VerifierKind = Field(
+        default="script",
+        description="'cases' (tests/cases.json), 'script' (tests/test.sh) or 'pytest' (tests/test_*.py).",
+    )
+    cases_file: str = Field(default="cases.json", description="kind='cases': the cases file inside tests/.")
+    script: str = Field(default="test.sh", description="kind='script': the script inside tests/ (run with bash).")
+
+
+class CaseSpec(BaseModel):
+    """One hidden case: call `function(*args, **kwargs)` and compare the result with `expected`.
+
+    Values are JSON values: tuples are written as lists (the comparison layer converts returned
+    tuples to lists before comparing), and dict keys are strings.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    args: list[Any] = Field(default_factory=list, description="Positional arguments (JSON values).")
+    kwargs: dict[str, Any] = Field(default_factory=dict, description="Keyword arguments (JSON values).")
+    expected: Any = Field(description="The expected return value (JSON value; tuples as lists).")
+
+
+class CasesSpec(BaseModel):
+    """tests/cases.json of a `kind = "cases"` task.
+
+    `compare` says how a returned value (first converted to JSON values: tuples -> lists) is matched
+    with `expected`:
+
+    - ``"exact"``: equal as JSON values; booleans are not numbers (True != 1), 2 == 2.0.
+    - ``"float"``: like exact, but numbers match within `rel_tol`/`abs_tol` (math.isclose), recursively.
+    - ``"unordered"``: the result and `expected` are lists equal as multisets (order ignored at the
+      top level only).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["cases"] = "cases"
+    function: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Function the solution file defines.")
+    compare: CompareMode = "exact"
+    rel_tol: float = Field(default=1e-6, ge=0)
+    abs_tol: float = Field(default=1e-9, ge=0)
+    cases: list[CaseSpec] = Field(min_length=1)
 
 
 class TaskSpec(BaseModel):
@@ -31,6 +92,7 @@ class TaskSpec(BaseModel):
     agent_timeout_s: float = Field(default=300.0, gt=0)
     verifier_timeout_s: float = Field(default=60.0, gt=0)
     limits: Limits = Field(default_factory=Limits)
+    verifier: VerifierSpec = Field(default_factory=VerifierSpec, description="`[verifier]`: how tests/ judges.")
 
 
 class Task(BaseModel):
@@ -62,3 +124,13 @@ class Task(BaseModel):
     @property
     def solution_dir(self) -> Path:
         return self.root / "solution"
+
+    @property
+    def cases_path(self) -> Path:
+        """kind='cases': the hidden cases file (parse it with rsi.tasks.load.load_cases)."""
+        return self.tests_dir / self.spec.verifier.cases_file
+
+    @property
+    def script_path(self) -> Path:
+        """kind='script': the hidden verifier script."""
+        return self.tests_dir / self.spec.verifier.script
