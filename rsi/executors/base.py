@@ -1,0 +1,118 @@
+"""The executor interface: run a batch of planned attempts, yield each result as it finishes.
+
+An executor only runs attempts; it never plans, never writes the database, and never lets an
+attempt's failure escape: whatever the attempt function raises becomes an `AttemptResult` with
+verdict `error` (infrastructure), which the orchestrator retries and never counts as a task failure.
+
+Attempt functions are plain callables `AttemptSpec -> AttemptResult`. The SLURM executor pickles
+them (with submitit), so they must be module-level functions or picklable objects, and everything
+they take and return is picklable pydantic.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rsi.config import Configuration
+from rsi.verdict import Verdict
+
+
+class AttemptSpec(BaseModel):
+    """One planned attempt: a configuration on a task, under an idempotency key."""
+
+    model_config = ConfigDict(frozen=True)
+    key: str = Field(description="Idempotency key: <run>|<job index>|<task key>|<attempt index>.")
+    run_id: str
+    job_index: int = Field(ge=0)
+    task_key: str = Field(description="<suite>/<task id>.")
+    task_dir: str = Field(description="Task folder, loaded by the worker (it may be on another host).")
+    attempt_index: int = Field(default=0, ge=0, description="Index of this attempt on its task within the job.")
+    seed: int = 0
+    config: Configuration
+    out_dir: str = Field(description="Folder for this attempt's trajectory and final files.")
+    timeout_s: float = Field(default=600.0, gt=0, description="Wall time after which the executor gives up on it.")
+    try_index: int = Field(default=0, ge=0, description="Earlier infrastructure errors of this key (retries).")
+
+
+class AttemptResult(BaseModel):
+    """What an executor hands back for one AttemptSpec (picklable: it crosses SLURM)."""
+
+    key: str
+    verdict: Verdict
+    reason: str = ""
+    error_class: str = Field(default="", description="Exception class for infrastructure errors.")
+    tokens: int = Field(default=0, ge=0, description="Prompt + completion tokens the attempt spent.")
+    wall_s: float = Field(default=0.0, ge=0.0)
+    trajectory_path: str = ""
+    final_code_hash: str = ""
+    started: datetime | None = None
+    finished: datetime | None = None
+    host: str = Field(default="", description="Where it ran (worker hostname).")
+
+
+AttemptFn = Callable[[AttemptSpec], AttemptResult]
+
+
+def error_result(spec: AttemptSpec, error: BaseException | str, started: datetime | None = None) -> AttemptResult:
+    """An infrastructure error for `spec`: never a task failure."""
+    if isinstance(error, BaseException):
+        error_class = type(error).__name__
+        reason = f"infrastructure: {error_class}: {error}"
+    else:
+        error_class = "ExecutorError"
+        reason = f"infrastructure: {error}"
+    now = datetime.now(UTC)
+    return AttemptResult(
+        key=spec.key,
+        verdict=Verdict.ERROR,
+        reason=reason[:2000],
+        error_class=error_class,
+        started=started or now,
+        finished=now,
+    )
+
+
+def call_safely(fn: AttemptFn, spec: AttemptSpec) -> AttemptResult:
+    """Run `fn(spec)`; any exception becomes an error result. The key is always the spec's."""
+    started = datetime.now(UTC)
+    t0 = time.monotonic()
+    try:
+        result = fn(spec)
+    except Exception as error:  # an attempt's failure never escapes the executor
+        result = error_result(spec, error, started)
+        result = result.model_copy(update={"reason": result.reason + "\n" + traceback.format_exc(limit=5)[-1500:]})
+    if not isinstance(result, AttemptResult):
+        return error_result(spec, f"attempt function returned {type(result).__name__}, not AttemptResult", started)
+    update: dict[str, object] = {"key": spec.key}
+    if result.started is None:
+        update["started"] = started
+    if result.finished is None:
+        update["finished"] = datetime.now(UTC)
+    if not result.wall_s:
+        update["wall_s"] = time.monotonic() - t0
+    return result.model_copy(update=update)
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs batches of attempts. One batch at a time; results arrive in completion order."""
+
+    name: str
+
+    def submit(self, specs: Sequence[AttemptSpec]) -> Iterator[AttemptResult]:
+        """Start every spec and yield one result per spec as each finishes (errors included)."""
+        ...
+
+    def cancel(self) -> None:
+        """Stop the batch in flight: queued attempts are dropped (no result is yielded for them)."""
+        ...
+
+    def close(self) -> None:
+        """Release workers. Idempotent."""
+        ...
