@@ -29,10 +29,10 @@ from typing import Literal
 from rsi.config import canonical_json, sha256_text
 from rsi.promotion.evidence import (
     ALL_TAGS,
-    AttemptRecord,
     ConfigEvidence,
     Evidence,
     Interval,
+    ScoredAttempt,
     collect_evidence,
     task_outcomes,
     wilson_interval,
@@ -255,7 +255,7 @@ def decision_hash_of(contract: str, candidate_hash: str, evidence: Evidence) -> 
 
 
 def decide_promotion(
-    records: list[AttemptRecord],
+    records: list[ScoredAttempt],
     contract: str,
     parent_hash: str,
     gate: GatePolicy | None = None,

@@ -1,6 +1,6 @@
 """Evidence: what a run (or several runs of one suite) says about each configuration. Pure.
 
-Input is a flat list of `AttemptRecord`s (one per finished attempt, read from the coverage store by
+Input is a flat list of `ScoredAttempt`s (one per finished attempt, read from the coverage store by
 `rsi.promotion.promote`); output is an `Evidence` value with, per configuration:
 
 - the attempt pass rate with a 95% Wilson score interval (attempts ending in `error` are
@@ -27,7 +27,7 @@ ALL_TAGS = "*"  # pseudo-tag under which every task counts (the "overall" streng
 
 
 @dataclass(frozen=True)
-class AttemptRecord:
+class ScoredAttempt:
     """One finished attempt, as the promotion and selection cores see it (no I/O handles)."""
 
     attempt_id: str
@@ -181,12 +181,12 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> Interval:
     return Interval(max(0.0, centre - half) if successes else 0.0, min(1.0, centre + half) if successes < trials else 1.0)
 
 
-def select_split(records: Iterable[AttemptRecord], split: str) -> list[AttemptRecord]:
+def select_split(records: Iterable[ScoredAttempt], split: str) -> list[ScoredAttempt]:
     """Records of one split ('train', 'heldout'), or all of them for 'all'."""
     return [r for r in records if split == "all" or r.split == split]
 
 
-def task_outcomes(records: Iterable[AttemptRecord], config_hash: str) -> dict[str, bool]:
+def task_outcomes(records: Iterable[ScoredAttempt], config_hash: str) -> dict[str, bool]:
     """Per task attempted by `config_hash` (errors left out): did any attempt pass?"""
     outcome: dict[str, bool] = {}
     for record in records:
@@ -196,7 +196,7 @@ def task_outcomes(records: Iterable[AttemptRecord], config_hash: str) -> dict[st
     return outcome
 
 
-def collect_evidence(records: Iterable[AttemptRecord], split: str = "all") -> Evidence:
+def collect_evidence(records: Iterable[ScoredAttempt], split: str = "all") -> Evidence:
     """Turn attempt records into per-configuration evidence over `split`."""
     chosen = select_split(records, split)
     names: dict[str, str] = {}

@@ -13,15 +13,15 @@ from rsi.promotion.decision import (
     paired_lift,
     route_by_tag,
 )
-from rsi.promotion.evidence import AttemptRecord, collect_evidence, wilson_interval
+from rsi.promotion.evidence import ScoredAttempt, collect_evidence, wilson_interval
 from rsi.verdict import Verdict
 
 _counter = iter(range(10**6))
 
 
 def rec(config: str, task: str, verdict: str, split: str = "train", tags: tuple[str, ...] = (), tokens: int = 100,
-        run: str = "run1") -> AttemptRecord:
-    return AttemptRecord(
+        run: str = "run1") -> ScoredAttempt:
+    return ScoredAttempt(
         attempt_id=f"a{next(_counter)}", run_id=run, config_hash=f"h-{config}", config_name=config,
         task_key=f"s/{task}", task_hash=f"c-{task}", split=split, verdict=Verdict(verdict), tags=tags, tokens=tokens,
     )
@@ -103,7 +103,7 @@ def test_bootstrap_is_seeded() -> None:
     assert bootstrap_mean_interval(values, 500, 3) == bootstrap_mean_interval(values, 500, 3)
 
 
-def _gate_records(cand_heldout_passes: int, parent_heldout_passes: int, tasks: int = 12) -> list[AttemptRecord]:
+def _gate_records(cand_heldout_passes: int, parent_heldout_passes: int, tasks: int = 12) -> list[ScoredAttempt]:
     records = [rec("cand", f"t{i}", "passed") for i in range(6)] + [rec("parent", f"t{i}", "passed") for i in range(2)]
     records += [rec("parent", f"t{i}", "failed") for i in range(2, 6)]
     for i in range(tasks):
