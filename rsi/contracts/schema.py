@@ -23,6 +23,19 @@ SCHEMA_VERSION = 1
 CLOCKS = ("base", "specialists", "harness")
 
 
+class FieldProblems(ValueError):
+    """Raised by model validators so the loader can point at the offending field, not the table.
+
+    `items` holds `(relative key path, message)` pairs; the path is relative to the model that
+    raised (e.g. `("specialists", 1, "name")` from ContractSpec). It is a ValueError, so pydantic
+    reports it like any other validator failure.
+    """
+
+    def __init__(self, items: list[tuple[tuple[str | int, ...], str]]) -> None:
+        super().__init__("; ".join(message for _, message in items))
+        self.items = list(items)
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -46,7 +59,9 @@ class HcpMeta(_Strict):
     @model_validator(mode="after")
     def _parent_before_revision(self) -> HcpMeta:
         if self.parent >= self.revision:
-            raise ValueError(f"parent ({self.parent}) must be lower than revision ({self.revision})")
+            raise FieldProblems(
+                [(("parent",), f"parent ({self.parent}) must be lower than revision ({self.revision})")]
+            )
         return self
 
 
@@ -66,7 +81,7 @@ class BaseModelSpec(_Strict):
     @model_validator(mode="after")
     def _gguf_needs_file(self) -> BaseModelSpec:
         if self.format == "gguf" and not self.file:
-            raise ValueError("format 'gguf' needs `file` (the .gguf file name)")
+            raise FieldProblems([(("file",), "format 'gguf' needs `file` (the .gguf file name)")])
         return self
 
 
@@ -121,7 +136,9 @@ class HarnessSpec(_Strict):
     @model_validator(mode="after")
     def _one_prompt_source(self) -> HarnessSpec:
         if self.system_prompt and self.system_prompt_file:
-            raise ValueError("give either system_prompt or system_prompt_file, not both")
+            raise FieldProblems(
+                [(("system_prompt_file",), "give either system_prompt or system_prompt_file, not both")]
+            )
         return self
 
 
@@ -203,13 +220,44 @@ class ContractSpec(_Strict):
 
     @model_validator(mode="after")
     def _specialists_resolve(self) -> ContractSpec:
-        names = [s.name for s in self.specialists]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
-        if duplicates:
-            raise ValueError(f"duplicate specialist names: {', '.join(duplicates)}")
-        known = set(names)
-        wanted = [self.routing.specialist] + [r.specialist for r in self.routing.rules]
-        missing = sorted({w for w in wanted if w and w not in known})
-        if missing:
-            raise ValueError(f"routing names unknown specialists: {', '.join(missing)}")
+        items = specialist_reference_problems(
+            [s.name for s in self.specialists],
+            self.routing.specialist,
+            [rule.specialist for rule in self.routing.rules],
+        )
+        if items:
+            raise FieldProblems(items)
         return self
+
+
+def specialist_reference_problems(
+    names: list[str], routing_specialist: str, rule_specialists: list[str]
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Duplicate specialist names and routing to unknown specialists, each at its own key.
+
+    A plain function so the loader can also run it on raw data when other fields already failed
+    (pydantic skips model validators then, and every problem should be reported at once).
+    """
+    items: list[tuple[tuple[str | int, ...], str]] = []
+    first_index: dict[str, int] = {}
+    for index, name in enumerate(names):
+        if not name:  # a missing name is reported by the field check
+            continue
+        if name in first_index:
+            items.append(
+                (
+                    ("specialists", index, "name"),
+                    f"duplicate specialist name '{name}' (already used by specialists[{first_index[name]}])",
+                )
+            )
+        else:
+            first_index[name] = index
+    known = ", ".join(sorted(first_index)) or "none declared"
+    if routing_specialist and routing_specialist not in first_index:
+        items.append((("routing", "specialist"), f"unknown specialist '{routing_specialist}' (known: {known})"))
+    for index, wanted in enumerate(rule_specialists):
+        if wanted and wanted not in first_index:
+            items.append(
+                (("routing", "rules", index, "specialist"), f"unknown specialist '{wanted}' (known: {known})")
+            )
+    return items

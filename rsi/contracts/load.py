@@ -1,0 +1,247 @@
+"""Loading and validating contracts: TOML text -> ContractSpec, with every problem located at once.
+
+A problem names `file:line: key: message`. The line comes from the TOML source (toml_source), the
+key from pydantic's error location or from a model validator's FieldProblems; unknown keys carry a
+"did you mean" hint. Referenced prompt files must exist. A contract can be read from the working
+tree or from a git revision: the prompt reader decides where relative files come from, so a
+contract at `default@r2` resolves its prompt as it was at r2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import ValidationError as PydanticValidationError
+
+from rsi.config import Configuration
+from rsi.contracts.hashing import clock_hashes, content_hash
+from rsi.contracts.keys import KeyPath, fields_at, unknown_key_message
+from rsi.contracts.overrides import OverrideError, apply_overrides, check_override_key
+from rsi.contracts.schema import ContractSpec, FieldProblems, specialist_reference_problems
+from rsi.contracts.toml_source import TomlSyntaxError, format_key, parse_source
+from rsi.errors import ContractError, Problem
+
+_TABLES = {"hcp", "base", "harness", "routing", "evaluation", "training", "serving"}
+
+
+class PromptReader(Protocol):
+    """Reads files referenced by a contract (relative to the contract's folder)."""
+
+    def read(self, relative: str) -> str | None: ...
+
+    def where(self, relative: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class FileReader:
+    """Referenced files from the working tree."""
+
+    folder: Path
+
+    def read(self, relative: str) -> str | None:
+        path = self.folder / relative
+        try:
+            return path.read_text(encoding="utf-8") if path.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def where(self, relative: str) -> str:
+        return str(self.folder / relative)
+
+
+@dataclass(frozen=True)
+class LoadedContract:
+    """A validated contract with its source text, resolved prompt and identity hashes."""
+
+    spec: ContractSpec
+    path: Path
+    source: str
+    system_prompt: str
+    content_hash: str
+    clock_hashes: dict[str, str]
+    ref: str
+    reader: PromptReader = field(compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.spec.hcp.name
+
+    @property
+    def revision(self) -> int:
+        return self.spec.hcp.revision
+
+    @property
+    def short_hash(self) -> str:
+        return self.content_hash[:12]
+
+
+def pydantic_problems(error: PydanticValidationError, model: type = ContractSpec) -> list[tuple[KeyPath, str]]:
+    """(key path, message) for each pydantic error, with field-level locations and did-you-mean hints."""
+    found: list[tuple[KeyPath, str]] = []
+    for item in error.errors(include_url=False):
+        loc: KeyPath = tuple(item["loc"])
+        kind = item["type"]
+        cause = (item.get("ctx") or {}).get("error")
+        if isinstance(cause, FieldProblems):
+            found.extend(((*loc, *sub), message) for sub, message in cause.items)
+        elif kind == "extra_forbidden":
+            found.append((loc, unknown_key_message(str(loc[-1]), fields_at(loc[:-1], model))))
+        elif kind == "missing":
+            if len(loc) == 1 and loc[0] in _TABLES:
+                found.append((loc, f"missing required section [{loc[0]}]"))
+            else:
+                found.append((loc, f"missing required key '{loc[-1]}'"))
+        else:
+            message = str(item["msg"]).removeprefix("Value error, ")
+            value = item.get("input")
+            if isinstance(value, str | int | float | bool) and not isinstance(value, dict):
+                shown = repr(value)
+                message += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
+            found.append((loc, message))
+    return found
+
+
+def _prompt_problems(data: dict[str, Any], reader: PromptReader) -> list[tuple[KeyPath, str]]:
+    harness = data.get("harness")
+    if not isinstance(harness, dict):
+        return []
+    relative = harness.get("system_prompt_file")
+    if isinstance(relative, str) and relative and reader.read(relative) is None:
+        return [(("harness", "system_prompt_file"), f"prompt file not found: {reader.where(relative)}")]
+    return []
+
+
+def _raw_reference_problems(data: dict[str, Any]) -> list[tuple[KeyPath, str]]:
+    """Cross-field checks on raw data, for when pydantic skipped the model validators."""
+    specialists = data.get("specialists")
+    routing = data.get("routing") if isinstance(data.get("routing"), dict) else {}
+    if not isinstance(specialists, list):
+        specialists = []
+    names = [str(s.get("name", "")) if isinstance(s, dict) else "" for s in specialists]
+    rules = routing.get("rules") if isinstance(routing.get("rules"), list) else []
+    wanted = [str(r.get("specialist", "")) if isinstance(r, dict) else "" for r in rules]
+    fixed = routing.get("specialist", "")
+    return specialist_reference_problems(
+        names, fixed if isinstance(fixed, str) else "", wanted
+    )
+
+
+def validate_data(data: dict[str, Any], reader: PromptReader) -> tuple[ContractSpec | None, str, list[tuple[KeyPath, str]]]:
+    """Validate contract data: (spec or None, resolved system prompt, located problems)."""
+    problems: list[tuple[KeyPath, str]] = []
+    spec: ContractSpec | None = None
+    try:
+        spec = ContractSpec.model_validate(data)
+    except PydanticValidationError as error:
+        problems.extend(pydantic_problems(error))
+        problems.extend(p for p in _raw_reference_problems(data) if p not in problems)
+    problems.extend(_prompt_problems(data, reader))
+    prompt = ""
+    if spec is not None and not problems:
+        harness = spec.harness
+        prompt = (reader.read(harness.system_prompt_file) or "") if harness.system_prompt_file else harness.system_prompt
+    return (spec if not problems else None), prompt, problems
+
+
+def load_contract_text(text: str, path: Path, ref: str, reader: PromptReader, file_label: str | None = None) -> LoadedContract:
+    """Parse and validate contract text; raise ContractError holding every problem."""
+    label = file_label or str(path)
+    try:
+        source = parse_source(label, text)
+    except TomlSyntaxError as error:
+        raise ContractError([error.problem], hint="fix the TOML syntax first") from None
+    spec, prompt, problems = validate_data(source.data, reader)
+    if problems or spec is None:
+        raise ContractError(
+            sorted((source.problem(loc, message) for loc, message in problems), key=lambda p: p.line or 0),
+            hint="see docs/hcp.md for the contract format",
+        )
+    return LoadedContract(
+        spec=spec,
+        path=path,
+        source=text,
+        system_prompt=prompt,
+        content_hash=content_hash(spec, prompt),
+        clock_hashes=clock_hashes(spec, prompt),
+        ref=ref,
+        reader=reader,
+    )
+
+
+def load_contract(path: Path | str) -> LoadedContract:
+    """Load one contract file from disk. Raises ContractError with every problem, located."""
+    path = Path(path)
+    if not path.is_file():
+        raise ContractError([Problem(path, None, "", "no such contract file")])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ContractError([Problem(path, None, "", f"cannot read: {error}")]) from None
+    return load_contract_text(text, path, str(path), FileReader(path.parent.resolve()))
+
+
+def with_prompt_source(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Setting one prompt source clears the other, so `system_prompt = "..."` replaces a prompt file."""
+    result = dict(overrides)
+    keys = {k.replace(" ", "") for k in overrides}
+    if "harness.system_prompt" in keys and "harness.system_prompt_file" not in keys:
+        result["harness.system_prompt_file"] = ""
+    if "harness.system_prompt_file" in keys and "harness.system_prompt" not in keys:
+        result["harness.system_prompt"] = ""
+    return result
+
+
+def override_contract(
+    loaded: LoadedContract, overrides: dict[str, Any]
+) -> tuple[ContractSpec | None, str, list[tuple[str | None, KeyPath, str]]]:
+    """Apply dotted overrides to a loaded contract and validate the result.
+
+    Returns (spec, prompt, problems); each problem is (override key it comes from or None, key path,
+    message), so a caller can point at the line of the override that caused it.
+    """
+    try:
+        data = apply_overrides(loaded.spec.model_dump(mode="python"), with_prompt_source(overrides))
+    except OverrideError as error:
+        return None, "", [(key, (), message) for key, message in error.items]
+    spec, prompt, problems = validate_data(data, loaded.reader)
+    paths = {key: check_override_key(key)[0] for key in overrides}
+    located: list[tuple[str | None, KeyPath, str]] = []
+    for loc, message in problems:
+        culprit = None
+        for key, path in paths.items():
+            if path is not None and tuple(loc[: len(path)]) == path:
+                culprit = key
+                break
+        located.append((culprit, loc, message))
+    return spec, prompt, located
+
+
+def configuration_from_contract(
+    loaded: LoadedContract,
+    name: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    parents: list[str] | None = None,
+) -> Configuration:
+    """The runtime configuration of a contract, optionally with dotted-key overrides applied."""
+    spec, prompt = loaded.spec, loaded.system_prompt
+    if overrides:
+        new_spec, prompt, problems = override_contract(loaded, overrides)
+        if problems or new_spec is None:
+            raise ContractError(
+                [
+                    Problem(loaded.path, None, key or format_key(loc), message)
+                    for key, loc, message in problems
+                ]
+            )
+        spec = new_spec
+    return Configuration(
+        name=name or spec.hcp.name,
+        contract_ref=loaded.ref,
+        spec=spec,
+        system_prompt=prompt,
+        overrides=dict(overrides or {}),
+        parents=list(parents or []),
+    )
+
