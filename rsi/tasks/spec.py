@@ -95,6 +95,18 @@ class TaskSpec(BaseModel):
     verifier: VerifierSpec = Field(default_factory=VerifierSpec, description="`[verifier]`: how tests/ judges.")
 
 
+class SuiteSpec(BaseModel):
+    """`tasks/<suite>/suite.toml` (optional): a description and defaults for every task of the suite.
+
+    `[defaults]` holds any `TaskSpec` key except `id` and `title`. A task's own value wins; tables
+    (`[defaults.limits]`, `[defaults.verifier]`) merge key by key; lists (`tags`) are replaced, not joined.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    description: str = ""
+    defaults: dict[str, Any] = Field(default_factory=dict)
+
+
 class Task(BaseModel):
     """A loaded task: its spec, where it lives, its instruction and its content hash."""
 

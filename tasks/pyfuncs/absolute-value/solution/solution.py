@@ -1,0 +1,2 @@
+def absolute(n):
+    return -n if n < 0 else n

@@ -1,0 +1,2 @@
+def count_bits(n):
+    return bin(n).count('1')

@@ -1,0 +1,2 @@
+def count_char(s, ch):
+    return s.count(ch)

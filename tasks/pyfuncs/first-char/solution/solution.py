@@ -1,0 +1,2 @@
+def first_char(s):
+    return s[:1]

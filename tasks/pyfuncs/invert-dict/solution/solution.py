@@ -1,0 +1,2 @@
+def invert(d):
+    return {v: k for k, v in d.items()}

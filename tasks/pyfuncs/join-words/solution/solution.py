@@ -1,0 +1,2 @@
+def join_words(a, b):
+    return a + ' ' + b

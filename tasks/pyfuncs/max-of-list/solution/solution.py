@@ -1,0 +1,2 @@
+def max_of_list(nums):
+    return max(nums) if nums else None

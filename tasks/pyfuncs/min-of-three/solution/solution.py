@@ -1,0 +1,2 @@
+def min_of_three(a, b, c):
+    return min(a, b, c)

@@ -1,0 +1,2 @@
+def reverse_string(s):
+    return s[::-1]

@@ -1,0 +1,2 @@
+def word_lengths(text):
+    return {w: len(w) for w in text.split()}
