@@ -260,9 +260,7 @@ class _Scanner:
                     self.advance()
                 self.scan_value((*path, *keys))
                 self.skip_inline_space()
-                if self.peek() == ",":
-                    self.advance()
-                elif self.i == start:
+                if self.peek() == "," or self.i == start:
                     self.advance()
         else:
             while self.peek() and self.peek() not in ",]}\n#":
