@@ -1,0 +1,155 @@
+"""Check that a suite's hidden verifiers can fail and can pass: `rsi tasks check`.
+
+For every task, the real verifier (rsi.verifier.verify) judges, inside the real sandbox:
+
+- the reference solution (environment/ with solution/ copied over it): must pass;
+- the untouched environment (the "empty" solution, what an agent that does nothing leaves): must fail;
+- a wrong solution (kind "cases": the function exists but returns None; other kinds: an empty
+  solution file): must fail.
+
+A verifier that passes the empty or wrong solution proves nothing about an agent, and one that
+fails its own reference is broken; both are reported. A verifier error (infrastructure) is a
+failed check too, never silently a pass.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from rsi.tasks.load import load_cases, prepare_workdir
+from rsi.tasks.spec import Task
+from rsi.verdict import Verdict
+
+Probe = Literal["reference", "empty", "wrong"]
+_EXPECTED: dict[Probe, str] = {"reference": "pass", "empty": "fail", "wrong": "fail"}
+
+
+class ProbeResult(BaseModel):
+    """One solution judged by the verifier, and whether that verdict is what a sound task gives."""
+
+    probe: Probe
+    verdict: Verdict | None = Field(description="None when the probe was skipped (no reference solution).")
+    ok: bool
+    reason: str = ""
+    reward: float = 0.0
+    wall_s: float = 0.0
+
+
+class TaskCheckResult(BaseModel):
+    """The probes of one task."""
+
+    key: str
+    probes: list[ProbeResult]
+
+    @property
+    def ok(self) -> bool:
+        return all(p.ok for p in self.probes)
+
+    def problems(self) -> list[str]:
+        """One line per probe that did not get the verdict a sound task gives."""
+        out = []
+        for p in self.probes:
+            if not p.ok:
+                got = p.verdict.value if p.verdict else "skipped"
+                out.append(f"{self.key}: {p.probe} solution should {_EXPECTED[p.probe]} but got {got}: {p.reason}")
+        return out
+
+
+class SuiteCheckOutcome(BaseModel):
+    """Every task's probes, sorted by task key."""
+
+    sandbox: str
+    results: list[TaskCheckResult]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    @property
+    def failed(self) -> list[TaskCheckResult]:
+        return [r for r in self.results if not r.ok]
+
+
+def _write_wrong_solution(task: Task, workdir: Path) -> None:
+    target = workdir / task.spec.solution_file
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if task.spec.verifier.kind == "cases":
+        function = load_cases(task).function
+        target.write_text(f"def {function}(*args, **kwargs):\n    return None\n", encoding="utf-8")
+    else:
+        target.write_text("", encoding="utf-8")
+
+
+def _stage(task: Task, probe: Probe, workdir: Path) -> bool:
+    """Lay out the probe's final working directory; False when there is nothing to stage."""
+    prepare_workdir(task, workdir)
+    if probe == "reference":
+        if not task.solution_dir.is_dir():
+            return False
+        shutil.copytree(task.solution_dir, workdir, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    elif probe == "wrong":
+        _write_wrong_solution(task, workdir)
+    return True
+
+
+def check_task(task: Task, sandbox: object, require_reference: bool = True) -> TaskCheckResult:
+    """Run the three probes of one task through the real verifier in `sandbox`."""
+    from rsi.verifier import verify  # the verifier pulls in sandbox code; keep import-time light
+
+    probes = []
+    for probe in ("reference", "empty", "wrong"):
+        with tempfile.TemporaryDirectory(prefix=f"rsi-check-{task.id}-{probe}-") as scratch:
+            workdir = Path(scratch) / "work"
+            if not _stage(task, probe, workdir):
+                probes.append(
+                    ProbeResult(probe=probe, verdict=None, ok=not require_reference, reason="no solution/ folder")
+                )
+                continue
+            outcome = verify(task, workdir, sandbox)
+        want_pass = probe == "reference"
+        if want_pass:
+            ok = outcome.verdict is Verdict.PASSED
+        else:
+            ok = outcome.verdict in (Verdict.FAILED, Verdict.TIMEOUT)
+        probes.append(
+            ProbeResult(
+                probe=probe,
+                verdict=outcome.verdict,
+                ok=ok,
+                reason=outcome.reason,
+                reward=outcome.reward,
+                wall_s=outcome.wall_s,
+            )
+        )
+    return TaskCheckResult(key=task.key, probes=probes)
+
+
+def check_suite(
+    tasks: list[Task],
+    sandbox_name: str = "auto",
+    workers: int = 2,
+    require_reference: bool = True,
+    on_done: Callable[[TaskCheckResult], None] | None = None,
+) -> SuiteCheckOutcome:
+    """Check every task (in `workers` threads: the work is in sandboxed subprocesses)."""
+    from rsi.sandbox.select import make_sandbox
+
+    sandbox = make_sandbox(sandbox_name)
+    results: list[TaskCheckResult] = []
+
+    def one(task: Task) -> TaskCheckResult:
+        result = check_task(task, sandbox, require_reference)
+        if on_done is not None:
+            on_done(result)
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results = list(pool.map(one, tasks))
+    return SuiteCheckOutcome(sandbox=getattr(sandbox, "name", sandbox_name), results=sorted(results, key=lambda r: r.key))
