@@ -1,0 +1,267 @@
+"""The agent loops of the two substrates: model turns in, code run, observations out.
+
+`run_repl_loop` drives a stateful REPL (`ReplSession`) turn by turn; `run_text_once` asks for one
+completion and writes its code block as the solution file. Both record every step into the
+trajectory as they go and return why they ended. Neither raises for what the agent did (no code,
+crashing code, runaway code, a dead session); they raise only `ModelError` (backend down or too
+slow) and `SandboxError` (a REPL that cannot be restarted), which the attempt runner turns into
+Verdict.ERROR.
+
+Text substrate with `samples = n > 1`: the n completions come from one request and the FIRST one
+that contains a Python code block becomes the solution. Running all n through the verifier and
+keeping the best would leak the hidden verifier into the choice, so it is not done.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rsi.contracts.schema import HarnessSpec, RoutingSpec
+from rsi.errors import ModelError, SandboxError
+from rsi.harness import prompts, replies
+from rsi.harness.repl import ReplSession
+from rsi.harness.routing import TurnRecord, build_context, choose_specialist, turn_kind
+from rsi.harness.trajectory import Execution, SavedToolRecord, StepMetrics, Trajectory
+from rsi.models.base import ChatMessage, ChatModel, GenerationRequest, GenerationResult
+
+
+class AgentTimeout(Exception):
+    """The attempt's agent time ran out while waiting for the model."""
+
+
+@dataclass
+class LoopOutcome:
+    """Why and how an agent loop ended."""
+
+    ended_by: str  # submit | end_marker | max_turns | agent_timeout | session_died | text
+    turns: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    saved_tools: list[SavedToolRecord] = field(default_factory=list)
+    note: str = ""
+
+
+def end_marker_is_call(end_marker: str) -> bool:
+    """'submit()' or 'done()' end by being called in the REPL; anything else is a text marker."""
+    return end_marker.endswith("()") and end_marker[:-2].isidentifier()
+
+
+def call_model(model: ChatModel, request: GenerationRequest, model_s: float, deadline: float) -> GenerationResult:
+    """One model call with a wall-clock bound, without trusting the backend to time itself out.
+
+    The call runs in a daemon thread: a backend stuck past the bound is abandoned (it cannot be
+    cancelled from here). Past the attempt's deadline that is an agent timeout; past `model_s`
+    alone it is a backend failure (ModelError).
+    """
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise AgentTimeout("agent time limit reached before the model call")
+    wait_s = min(model_s, remaining)
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = model.generate(request)
+        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = error
+
+    worker = threading.Thread(target=target, name="model-call", daemon=True)
+    worker.start()
+    worker.join(wait_s)
+    if worker.is_alive():
+        if wait_s < model_s:
+            raise AgentTimeout(f"agent time limit reached while the model was generating ({wait_s:.0f}s)")
+        raise ModelError(f"model {model.name!r} did not answer within model_s={model_s:g}s")
+    if "error" in box:
+        error = box["error"]
+        if isinstance(error, ModelError):
+            raise error
+        raise ModelError(f"model {model.name!r} failed: {type(error).__name__}: {error}") from error  # type: ignore[misc]
+    result = box["result"]
+    assert isinstance(result, GenerationResult)
+    if not result.completions:
+        raise ModelError(f"model {model.name!r} returned no completions")
+    return result
+
+
+def _request(harness: HarnessSpec, messages: list[ChatMessage], seed: int, specialist: str | None, n: int = 1):
+    sampling = harness.sampling
+    return GenerationRequest(
+        messages=messages,
+        n=n,
+        temperature=sampling.temperature,
+        top_p=sampling.top_p,
+        max_tokens=sampling.max_tokens,
+        stop=list(sampling.stop),
+        seed=seed,
+        specialist=specialist,
+    )
+
+
+def run_repl_loop(
+    *,
+    harness: HarnessSpec,
+    routing: RoutingSpec,
+    model: ChatModel,
+    session: ReplSession,
+    opening: list[ChatMessage],
+    instruction: str,
+    trajectory: Trajectory,
+    seed: int,
+    deadline: float,
+    checkpoint: Callable[[], None] = lambda: None,
+) -> LoopOutcome:
+    """Turns until submit(), the end marker, max_turns, the agent deadline, or an unrecoverable REPL."""
+    by_call = end_marker_is_call(harness.end_marker)
+    outcome = LoopOutcome(ended_by="max_turns")
+    turns: list[TurnRecord] = []
+    for turn in range(1, harness.max_turns + 1):
+        previous = turns[-1] if turns else None
+        kind = turn_kind(previous)
+        decision = choose_specialist(routing, kind, previous.observation if previous else instruction)
+        messages = build_context(opening, turns, decision.specialist, routing.summary_tokens)
+        try:
+            result = call_model(model, _request(harness, messages, seed, decision.specialist), harness.timeouts.model_s, deadline)
+        except AgentTimeout as stop:
+            trajectory.add_step("environment", message=str(stop))
+            outcome.ended_by = "agent_timeout"
+            break
+        completion = result.completions[0]
+        reply = completion.text
+        outcome.turns = turn
+        outcome.prompt_tokens += result.prompt_tokens
+        outcome.completion_tokens += result.completion_tokens
+        metrics = StepMetrics(
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            latency_s=round(result.latency_s, 4),
+            finish_reason=completion.finish_reason,
+        )
+        turns_left = harness.max_turns - turn
+        code = replies.repl_code(reply)
+        ended_by = ""
+        if code is None:
+            execution = Execution(error=True)
+            if not by_call and replies.mentions_marker(reply, harness.end_marker):
+                observation, ended_by = "(ended by the end marker)", "end_marker"
+            else:
+                observation = prompts.no_code_correction(harness.end_marker, by_call)
+        else:
+            cell = session.run(code)
+            for tool in cell.saved_tools:
+                outcome.saved_tools.append(SavedToolRecord(turn=turn, **tool.__dict__))
+            observation = prompts.observation_text(
+                cell.output, cell.error, harness.observation_chars, turns_left=turns_left or None
+            )
+            execution = Execution(
+                error=bool(cell.error) or cell.died,
+                timed_out=cell.timed_out,
+                session_died=cell.died,
+                output_bytes=cell.output_bytes,
+                wall_s=round(cell.wall_s, 4),
+            )
+            if cell.submitted:
+                ended_by = "submit"
+            elif not by_call and replies.mentions_marker(reply, harness.end_marker):
+                ended_by = "end_marker"
+            elif cell.died:
+                if time.monotonic() >= deadline:
+                    ended_by = "agent_timeout"
+                else:
+                    # Files survive a dead session; only the variables are lost. Say so and go on.
+                    try:
+                        session.restart()
+                        observation += "\nThe Python session was restarted: variables are gone, files remain."
+                    except SandboxError as error:
+                        ended_by = "session_died"
+                        outcome.note = f"the REPL died and could not be restarted: {error.message}"
+        trajectory.add_step(
+            "agent",
+            turn=turn,
+            message=reply,
+            code=code,
+            observation=observation,
+            routing=decision,
+            execution=execution,
+            metrics=metrics,
+        )
+        turns.append(TurnRecord(decision.specialist, reply, observation, execution.error))
+        checkpoint()
+        if ended_by:
+            outcome.ended_by = ended_by
+            break
+        if time.monotonic() >= deadline:
+            trajectory.add_step("environment", message="agent time limit reached")
+            outcome.ended_by = "agent_timeout"
+            break
+    return outcome
+
+
+def safe_solution_path(workdir: Path, solution_file: str) -> Path:
+    """The solution file inside the working directory (never outside it)."""
+    target = (workdir / solution_file).resolve()
+    if not target.is_relative_to(workdir.resolve()):
+        raise ValueError(f"solution_file {solution_file!r} points outside the working directory")
+    return target
+
+
+def run_text_once(
+    *,
+    harness: HarnessSpec,
+    routing: RoutingSpec,
+    model: ChatModel,
+    workdir: Path,
+    solution_file: str,
+    opening: list[ChatMessage],
+    instruction: str,
+    trajectory: Trajectory,
+    seed: int,
+    deadline: float,
+) -> LoopOutcome:
+    """One request for `samples` completions; the first with a code block is written as the solution."""
+    decision = choose_specialist(routing, "first", instruction)
+    request = _request(harness, opening, seed, decision.specialist, n=harness.sampling.samples)
+    try:
+        result = call_model(model, request, harness.timeouts.model_s, deadline)
+    except AgentTimeout as stop:
+        trajectory.add_step("environment", message=str(stop))
+        return LoopOutcome(ended_by="agent_timeout")
+    chosen: int | None = None
+    for index, completion in enumerate(result.completions):
+        code = replies.solution_code(completion.text)
+        if code is not None and chosen is None:
+            chosen = index
+            target = safe_solution_path(workdir, solution_file)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(code, encoding="utf-8")
+            note = f"written to {solution_file}"
+        elif code is None:
+            note = "not used: no ```python code block"
+        else:
+            note = f"not used: completion {chosen + 1 if chosen is not None else '?'} was written"
+        trajectory.add_step(
+            "agent",
+            turn=1,
+            message=completion.text,
+            code=code,
+            observation=note,
+            routing=decision,
+            metrics=StepMetrics(
+                # The request's prompt is counted once, on the first completion.
+                prompt_tokens=result.prompt_tokens if index == 0 else 0,
+                completion_tokens=completion.completion_tokens,
+                latency_s=round(result.latency_s, 4),
+                finish_reason=completion.finish_reason,
+            ),
+        )
+    return LoopOutcome(
+        ended_by="text",
+        turns=1,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        note="" if chosen is not None else "no completion contained a ```python code block",
+    )

@@ -1,0 +1,329 @@
+"""One attempt: a configuration on a task, from a fresh working directory to a verdict.
+
+`run_attempt` is the harness's public entry point (executors, `rsi attempt` and training rollouts
+call it). It prepares the working directory, runs the configured substrate (REPL or text) with the
+model, kills every agent process, hands the final working directory to the hidden verifier, and
+writes one trajectory. It never raises for what the agent or the model produced: every attempt
+ends as passed, failed, timeout or error, and infrastructure failures (sandbox will not start, model
+backend down, verifier crashed, bad contract) end as Verdict.ERROR with `error_class` set — never
+as failed. Only KeyboardInterrupt (and SystemExit) pass through, after the agent is killed.
+
+Attempt folder (`out_dir`, owned by this attempt):
+
+    out_dir/
+      trajectory.json   the whole attempt (rewritten atomically after every turn, final at the end)
+      tools.json        helpers the agent saved with save_tool (only when it saved any)
+      workdir/          the agent's working directory as the verifier saw it
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from rsi.config import Configuration
+from rsi.errors import ContractError, Problem, RsiError
+from rsi.harness import prompts
+from rsi.harness.agent import (
+    LoopOutcome,
+    end_marker_is_call,
+    run_repl_loop,
+    run_text_once,
+    safe_solution_path,
+)
+from rsi.harness.repl import ReplSession
+from rsi.harness.routing import routing_problems
+from rsi.harness.tools import install_library, write_saved_tools
+from rsi.harness.trajectory import (
+    ConfigurationRef,
+    FinalMetrics,
+    FinalOutcome,
+    ModelRef,
+    TaskRef,
+    Trajectory,
+    utc_now,
+    write_trajectory,
+)
+from rsi.models.base import ChatModel
+from rsi.sandbox.base import Isolation, Limits, Sandbox
+from rsi.tasks.spec import Task
+from rsi.verdict import Verdict, VerifierOutcome
+
+FINAL_CODE_MAX_CHARS = 200_000
+TOOLS_DIR_ENV = "RSI_TOOLS_DIR"
+
+Verify = Callable[[Task, Path, Sandbox], VerifierOutcome]
+
+
+class AttemptOutcome(BaseModel):
+    """How one attempt ended (what executors store; the trajectory holds the details)."""
+
+    attempt_id: str
+    verdict: Verdict
+    reason: str = ""
+    error_class: str = Field(default="", description="Exception class of an infrastructure error ('' otherwise).")
+    ended_by: str = Field(default="", description="submit, end_marker, max_turns, agent_timeout, session_died, text.")
+    reward: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    turns: int = 0
+    wall_s: float = 0.0
+    trajectory_path: Path | None = None
+    final_code: str | None = Field(default=None, description="The solution file's text (for dedup), if written.")
+    isolation: Isolation | None = None
+    started_at: datetime
+    finished_at: datetime
+
+
+def new_attempt_id(task: Task, config: Configuration, seed: int) -> str:
+    return f"{task.id}-{config.config_hash[:8]}-s{seed}-{uuid.uuid4().hex[:6]}"
+
+
+def repl_limits(task: Task, agent_s: float) -> Limits:
+    """The task's limits, stretched over the whole attempt: the REPL process lives for all turns."""
+    base = task.spec.limits
+    return base.model_copy(update={"wall_s": agent_s + 60.0, "cpu_s": max(base.cpu_s, int(agent_s) + 10)})
+
+
+def _prepare_workdir(task: Task, workdir: Path) -> None:
+    from rsi.tasks.load import prepare_workdir
+
+    if workdir.exists():  # a rerun of the same attempt starts over, never from a half-finished state
+        shutil.rmtree(workdir)
+    prepare_workdir(task, workdir)
+
+
+def _tools_root(tools_root: Path | None) -> Path:
+    import os
+
+    if tools_root is not None:
+        return tools_root
+    if os.environ.get(TOOLS_DIR_ENV):
+        return Path(os.environ[TOOLS_DIR_ENV])
+    from rsi.workspace import find_workspace
+
+    return find_workspace().runs_dir / "tools"
+
+
+def _read_final_code(workdir: Path, solution_file: str) -> str | None:
+    try:
+        path = safe_solution_path(workdir, solution_file)
+        if path.is_file():
+            return path.read_text(encoding="utf-8", errors="replace")[:FINAL_CODE_MAX_CHARS]
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def run_attempt(
+    config: Configuration,
+    task: Task,
+    model: ChatModel,
+    sandbox: Sandbox,
+    out_dir: Path,
+    seed: int,
+    attempt_id: str | None = None,
+    *,
+    tools_root: Path | None = None,
+    verify: Verify | None = None,
+) -> AttemptOutcome:
+    """Run one attempt and return its outcome; see the module docstring for the guarantees.
+
+    `tools_root` is where tool library revisions live (default: $RSI_TOOLS_DIR, else the
+    workspace's runs/tools); it is read only when the configuration names a `tool_library`.
+    `verify` defaults to the hidden verifier `rsi.verifier.verify`.
+    """
+    started_at = utc_now()
+    clock = time.monotonic()
+    attempt_id = attempt_id or new_attempt_id(task, config, seed)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    trajectory_path = out_dir / "trajectory.json"
+    workdir = out_dir / "workdir"
+    harness = config.spec.harness
+    agent_s = min(harness.timeouts.agent_s, task.spec.agent_timeout_s)
+    trajectory = Trajectory(
+        attempt_id=attempt_id,
+        task=TaskRef(
+            key=task.key,
+            suite=task.suite,
+            id=task.id,
+            content_hash=task.content_hash,
+            solution_file=task.spec.solution_file,
+        ),
+        configuration=ConfigurationRef(
+            name=config.name,
+            contract_ref=config.contract_ref,
+            config_hash=config.config_hash,
+            substrate=harness.substrate,
+            prompt_style=harness.prompt_style,
+            tool_library=harness.tool_library,
+        ),
+        model=ModelRef(name=getattr(model, "name", type(model).__name__), base_id=config.spec.base.id),
+        seed=seed,
+        started_at=started_at,
+    )
+
+    def checkpoint() -> None:
+        write_trajectory(trajectory, trajectory_path)
+
+    loop: LoopOutcome | None = None
+    failure: BaseException | None = None
+    session: ReplSession | None = None
+    try:
+        trajectory.sandbox = sandbox.isolation()
+        problems = routing_problems(config.spec.routing)
+        if problems:
+            raise ContractError([Problem(config.contract_ref, None, "routing", p) for p in problems])
+        _prepare_workdir(task, workdir)
+        tool_names: list[str] = []
+        if harness.tool_library:
+            tool_names = install_library(_tools_root(tools_root), harness.tool_library, workdir)
+        by_call = end_marker_is_call(harness.end_marker)
+        user_message = prompts.task_message(
+            task.instruction,
+            task.spec.solution_file,
+            substrate=harness.substrate,
+            style=harness.prompt_style,
+            end_marker=harness.end_marker,
+            end_by_call=by_call,
+            tool_names=tool_names,
+        )
+        opening = prompts.first_messages(config.system_prompt, user_message)
+        if config.system_prompt.strip():
+            trajectory.add_step("system", message=config.system_prompt.strip())
+        trajectory.add_step("user", message=user_message)
+        checkpoint()
+        deadline = clock + agent_s
+        if harness.substrate == "repl":
+            session = ReplSession(
+                sandbox,
+                workdir,
+                repl_limits(task, agent_s),
+                python=getattr(sandbox, "python", None) or "python3",
+                step_s=harness.timeouts.step_s,
+                tools=list(harness.tools),
+                end_call=harness.end_marker[:-2] if by_call else "",
+                env={"PYTHONDONTWRITEBYTECODE": "1"},
+            )
+            session.start()
+            loop = run_repl_loop(
+                harness=harness,
+                routing=config.spec.routing,
+                model=model,
+                session=session,
+                opening=opening,
+                instruction=task.instruction,
+                trajectory=trajectory,
+                seed=seed,
+                deadline=deadline,
+                checkpoint=checkpoint,
+            )
+        else:
+            loop = run_text_once(
+                harness=harness,
+                routing=config.spec.routing,
+                model=model,
+                workdir=workdir,
+                solution_file=task.spec.solution_file,
+                opening=opening,
+                instruction=task.instruction,
+                trajectory=trajectory,
+                seed=seed,
+                deadline=deadline,
+            )
+    except Exception as error:  # noqa: BLE001 - every failure here is infrastructure, recorded as data
+        failure = error
+    finally:
+        # The agent's process tree must be dead before anything looks at its working directory.
+        if session is not None:
+            session.close()
+
+    final = _conclude(task, workdir, sandbox, loop, failure, verify)
+    final.final_code = _read_final_code(workdir, task.spec.solution_file) if workdir.is_dir() else None
+    trajectory.outcome = final
+    trajectory.finished_at = utc_now()
+    totals = FinalMetrics(wall_s=round(time.monotonic() - clock, 4))
+    for step in trajectory.steps:
+        if step.metrics is not None:
+            totals.prompt_tokens += step.metrics.prompt_tokens
+            totals.completion_tokens += step.metrics.completion_tokens
+        if step.turn is not None:
+            totals.turns = max(totals.turns, step.turn)
+    trajectory.final_metrics = totals
+    written: Path | None = trajectory_path
+    try:
+        write_trajectory(trajectory, trajectory_path)
+        write_saved_tools(trajectory, out_dir)
+    except OSError as error:  # without its trajectory an attempt is not evidence
+        written = None
+        final.verdict, final.error_class = Verdict.ERROR, type(error).__name__
+        final.reason = f"could not write the trajectory: {error}"
+    return AttemptOutcome(
+        attempt_id=attempt_id,
+        verdict=final.verdict,
+        reason=final.reason,
+        error_class=final.error_class,
+        ended_by=final.ended_by,
+        reward=final.reward,
+        prompt_tokens=totals.prompt_tokens,
+        completion_tokens=totals.completion_tokens,
+        turns=totals.turns,
+        wall_s=round(time.monotonic() - clock, 4),
+        trajectory_path=written,
+        final_code=final.final_code,
+        isolation=trajectory.sandbox,
+        started_at=started_at,
+        finished_at=trajectory.finished_at,
+    )
+
+
+def _conclude(
+    task: Task,
+    workdir: Path,
+    sandbox: Sandbox,
+    loop: LoopOutcome | None,
+    failure: BaseException | None,
+    verify: Verify | None,
+) -> FinalOutcome:
+    """The verdict: infrastructure failure -> ERROR; otherwise the hidden verifier decides."""
+    if failure is not None or loop is None:
+        message = failure.message if isinstance(failure, RsiError) else str(failure)
+        return FinalOutcome(
+            verdict=Verdict.ERROR,
+            reason=message or "the harness stopped without an outcome",
+            error_class=type(failure).__name__ if failure is not None else "RuntimeError",
+            ended_by="error",
+        )
+    try:
+        if verify is None:
+            from rsi.verifier import verify as hidden_verify
+
+            verify = hidden_verify
+        checked = verify(task, workdir, sandbox)
+    except Exception as error:  # noqa: BLE001 - a verifier crash is infrastructure, not a task failure
+        return FinalOutcome(
+            verdict=Verdict.ERROR,
+            reason=f"verifier failed: {error}",
+            error_class=type(error).__name__,
+            ended_by=loop.ended_by,
+        )
+    verdict, reason = checked.verdict, checked.reason
+    if loop.ended_by == "agent_timeout" and verdict is Verdict.FAILED:
+        verdict, reason = Verdict.TIMEOUT, f"agent time limit reached; {reason}".rstrip("; ")
+    if loop.note and verdict is not Verdict.PASSED:
+        reason = f"{loop.note}; {reason}".rstrip("; ")
+    return FinalOutcome(
+        verdict=verdict,
+        reason=reason,
+        error_class="VerifierError" if verdict is Verdict.ERROR else "",
+        ended_by=loop.ended_by,
+        reward=checked.reward,
+        verifier_wall_s=checked.wall_s,
+    )
