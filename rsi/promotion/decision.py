@@ -14,7 +14,8 @@ Policy (documented in docs/promotion.md):
    The gate passes when the interval's lower bound is above `min_lift` (so with the default
    `min_lift = 0` the interval must exclude zero) and the candidate still solves at least
    `retention_min` of the heldout tasks the parent solved.
-3. **Routing.** Optionally, for every task tag, the configuration with the best solve rate on it.
+3. **Routing.** Optionally, for every task tag, the configuration best on it (highest Wilson lower
+   bound of its solve rate on the tag's tasks).
 
 The decision hash names the decision independently of the contract's current head (contract name,
 candidate hash, runs, and the evidence counts), so a rerun after a crash recognises its own commit.
@@ -169,7 +170,11 @@ def choose_candidate(evidence: Evidence) -> ConfigEvidence | None:
 
 
 def route_by_tag(evidence: Evidence) -> tuple[TagRoute, ...]:
-    """Per tag (the overall pseudo-tag excluded), the configuration with the best solve rate on it."""
+    """Per tag (the overall pseudo-tag excluded), the configuration best on it.
+
+    Best: the highest lower bound of the Wilson interval of its solve rate on the tag's tasks, so a
+    configuration that solved 3 of 3 beats one that solved 1 of 1; then the promotion ranking.
+    """
     routes = []
     for tag in evidence.tag_names():
         if tag == ALL_TAGS:
@@ -178,7 +183,7 @@ def route_by_tag(evidence: Evidence) -> tuple[TagRoute, ...]:
         scored = [(c, s) for c, s in scored if s is not None and s.solved > 0]
         if not scored:
             continue
-        best, strength = min(scored, key=lambda cs: (-cs[1].rate, -cs[1].solved, *rank_key(cs[0])))
+        best, strength = min(scored, key=lambda cs: (-cs[1].ci.low, -cs[1].rate, *rank_key(cs[0])))
         assert strength is not None
         routes.append(TagRoute(tag, best.config_hash, best.config_name, strength.solved, strength.tasks))
     return tuple(routes)
