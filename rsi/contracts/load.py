@@ -245,3 +245,17 @@ def configuration_from_contract(
         parents=list(parents or []),
     )
 
+
+
+def check_contracts(paths: list[Path]) -> list[tuple[Path, LoadedContract | None, list[Problem]]]:
+    """Validate many contract files (folders expand to their *.toml); never raises for bad contracts."""
+    files: list[Path] = []
+    for path in paths:
+        files.extend(sorted(path.glob("*.toml")) if path.is_dir() else [path])
+    results: list[tuple[Path, LoadedContract | None, list[Problem]]] = []
+    for file in files:
+        try:
+            results.append((file, load_contract(file), []))
+        except ContractError as error:
+            results.append((file, None, list(error.problems)))
+    return results

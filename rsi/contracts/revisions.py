@@ -252,8 +252,9 @@ def _set_in_document(document: Any, path: tuple[str | int, ...], value: Any) -> 
             node[part] = tomlkit.aot() if isinstance(following, int) else tomlkit.table()
         node = node[part]
     last = path[-1]
-    if value == "" and not isinstance(last, int) and last in node and last in ("system_prompt", "system_prompt_file"):
-        del node[last]  # clearing a prompt source removes the key instead of writing ""
+    if value == "" and last in ("system_prompt", "system_prompt_file"):
+        if last in node:
+            del node[last]  # clearing a prompt source removes the key instead of writing ""
         return
     if isinstance(last, str) and last in node and isinstance(value, dict) and hasattr(node[last], "items"):
         for key, item in value.items():

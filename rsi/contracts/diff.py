@@ -1,0 +1,155 @@
+"""Semantic diff of two contracts: which keys changed, grouped by section, and which clocks moved.
+
+Pure: compares two LoadedContracts' validated models (defaults filled in), so formatting, comments
+and key order never show up. The resolved prompt text stands in for `harness.system_prompt`;
+long strings (several lines, or over 80 characters) carry a unified text diff. Two contracts are
+*equal* when their identity hashes are equal; bookkeeping changes (`hcp.revision`, `hcp.parent`,
+`hcp.created`, `hcp.notes`) are listed but do not make them different.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from rsi.contracts.hashing import BOOKKEEPING, clocks_moved
+from rsi.contracts.load import LoadedContract
+from rsi.contracts.toml_source import format_key
+
+SECTION_ORDER = ("schema_version", "hcp", "base", "specialists", "harness", "routing", "evaluation", "training", "serving")
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Change:
+    """One key whose value differs."""
+
+    section: str
+    key: str
+    old: Any
+    new: Any
+    kind: str  # "changed", "added" or "removed"
+    text_diff: str | None = None
+
+    @property
+    def bookkeeping(self) -> bool:
+        return self.section == "hcp" and self.key.removeprefix("hcp.") in BOOKKEEPING
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "section": self.section,
+            "key": self.key,
+            "old": self.old,
+            "new": self.new,
+            "kind": self.kind,
+            "text_diff": self.text_diff,
+            "bookkeeping": self.bookkeeping,
+        }
+
+
+@dataclass(frozen=True)
+class ContractDiff:
+    """The semantic difference between contract `a` and contract `b`."""
+
+    a_ref: str
+    b_ref: str
+    a_hash: str
+    b_hash: str
+    changes: list[Change]
+    clocks_moved: list[str]
+
+    @property
+    def equal(self) -> bool:
+        return self.a_hash == self.b_hash
+
+    def sections(self) -> dict[str, list[Change]]:
+        grouped: dict[str, list[Change]] = {}
+        for change in self.changes:
+            grouped.setdefault(change.section, []).append(change)
+        return grouped
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": {"ref": self.a_ref, "hash": self.a_hash},
+            "b": {"ref": self.b_ref, "hash": self.b_hash},
+            "equal": self.equal,
+            "clocks_moved": self.clocks_moved,
+            "sections": {section: [c.to_json() for c in items] for section, items in self.sections().items()},
+        }
+
+
+def _comparable(loaded: LoadedContract) -> dict[str, Any]:
+    data = loaded.spec.model_dump(mode="json")
+    data["harness"]["system_prompt"] = loaded.system_prompt
+    return data
+
+
+def _flatten(value: Any, path: tuple[str | int, ...], out: dict[tuple[str | int, ...], Any]) -> None:
+    """Tables become dotted keys; lists of tables are indexed; lists of scalars stay one value."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _flatten(item, (*path, key), out)
+        if not value and path:
+            out[path] = {}
+    elif isinstance(value, list) and any(isinstance(item, dict) for item in value):
+        for index, item in enumerate(value):
+            _flatten(item, (*path, index), out)
+    else:
+        out[path] = value
+
+
+def _is_long(value: Any) -> bool:
+    return isinstance(value, str) and ("\n" in value.strip() or len(value) > 80)
+
+
+def _text_diff(old: Any, new: Any, a_label: str, b_label: str) -> str | None:
+    if not (_is_long(old) or _is_long(new)):
+        return None
+    old_text = old if isinstance(old, str) else ""
+    new_text = new if isinstance(new, str) else ""
+    lines = difflib.unified_diff(
+        old_text.splitlines(keepends=True), new_text.splitlines(keepends=True), fromfile=a_label, tofile=b_label
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def diff_contracts(a: LoadedContract, b: LoadedContract) -> ContractDiff:
+    """Key-by-key difference of two contracts, in section order."""
+    flat_a: dict[tuple[str | int, ...], Any] = {}
+    flat_b: dict[tuple[str | int, ...], Any] = {}
+    _flatten(_comparable(a), (), flat_a)
+    _flatten(_comparable(b), (), flat_b)
+    keys = list(flat_a) + [key for key in flat_b if key not in flat_a]
+
+    def order(key: tuple[str | int, ...]) -> tuple[int, int]:
+        section = str(key[0])
+        return (SECTION_ORDER.index(section) if section in SECTION_ORDER else len(SECTION_ORDER), keys.index(key))
+
+    changes = []
+    for key in sorted(keys, key=order):
+        old, new = flat_a.get(key, _MISSING), flat_b.get(key, _MISSING)
+        if old == new:
+            continue
+        kind = "added" if old is _MISSING else "removed" if new is _MISSING else "changed"
+        old_value = None if old is _MISSING else old
+        new_value = None if new is _MISSING else new
+        dotted = format_key(key)
+        changes.append(
+            Change(
+                section=str(key[0]),
+                key=dotted,
+                old=old_value,
+                new=new_value,
+                kind=kind,
+                text_diff=_text_diff(old_value, new_value, f"{a.ref}:{dotted}", f"{b.ref}:{dotted}"),
+            )
+        )
+    return ContractDiff(
+        a_ref=a.ref,
+        b_ref=b.ref,
+        a_hash=a.content_hash,
+        b_hash=b.content_hash,
+        changes=changes,
+        clocks_moved=clocks_moved(a.clock_hashes, b.clock_hashes),
+    )
