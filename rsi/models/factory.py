@@ -1,0 +1,177 @@
+"""Build the `ChatModel` a contract's `[serving]` section asks for, with its specialists loaded.
+
+`make_model(spec, workspace)` is the one entry point the harness and the runner use:
+
+- `embedded` (default): the base converted from `[base]` (see `rsi.models.weights`) in this process.
+  Loading the base costs memory (about 0.5 GB in bf16), and batching only helps if concurrent attempts
+  share one queue, so by default every caller in a process gets a handle on ONE shared `EmbeddedModel`
+  per (base folder, dtype, max_batch). Each handle maps its contract's specialist names onto
+  content-addressed served names (`name@<digest12>`), so two configurations that give the same
+  specialist name to different adapter revisions never see each other's weights. Closing a handle
+  releases its adapters; the last handle closes the model.
+- `openai`: an OpenAI-compatible endpoint (`[serving] base_url`), which must already serve each
+  specialist under its name (`rsi serve --contract ...` and vLLM with `--lora-modules` do).
+- `vllm`: a vLLM server this process starts and owns (`rsi.models.vllm_backend`).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from rsi.contracts.schema import ContractSpec
+from rsi.errors import ModelError
+from rsi.models.base import ChatModel, GenerationRequest, GenerationResult
+from rsi.workspace import Workspace
+
+
+def specialist_paths(spec: ContractSpec, workspace: Workspace | None) -> dict[str, Path]:
+    """The contract's adapters: name -> folder (relative paths are relative to the workspace)."""
+    root = workspace.root if workspace is not None else Path.cwd()
+    return {s.name: (Path(s.path) if Path(s.path).is_absolute() else root / s.path) for s in spec.specialists}
+
+
+def make_model(spec: ContractSpec, workspace: Workspace | None = None, *, shared: bool = True) -> ChatModel:
+    """The model `spec.serving` names, with `spec.specialists` servable by name.
+
+    `shared=False` gives the embedded backend a private model (its own worker and weights).
+    """
+    serving = spec.serving
+    adapters = specialist_paths(spec, workspace)
+    if serving.backend == "openai":
+        from rsi.models.openai_backend import OpenAIModel, require_url
+
+        return OpenAIModel.from_env(
+            require_url(serving.base_url), serving.api_key_env, timeout_s=spec.harness.timeouts.model_s
+        )
+    if serving.backend == "vllm":
+        from rsi.models.vllm_backend import VllmModel
+
+        return VllmModel.start(spec, workspace, adapters=adapters)
+    from rsi.models.weights import hf_folder
+
+    folder = hf_folder(spec.base, workspace.root if workspace is not None else None)
+    if not shared:
+        from rsi.models.embedded import EmbeddedModel
+
+        model = EmbeddedModel(folder, name=spec.base.id, dtype=serving.dtype, max_batch=serving.max_batch)
+        for name, path in adapters.items():
+            model.load_adapter(name, str(path))
+        return model
+    handle = shared_embedded(folder, name=spec.base.id, dtype=serving.dtype, max_batch=serving.max_batch)
+    try:
+        for name, path in adapters.items():
+            handle.load_adapter(name, str(path))
+    except Exception:
+        handle.close()
+        raise
+    return handle
+
+
+# -- one embedded model per process, shared by handles --------------------------------------------
+
+_registry_lock = threading.Lock()
+_registry: dict[tuple[str, str, int], _SharedEntry] = {}
+
+
+class _SharedEntry:
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.handles = 0
+        self.adapter_users: dict[str, int] = {}  # served name -> handles using it
+
+
+def shared_embedded(
+    folder: Path, *, name: str, dtype: str = "bfloat16", max_batch: int = 8
+) -> SharedModelHandle:
+    """A handle on the process-wide `EmbeddedModel` for this base (created on first use)."""
+    from rsi.models.embedded import EmbeddedModel
+
+    key = (str(Path(folder).resolve()), dtype, max_batch)
+    with _registry_lock:
+        entry = _registry.get(key)
+        if entry is None:
+            entry = _SharedEntry(EmbeddedModel(folder, name=name, dtype=dtype, max_batch=max_batch))
+            _registry[key] = entry
+        entry.handles += 1
+    return SharedModelHandle(key, entry)
+
+
+class SharedModelHandle:
+    """One caller's view of a shared `EmbeddedModel`: its own specialist names, a refcounted close."""
+
+    def __init__(self, key: tuple[str, str, int], entry: _SharedEntry) -> None:
+        self._key = key
+        self._entry = entry
+        self._served: dict[str, str] = {}  # this handle's specialist name -> served (content-addressed) name
+        self._closed = False
+        self.name: str = entry.model.name
+
+    @property
+    def model(self) -> Any:
+        """The shared `EmbeddedModel` (for stats and tests)."""
+        return self._entry.model
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        if self._closed:
+            raise ModelError("this model handle is closed")
+        if request.specialist is None:
+            return self._entry.model.generate(request)
+        served = self._served.get(request.specialist)
+        if served is None:
+            from rsi.models.embedded import UnknownAdapterError
+
+            raise UnknownAdapterError(
+                f"specialist {request.specialist!r} is not loaded",
+                hint=f"loaded: {', '.join(sorted(self._served)) or 'none'}",
+            )
+        result = self._entry.model.generate(request.model_copy(update={"specialist": served}))
+        return result.model_copy(update={"specialist": request.specialist})
+
+    def load_adapter(self, name: str, path: str) -> None:
+        from rsi.models.weights import adapter_digest
+
+        served = f"{name}@{adapter_digest(Path(path))[:12]}"
+        with _registry_lock:
+            if served not in self._entry.adapter_users:
+                self._entry.model.load_adapter(served, str(path))
+                self._entry.adapter_users[served] = 0
+            self._entry.adapter_users[served] += 1
+            previous = self._served.get(name)
+            self._served[name] = served
+            if previous is not None and previous != served:
+                self._release(previous)
+            elif previous == served:
+                self._entry.adapter_users[served] -= 1
+
+    def unload_adapter(self, name: str) -> None:
+        with _registry_lock:
+            served = self._served.pop(name, None)
+            if served is None:
+                from rsi.models.embedded import UnknownAdapterError
+
+                raise UnknownAdapterError(f"adapter {name!r} is not loaded")
+            self._release(served)
+
+    def _release(self, served: str) -> None:
+        users = self._entry.adapter_users
+        users[served] -= 1
+        if users[served] <= 0:
+            del users[served]
+            self._entry.model.unload_adapter(served)
+
+    def close(self) -> None:
+        with _registry_lock:
+            if self._closed:
+                return
+            self._closed = True
+            for served in list(self._served.values()):
+                self._release(served)
+            self._served.clear()
+            self._entry.handles -= 1
+            last = self._entry.handles <= 0
+            if last:
+                _registry.pop(self._key, None)
+        if last:
+            self._entry.model.close()

@@ -1,0 +1,75 @@
+"""`rsi serve` as a function: resolve the contract, load the embedded model and adapters, run uvicorn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rsi.contracts.schema import ContractSpec
+from rsi.errors import WorkspaceError
+from rsi.workspace import Workspace, find_workspace, shipped_root
+
+
+@dataclass(frozen=True)
+class ServeSpec:
+    """What to serve and where (the flags of `rsi serve`)."""
+
+    contract: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    adapters: dict[str, str] = field(default_factory=dict)
+    """Extra adapters, name -> folder, on top of the contract's specialists."""
+    max_batch: int | None = None
+    workspace_dir: Path | None = None
+
+
+def resolve_contract(
+    ref: str | None, workspace_dir: Path | None = None
+) -> tuple[ContractSpec, Workspace | None]:
+    """The contract to serve: REF in the workspace, a .toml path, or (no REF) the workspace's or shipped default."""
+    from rsi.contracts.load import load_contract
+    from rsi.contracts.refs import resolve_ref
+
+    try:
+        workspace: Workspace | None = find_workspace(explicit=workspace_dir)
+    except WorkspaceError:
+        if workspace_dir is not None or (ref is not None and not Path(ref).expanduser().is_file()):
+            raise
+        workspace = None
+    if workspace is None:
+        path = Path(ref).expanduser() if ref else shipped_root() / "hcp" / "default.toml"
+        return load_contract(path).spec, None
+    return resolve_ref(workspace, ref or "default").spec, workspace
+
+
+def run_server(spec: ServeSpec, on_ready: Callable[[str], None] | None = None) -> None:
+    """Serve until SIGINT/SIGTERM: load the model and adapters, then run uvicorn in this thread."""
+    import uvicorn
+
+    from rsi.models.factory import make_model, specialist_paths
+    from rsi.models.server import create_app
+
+    contract, workspace = resolve_contract(spec.contract, spec.workspace_dir)
+    if spec.max_batch is not None:
+        contract = contract.model_copy(
+            update={"serving": contract.serving.model_copy(update={"max_batch": spec.max_batch})}
+        )
+    # Always the embedded backend: `rsi serve` IS the server that the openai backend talks to.
+    contract = contract.model_copy(
+        update={"serving": contract.serving.model_copy(update={"backend": "embedded"})}
+    )
+    model = make_model(contract, workspace, shared=False)
+    try:
+        adapters = {name: str(path) for name, path in specialist_paths(contract, workspace).items()}
+        for name, path in spec.adapters.items():
+            model.load_adapter(name, path)
+            adapters[name] = path
+        app = create_app(model, base_name=contract.base.id, adapters=adapters)
+        if on_ready is not None:
+            names = ", ".join(sorted(adapters)) or "none"
+            on_ready(f"serving {contract.base.id} (adapters: {names}) on http://{spec.host}:{spec.port}/v1")
+        server = uvicorn.Server(uvicorn.Config(app, host=spec.host, port=spec.port, log_level="warning"))
+        server.run()
+    finally:
+        model.close()
