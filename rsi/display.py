@@ -1,0 +1,133 @@
+"""How a run shows itself: a `Display` protocol with three renderings (rich live, plain lines, none).
+
+The runner only calls `update(progress, event)` with a `RunProgress` snapshot and, now and then, a
+`RunEvent`; it never touches widgets. The CLI picks the rendering: rich live on a TTY, one plain
+line per event under cron or when piped, nothing for `--json`.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+from typing import IO, Any, Protocol
+
+from rsi.run.spec import RunEvent, RunProgress
+
+
+class Display(Protocol):
+    def update(self, progress: RunProgress, event: RunEvent | None = None) -> None:
+        """A new snapshot, optionally with an event worth a log line."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def progress_line(p: RunProgress) -> str:
+    """The one-line summary both renderings share."""
+    cover = f"{p.covered}/{p.tasks}" if p.tasks else "-"
+    job = f"job {p.job_index} {p.job_config} {p.job_done}/{p.job_planned}" if p.job_index is not None else "idle"
+    return (
+        f"{job} | attempts {p.attempts}/{p.budget_attempts} | covered {cover} | "
+        f"job pass {p.job_pass_rate:.0%} | errors {p.errors} | {p.tokens_per_s:.0f} tok/s | "
+        f"eta {format_duration(p.eta_s)}"
+    )
+
+
+class NullDisplay:
+    """Shows nothing (for --json and library callers)."""
+
+    def update(self, progress: RunProgress, event: RunEvent | None = None) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+class PlainDisplay:
+    """One timestamped line per event: for cron, CI logs and pipes."""
+
+    def __init__(self, stream: IO[str] | None = None, every_attempt: bool = True) -> None:
+        self.stream = stream or sys.stderr
+        self.every_attempt = every_attempt
+
+    def update(self, progress: RunProgress, event: RunEvent | None = None) -> None:
+        if event is None or (event.kind == "attempt" and not self.every_attempt):
+            return
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        line = f"{stamp} run={progress.run_id} {event.kind}: {event.message}"
+        if event.kind in ("attempt", "job_finished"):
+            line += f" [{progress_line(progress)}]"
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.flush()
+
+
+class RichDisplay:
+    """A live panel (jobs, attempts, coverage, job pass rate, tokens/s, ETA) plus scrolling events."""
+
+    def __init__(self, console: Any = None, refresh_per_second: float = 4.0) -> None:
+        from rich.console import Console  # lazy: only a TTY run needs the widgets
+        from rich.live import Live
+
+        self.console = console or Console(stderr=True)
+        self._progress: RunProgress | None = None
+        self._lock = threading.Lock()
+        self._live = Live(self._render(), console=self.console, refresh_per_second=refresh_per_second,
+                          transient=False, get_renderable=self._render)
+        self._live.start()
+        self._last = 0.0
+
+    def _render(self) -> Any:
+        from rich.table import Table
+
+        table = Table.grid(padding=(0, 2))
+        p = self._progress
+        if p is None:
+            table.add_row("[dim]starting...[/]")
+            return table
+        covered = f"{p.covered}/{p.tasks}" + (f" ({p.covered / p.tasks:.0%})" if p.tasks else "")
+        job = (f"#{p.job_index} {p.job_config}  {p.job_done}/{p.job_planned}  pass {p.job_pass_rate:.0%}"
+               if p.job_index is not None else "-")
+        table.add_row("[bold]run[/]", p.run_id, "[bold]portfolio[/]", f"{p.portfolio} on {p.suite}")
+        table.add_row("[bold]jobs done[/]", str(p.jobs_done), "[bold]job[/]", job)
+        table.add_row("[bold]attempts[/]", f"{p.attempts}/{p.budget_attempts}", "[bold]coverage[/]", covered)
+        table.add_row("[bold]errors[/]", str(p.errors), "[bold]tokens/s[/]", f"{p.tokens_per_s:.1f}")
+        table.add_row("[bold]elapsed[/]", format_duration(p.elapsed_s), "[bold]eta[/]", format_duration(p.eta_s))
+        return table
+
+    def update(self, progress: RunProgress, event: RunEvent | None = None) -> None:
+        with self._lock:
+            self._progress = progress
+            if event is not None and event.kind != "attempt":
+                self._live.console.print(f"[dim]{event.kind}[/] {event.message}", highlight=False)
+            now = time.monotonic()
+            if now - self._last > 0.25:
+                self._last = now
+                self._live.refresh()
+
+    def close(self) -> None:
+        with self._lock:
+            self._live.refresh()
+            self._live.stop()
+
+
+def make_display(kind: str, stream: IO[str] | None = None) -> Display:
+    """`rich`, `plain` or `none`."""
+    if kind == "rich":
+        return RichDisplay()
+    if kind == "plain":
+        return PlainDisplay(stream)
+    return NullDisplay()

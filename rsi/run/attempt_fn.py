@@ -1,0 +1,194 @@
+"""The attempt function a run hands its executor: one AttemptSpec -> model + sandbox + harness -> result.
+
+It is a picklable object (it crosses SLURM): the model, sandbox and tasks are built lazily inside
+the process that runs attempts, once per process, and shared by every thread there (the embedded
+model batches the threads' requests). The trajectory folder appears atomically: the harness
+writes into a hidden temporary sibling that is renamed into place only when the attempt is over,
+so a killed run never leaves a half-written trajectory where a reader would look.
+
+Testing hooks (documented in docs, never set by a normal run):
+- `RSI_MODEL_OVERRIDE=scripted:<file.json>`: every attempt gets a fresh ScriptedModel replaying
+  `{"replies": [...], "tasks": {"<task id>": [...]}}` (per-task replies win), instead of the
+  contract's model; the sandbox, harness and verifier stay real.
+- `RSI_ATTEMPT_OVERRIDE=noop[:pass_rate[:sleep_s]]`: replace the whole attempt by
+  `rsi.executors.noop.NoopAttempt` (no model, no sandbox) to test the orchestration alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from rsi.errors import UserInputError
+from rsi.executors.base import AttemptFn, AttemptResult, AttemptSpec
+from rsi.executors.noop import NoopAttempt
+from rsi.verdict import Verdict
+
+ENV_MODEL_OVERRIDE = "RSI_MODEL_OVERRIDE"
+ENV_ATTEMPT_OVERRIDE = "RSI_ATTEMPT_OVERRIDE"
+
+_lock = threading.Lock()
+_models: dict[str, Any] = {}
+_sandboxes: dict[str, Any] = {}
+_tasks: dict[str, Any] = {}
+
+
+def _model_key(spec: Any) -> str:
+    from rsi.config import canonical_json
+
+    data = spec.model_dump(mode="json")
+    return canonical_json({k: data[k] for k in ("base", "specialists", "serving")})
+
+
+def _shared_model(config: Any, workspace_root: str) -> Any:
+    """One model per (base, specialists, serving) per process; built under a lock, used unlocked."""
+    key = _model_key(config.spec)
+    with _lock:
+        model = _models.get(key)
+        if model is None:
+            from rsi.models.factory import make_model
+            from rsi.workspace import Workspace
+
+            model = make_model(config.spec, Workspace(Path(workspace_root)))
+            _models[key] = model
+    return model
+
+
+def _shared_sandbox(name: str) -> Any:
+    with _lock:
+        sandbox = _sandboxes.get(name)
+        if sandbox is None:
+            from rsi.sandbox.select import make_sandbox
+
+            sandbox = make_sandbox(name)
+            _sandboxes[name] = sandbox
+    return sandbox
+
+
+def _load_task(task_dir: str, task_key: str) -> Any:
+    with _lock:
+        task = _tasks.get(task_dir)
+    if task is None:
+        from rsi.tasks.load import load_suite_defaults, load_task
+
+        folder = Path(task_dir)
+        task = load_task(folder, load_suite_defaults(folder.parent), suite=task_key.rpartition("/")[0])
+        with _lock:
+            _tasks[task_dir] = task
+    return task
+
+
+def close_shared() -> None:
+    """Release this process's models (the orchestrator calls it when a run ends)."""
+    with _lock:
+        models = list(_models.values())
+        _models.clear()
+        _sandboxes.clear()
+        _tasks.clear()
+    for model in models:
+        try:
+            model.close()
+        except Exception:  # closing is best effort; the run's result is already recorded
+            pass
+
+
+def _scripted_model(path: str, task_id: str) -> Any:
+    from rsi.models.scripted import ScriptedModel
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    replies = data.get("tasks", {}).get(task_id) or data.get("replies") or []
+    return ScriptedModel(list(replies), name=f"scripted:{Path(path).name}")
+
+
+def _replace_dir(tmp: Path, final: Path) -> None:
+    if final.exists():  # a retry of the same planned attempt: keep only the newest try
+        shutil.rmtree(final, ignore_errors=True)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(tmp, final)
+
+
+def _result_from(spec: AttemptSpec, outcome: Any, out_dir: Path, tmp_dir: Path, started: datetime) -> AttemptResult:
+    """Adapt the harness's AttemptOutcome (rsi.harness.attempt) to the executor's result."""
+    import hashlib
+
+    trajectory = str(outcome.trajectory_path or "")
+    if trajectory.startswith(str(tmp_dir)):
+        trajectory = str(out_dir) + trajectory[len(str(tmp_dir)):]
+    code = outcome.final_code
+    return AttemptResult(
+        key=spec.key,
+        verdict=Verdict(outcome.verdict),
+        reason=str(outcome.reason or "")[:4000],
+        error_class=str(outcome.error_class or ""),
+        tokens=int(outcome.prompt_tokens) + int(outcome.completion_tokens),
+        wall_s=float(outcome.wall_s),
+        trajectory_path=trajectory,
+        final_code_hash=hashlib.sha256(code.encode("utf-8")).hexdigest()[:16] if code else "",
+        started=outcome.started_at or started,
+        finished=outcome.finished_at or datetime.now(UTC),
+        host=f"{socket.gethostname()}:{os.getpid()}",
+    )
+
+
+class HarnessAttempt(BaseModel):
+    """Runs one attempt for real: task, model (shared per process), sandbox, harness, verifier."""
+
+    model_config = ConfigDict(frozen=True)
+    workspace_root: str
+    sandbox: str = "auto"
+    model_override: str = ""
+
+    def __call__(self, spec: AttemptSpec) -> AttemptResult:
+        from rsi.harness.attempt import run_attempt
+
+        started = datetime.now(UTC)
+        task = _load_task(spec.task_dir, spec.task_key)
+        if self.model_override.startswith("scripted:"):
+            model = _scripted_model(self.model_override.partition(":")[2], task.id)
+        else:
+            model = _shared_model(spec.config, self.workspace_root)
+        sandbox = _shared_sandbox(self.sandbox)
+        out_dir = Path(spec.out_dir)
+        tmp_dir = out_dir.parent / f".tmp-{out_dir.name}-{os.getpid()}-{threading.get_ident()}"
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+        tmp_dir.mkdir(parents=True)
+        try:
+            outcome = run_attempt(spec.config, task, model, sandbox, tmp_dir, spec.seed)
+            result = _result_from(spec, outcome, out_dir, tmp_dir, started)
+            _replace_dir(tmp_dir, out_dir)
+        finally:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+        return result
+
+
+def make_attempt_fn(workspace_root: Path, sandbox: str) -> AttemptFn:
+    """The attempt function for a run, honouring the testing hooks (module docstring)."""
+    override = os.environ.get(ENV_ATTEMPT_OVERRIDE, "")
+    if override:
+        kind, _, rest = override.partition(":")
+        if kind != "noop":
+            raise UserInputError(f"{ENV_ATTEMPT_OVERRIDE}={override!r}: only 'noop[:pass_rate[:sleep_s]]' is known")
+        parts = [p for p in rest.split(":") if p]
+        try:
+            return NoopAttempt(
+                pass_rate=float(parts[0]) if parts else 0.5, sleep_s=float(parts[1]) if len(parts) > 1 else 0.0
+            )
+        except ValueError as error:
+            raise UserInputError(f"{ENV_ATTEMPT_OVERRIDE}={override!r}: {error}") from error
+    model_override = os.environ.get(ENV_MODEL_OVERRIDE, "")
+    if model_override:
+        kind, _, path = model_override.partition(":")
+        if kind != "scripted" or not path:
+            raise UserInputError(f"{ENV_MODEL_OVERRIDE}={model_override!r}: expected scripted:<file.json>")
+        if not Path(path).is_file():
+            raise UserInputError(f"{ENV_MODEL_OVERRIDE}: {path}: no such file")
+        model_override = f"scripted:{Path(path).resolve()}"
+    return HarnessAttempt(workspace_root=str(workspace_root), sandbox=sandbox, model_override=model_override)

@@ -1,0 +1,511 @@
+"""The orchestrator: `run_portfolio(spec, workspace, display)`, the one core function behind `rsi run`.
+
+A run is a sequence of jobs under a budget. The write protocol makes it survive SIGKILL at any
+instant and resume without losing or repeating work:
+
+1. configurations and tasks are recorded, then the run row (with the fully resolved spec and the
+   configuration hashes and task keys it targets) — a crash before the run row leaves nothing to
+   resume, after it everything needed to resume is in the store;
+2. each job is written (configuration, planned tasks, attempts per task: the planned idempotency
+   keys `<run>|<job>|<task>|<attempt index>`) BEFORE any of its attempts starts;
+3. each result is recorded as it arrives, in its own transaction (recording is idempotent by key;
+   a counted outcome is never overwritten, an infrastructure error is replaced by its retry);
+4. a job is marked done only when every planned key has a counted outcome or ran out of retries.
+
+`--resume RUN` re-plans nothing that was planned: it re-executes the planned keys of open jobs that
+have no counted outcome (errors included), then asks the scheduler for more. The scheduler is a
+pure function of (seed, job index, history), and history is order-free counts, so a resumed run
+continues exactly as an uninterrupted one would have.
+
+Infrastructure errors (verdict `error`) are retried with exponential backoff up to
+`max_error_retries` times, counted apart, and never count as coverage, failures or budget.
+Only this process writes the store; executors' workers never touch it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rsi.config import Configuration
+from rsi.display import Display, NullDisplay
+from rsi.errors import ExecutorError, StoreError, UserInputError
+from rsi.executors import AttemptFn, AttemptResult, AttemptSpec, Executor, make_executor
+from rsi.run.spec import ResolvedRun, RunEvent, RunOutcome, RunProgress, RunSpec
+from rsi.verdict import Verdict
+from rsi.workspace import Workspace
+
+SCHEDULER = "thompson"
+STATE_FILE = "state.json"
+LOCK_FILE = ".lock"
+
+
+@dataclass
+class _Counters:
+    """This run's running totals (rebuilt from the store on resume)."""
+
+    attempts: int = 0
+    passes: int = 0
+    errors: int = 0
+    tokens: int = 0
+    covered: set[str] = field(default_factory=set)
+    history: list[tuple[str, str, bool]] = field(default_factory=list)  # the scheduler's input
+
+
+def _attempt_seed(seed: int, job_index: int, task_key: str, attempt_index: int) -> int:
+    digest = hashlib.sha256(f"{seed}|{job_index}|{task_key}|{attempt_index}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _read_state(run_dir: Path) -> dict[str, Any]:
+    try:
+        return json.loads((run_dir / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def resolve_run(spec: RunSpec, configs: Sequence[Configuration]) -> ResolvedRun:
+    """Fill the spec's unset fields from the first configuration's `[evaluation]`."""
+    evaluation = configs[0].spec.evaluation
+    return ResolvedRun(
+        portfolio=spec.portfolio,
+        suite=spec.suite or evaluation.suite,
+        split=spec.split or evaluation.split,
+        budget_attempts=spec.budget_attempts or evaluation.attempts_budget,
+        budget_tokens=spec.budget_tokens,
+        budget_minutes=spec.budget_minutes,
+        attempts_per_task=spec.attempts_per_task or evaluation.attempts_per_task,
+        job_size=spec.job_size,
+        seed=spec.seed if spec.seed is not None else evaluation.seed,
+        limit_tasks=spec.limit_tasks,
+        max_error_retries=spec.max_error_retries,
+        retry_backoff_s=spec.retry_backoff_s,
+    )
+
+
+def select_tasks(tasks: Sequence[Any], split: str, limit: int | None) -> list[Any]:
+    """The run's tasks: the split asked for (all splits for 'all'), sorted by key, the first `limit`."""
+    chosen = sorted((t for t in tasks if split == "all" or t.spec.split == split), key=lambda t: t.key)
+    return chosen[:limit] if limit else chosen
+
+
+class Orchestrator:
+    """One run (new or resumed) against one store and one executor. See the module docstring."""
+
+    def __init__(
+        self,
+        spec: RunSpec,
+        workspace: Workspace,
+        display: Display | None = None,
+        attempt_fn: AttemptFn | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.spec = spec
+        self.workspace = workspace
+        self.display = display or NullDisplay()
+        self.attempt_fn = attempt_fn
+        self.clock = clock
+        self.counters = _Counters()
+        self.progress = RunProgress(run_id="")
+        self._elapsed_before_s = 0.0
+        self._session_start = clock()
+        self._last_state_write = 0.0
+
+    # -- setup ----------------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        from rsi.store import open_store
+
+        self.store = open_store(self.spec.db or self.workspace.db_url)
+
+    def _new_run(self) -> None:
+        from rsi.portfolio import load_portfolio
+        from rsi.store import new_run_id
+        from rsi.tasks.load import load_suite
+
+        configs = list(load_portfolio(self.workspace, self.spec.portfolio))
+        if not configs:
+            raise UserInputError(f"portfolio {self.spec.portfolio!r} holds no configurations")
+        resolved = resolve_run(self.spec, configs)
+        tasks = select_tasks(load_suite(self.workspace, resolved.suite), resolved.split, resolved.limit_tasks)
+        if not tasks:
+            raise UserInputError(f"suite {resolved.suite!r} has no {resolved.split} tasks")
+        # Identities first, then the run row that names them: a crash in between leaves no run.
+        self.store.record_configurations(configs)
+        self.store.record_tasks(tasks)
+        run_id = new_run_id()
+        self.store.create_run(
+            run_id=run_id,
+            portfolio=resolved.portfolio,
+            suite=resolved.suite,
+            split=resolved.split,
+            budget={
+                "attempts": resolved.budget_attempts,
+                "tokens": resolved.budget_tokens,
+                "minutes": resolved.budget_minutes,
+            },
+            seed=resolved.seed,
+            scheduler=SCHEDULER,
+            args={
+                "spec": self.spec.model_dump(mode="json"),
+                "resolved": resolved.model_dump(mode="json"),
+                "configs": [c.config_hash for c in configs],
+                "tasks": [t.key for t in tasks],
+            },
+        )
+        self.run_id, self.resolved, self.configs, self.tasks = run_id, resolved, configs, tasks
+
+    def _resume_run(self, run_id: str) -> None:
+        from rsi.tasks.load import load_suite
+
+        try:
+            run = self.store.get_run(run_id)
+        except StoreError as error:
+            raise UserInputError(error.message, hint="`rsi status` lists runs") from error
+        args = run.args
+        try:
+            resolved = ResolvedRun.model_validate(args["resolved"])
+            hashes: list[str] = list(args["configs"])
+            task_keys: list[str] = list(args["tasks"])
+        except (KeyError, ValueError) as error:
+            raise StoreError(f"run {run_id} was not written by `rsi run` (args lack {error})") from error
+        rows = {row.config_hash: row for row in self.store.list_configurations(hashes)}
+        missing = [h for h in hashes if h not in rows]
+        if missing:
+            raise StoreError(f"run {run_id}: configurations {missing} are missing from the store")
+        # The stored resolved configurations, not today's portfolio file: a resume runs what was planned.
+        configs = [Configuration.model_validate(rows[h].resolved) for h in hashes]
+        by_key = {t.key: t for t in load_suite(self.workspace, resolved.suite)}
+        gone = [k for k in task_keys if k not in by_key]
+        if gone:
+            raise UserInputError(
+                f"run {run_id}: tasks {', '.join(gone[:5])} are no longer in suite {resolved.suite!r}",
+                hint="restore them, or start a new run",
+            )
+        self.store.reopen_run(run_id)
+        self.run_id, self.resolved, self.configs = run_id, resolved, configs
+        self.tasks = [by_key[k] for k in task_keys]
+        self._elapsed_before_s = float(_read_state(self.workspace.run_dir(run_id)).get("elapsed_s", 0.0))
+
+    def _load_counters(self) -> None:
+        """Totals of this run so far, from the store (so a resumed run's display and budget are exact)."""
+        c = _Counters()
+        for row in self.store.list_attempts(self.run_id):
+            if row.counted:
+                c.history.append((row.configuration_hash, row.task_key, row.passed))
+                c.attempts += 1
+                c.tokens += row.tokens
+                if row.passed:
+                    c.passes += 1
+                    c.covered.add(row.task_key)
+            else:
+                c.errors += 1
+            c.errors += row.error_retries
+        self.counters = c
+
+    # -- progress -------------------------------------------------------------------------------
+
+    def elapsed_s(self) -> float:
+        return self._elapsed_before_s + (self.clock() - self._session_start)
+
+    def _save_state(self, force: bool = False) -> None:
+        now = self.clock()
+        if not force and now - self._last_state_write < 5.0:
+            return
+        self._last_state_write = now
+        _write_json_atomic(self.run_dir / STATE_FILE, {"elapsed_s": self.elapsed_s(), "updated": datetime.now(UTC)})
+
+    def _emit(self, kind: str | None = None, message: str = "", **job: Any) -> None:
+        c = self.counters
+        self.progress = self.progress.model_copy(
+            update={
+                "attempts": c.attempts,
+                "passes": c.passes,
+                "errors": c.errors,
+                "tokens": c.tokens,
+                "covered": len(c.covered & self._target_keys),
+                "elapsed_s": self.elapsed_s(),
+                **job,
+            }
+        )
+        event = RunEvent(kind=kind, message=message) if kind else None  # type: ignore[arg-type]
+        self.display.update(self.progress, event)
+
+    # -- the run --------------------------------------------------------------------------------
+
+    def run(self) -> RunOutcome:
+        from filelock import FileLock, Timeout
+
+        self._open()
+        try:
+            if self.spec.resume:
+                self._resume_run(self.spec.resume)
+                kind = "run_resumed"
+            else:
+                self._new_run()
+                kind = "run_started"
+            self.run_dir = self.workspace.run_dir(self.run_id)
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            # One orchestrator per run: a second `--resume` of a live run must not write beside it.
+            lock = FileLock(str(self.run_dir / LOCK_FILE))
+            try:
+                lock.acquire(timeout=0)
+            except Timeout as error:
+                raise UserInputError(f"run {self.run_id} is being run by another process") from error
+            try:
+                return self._run_locked(kind)
+            finally:
+                lock.release()
+        finally:
+            self.store.close()
+
+    def _run_locked(self, kind: str) -> RunOutcome:
+        from rsi.run.attempt_fn import close_shared, make_attempt_fn
+
+        r = self.resolved
+        self._target_keys = {t.key for t in self.tasks if r.split == "all" or t.spec.split == r.split}
+        self._load_counters()
+        jobs = self.store.list_jobs(self.run_id)
+        self._next_job_index = len(jobs)
+        self.progress = RunProgress(
+            run_id=self.run_id, portfolio=r.portfolio, suite=r.suite, budget_attempts=r.budget_attempts,
+            tasks=len(self._target_keys), started=datetime.now(UTC),
+            jobs_done=sum(1 for j in jobs if j.status != "running"),
+        )
+        self._emit(kind, f"{self.run_id}: portfolio {r.portfolio} ({len(self.configs)} configurations) on "
+                         f"{len(self.tasks)} {r.split} tasks of {r.suite}, budget {r.budget_attempts} attempts, "
+                         f"executor {self.spec.executor}")
+        fn = self.attempt_fn or make_attempt_fn(self.workspace.root, self.spec.sandbox)
+        executor = make_executor(self.spec.executor, fn, self.run_dir / "slurm", workers=self.spec.workers,
+                                 slurm=self.spec.slurm)
+        status, reason = "failed", "interrupted"
+        try:
+            for job in self.store.open_jobs(self.run_id):
+                self._run_job(executor, job, resumed=True)
+            reason = self._schedule(executor)
+            status = "done"
+        except KeyboardInterrupt:
+            status, reason = "stopped", "interrupted (resume with `rsi run --resume " + self.run_id + "`)"
+            executor.cancel()
+            raise
+        except Exception as error:
+            reason = f"{type(error).__name__}: {error}"
+            executor.cancel()
+            raise
+        finally:
+            executor.close()
+            if self.attempt_fn is None:
+                close_shared()
+            self._save_state(force=True)
+            try:
+                self.store.finish_run(self.run_id, status)  # type: ignore[arg-type]
+            except StoreError:
+                pass  # the store itself failed; the original error is the one to report
+            self._emit("run_finished", f"{status}: {reason}", job_index=None)
+        report_path = ""
+        try:
+            from rsi.report import write_report
+
+            report_path = str(write_report(self.store, self.run_id, self.run_dir / "report.html"))
+        except Exception as error:  # a report is a convenience; the run's data is already safe
+            self._emit("note", f"report not written: {type(error).__name__}: {error}")
+        c = self.counters
+        return RunOutcome(
+            run_id=self.run_id, status=status, stop_reason=reason,  # type: ignore[arg-type]
+            jobs=len(self.store.list_jobs(self.run_id)), attempts=c.attempts, passes=c.passes, errors=c.errors,
+            covered=len(c.covered & self._target_keys), tasks=len(self._target_keys), tokens=c.tokens,
+            elapsed_s=self.elapsed_s(), report_path=report_path,
+        )
+
+    def _budget_left(self) -> tuple[Any, str]:
+        from rsi.scheduler import Budget
+
+        r, c = self.resolved, self.counters
+        attempts = r.budget_attempts - c.attempts
+        tokens = None if r.budget_tokens is None else r.budget_tokens - c.tokens
+        wall_s = None if r.budget_minutes is None else r.budget_minutes * 60.0 - self.elapsed_s()
+        if attempts <= 0:
+            return None, f"attempts budget spent ({c.attempts}/{r.budget_attempts})"
+        if tokens is not None and tokens <= 0:
+            return None, f"tokens budget spent ({c.tokens}/{r.budget_tokens})"
+        if wall_s is not None and wall_s <= 0:
+            return None, f"time budget spent ({self.elapsed_s() / 60:.1f}/{r.budget_minutes} min)"
+        return Budget(attempts=attempts, tokens=tokens, wall_s=wall_s), ""
+
+    def _schedule(self, executor: Executor) -> str:
+        from rsi.scheduler import ConfigOption, ScheduleRequest, TaskOption, make_scheduler
+
+        r = self.resolved
+        scheduler = make_scheduler(SCHEDULER)
+        configs = [ConfigOption(c.config_hash, c.name) for c in self.configs]
+        options = [TaskOption(t.key, t.spec.split, tuple(t.spec.tags)) for t in self.tasks]
+        while True:
+            budget, why = self._budget_left()
+            if budget is None:
+                return why
+            job_index = self._next_job_index
+            c = self.counters
+            request = ScheduleRequest(
+                configs=configs, tasks=options, history=list(c.history), budget=budget, seed=r.seed,
+                job_index=job_index, job_size=r.job_size, attempts_per_task=r.attempts_per_task,
+                split=None if r.split == "all" else r.split,
+                tokens_per_attempt=(c.tokens / c.attempts) if c.attempts and c.tokens else None,
+            )
+            proposal = scheduler.propose(request)
+            if proposal is None:
+                covered = len(c.covered & self._target_keys)
+                if covered >= len(self._target_keys):
+                    return f"every target task covered ({covered}/{len(self._target_keys)})"
+                return "the scheduler proposed no further job"
+            job = self.store.start_job(
+                self.run_id, proposal.config_hash, list(proposal.task_keys), proposal.attempts_per_task,
+                job_index=job_index, details={"reason": proposal.reason, "scheduler": scheduler.name},
+            )
+            self._next_job_index += 1
+            self._run_job(executor, job, resumed=False)
+
+    def _config(self, config_hash: str) -> Configuration:
+        for config in self.configs:
+            if config.config_hash == config_hash:
+                return config
+        raise StoreError(f"run {self.run_id}: job uses configuration {config_hash}, not in the run")
+
+    def _run_job(self, executor: Executor, job: Any, resumed: bool) -> None:
+        r = self.resolved
+        config = self._config(job.configuration_hash)
+        tasks = {t.key: t for t in self.tasks}
+        missing = self.store.missing_attempts(self.run_id, job.job_index, retry_errors=True)
+        earlier_errors = {
+            (row.task_key, row.attempt_index): row.error_retries + 1
+            for row in self.store.list_attempts(self.run_id, job.job_index)
+            if not row.counted
+        }
+        planned = len(job.planned_tasks) * job.attempts_per_task
+        done_before = planned - len(missing)
+        passed_before = sum(
+            1 for row in self.store.list_attempts(self.run_id, job.job_index) if row.counted and row.passed
+        )
+        self._emit(
+            "job_started",
+            f"job {job.job_index}{' (resumed)' if resumed else ''}: {config.name} on {len(job.planned_tasks)} tasks "
+            f"x {job.attempts_per_task}, {len(missing)} to run",
+            job_index=job.job_index, job_config=config.name, job_planned=planned, job_done=done_before,
+            job_passed=passed_before,
+        )
+        job_dir = self.run_dir / "attempts" / f"j{job.job_index:04d}"
+        specs = []
+        for m in missing:
+            task = tasks.get(m.task_key)
+            if task is None:
+                raise StoreError(f"run {self.run_id} job {job.job_index} plans {m.task_key}, not in the run")
+            specs.append(
+                AttemptSpec(
+                    key=f"{self.run_id}|{job.job_index}|{m.task_key}|{m.attempt_index}",
+                    run_id=self.run_id, job_index=job.job_index, task_key=m.task_key, task_dir=str(task.root),
+                    attempt_index=m.attempt_index,
+                    seed=_attempt_seed(r.seed, job.job_index, m.task_key, m.attempt_index),
+                    config=config,
+                    out_dir=str(job_dir / m.task_key.replace("/", "__") / f"a{m.attempt_index}"),
+                    timeout_s=float(min(task.spec.agent_timeout_s, config.spec.harness.timeouts.agent_s))
+                    + task.spec.verifier_timeout_s + 60.0,
+                    try_index=earlier_errors.get((m.task_key, m.attempt_index), 0),
+                )
+            )
+        counted_before = self.counters.attempts
+        queue = [s for s in specs if s.try_index <= r.max_error_retries]
+        # Keys already out of retries stay errors; they hold no budget and the job can finish.
+        while queue:
+            retries: list[AttemptSpec] = []
+            by_key = {s.key: s for s in queue}
+            for result in executor.submit(queue):
+                spec = by_key.get(result.key)
+                if spec is None:
+                    raise ExecutorError(f"executor returned a result for an unknown key {result.key!r}")
+                self._record(job.job_index, spec, result)
+                if result.verdict is Verdict.ERROR and spec.try_index < r.max_error_retries:
+                    retries.append(spec.model_copy(update={"try_index": spec.try_index + 1}))
+                    self._emit("retry", f"{spec.task_key}#{spec.attempt_index} try {spec.try_index + 1} "
+                                        f"after infrastructure error: {result.reason.splitlines()[0][:200]}")
+            if retries:
+                delay = r.retry_backoff_s * (2 ** (min(s.try_index for s in retries) - 1))
+                time.sleep(min(delay, 60.0))
+            queue = retries
+        failed = bool(specs) and self.counters.attempts == counted_before
+        self.store.finish_job(self.run_id, job.job_index, "failed" if failed else "done")
+        self._save_state(force=True)
+        self._emit(
+            "job_finished",
+            f"job {job.job_index}: {config.name} passed {self.progress.job_passed}/{self.progress.job_done}",
+            jobs_done=self.progress.jobs_done + 1,
+        )
+        if failed:
+            # Every attempt ended in an infrastructure error even after retries: more jobs would
+            # spin without spending budget. Stop; `--resume` continues once the cause is fixed.
+            raise ExecutorError(
+                f"job {job.job_index}: all {len(specs)} attempts ended in infrastructure errors",
+                hint=f"see `rsi status {self.run_id}`; fix the cause, then `rsi run --resume {self.run_id}`",
+            )
+
+    def _record(self, job_index: int, spec: AttemptSpec, result: AttemptResult) -> None:
+        from rsi.store import AttemptRecord
+
+        record = AttemptRecord(
+            task_key=spec.task_key,
+            attempt_index=spec.attempt_index,
+            verdict=result.verdict,
+            seed=spec.seed,
+            reason=result.reason,
+            error_class=result.error_class,
+            tokens=result.tokens,
+            wall_s=result.wall_s,
+            trajectory_path=result.trajectory_path,
+            final_code_hash=result.final_code_hash,
+            started=result.started,
+            finished=result.finished,
+        )
+        outcome = self.store.record_attempt(self.run_id, job_index, record)  # its own transaction
+        c = self.counters
+        if outcome.ignored:
+            return  # already counted (a resumed run re-executed a recorded key): never count twice
+        if result.verdict.counts_as_attempt:
+            c.history.append((spec.config.config_hash, spec.task_key, result.verdict is Verdict.PASSED))
+            c.attempts += 1
+            c.tokens += result.tokens
+            if result.verdict is Verdict.PASSED:
+                c.passes += 1
+                c.covered.add(spec.task_key)
+        else:
+            c.errors += 1
+        p = self.progress
+        counted = result.verdict.counts_as_attempt
+        self._save_state()
+        self._emit(
+            "attempt",
+            f"{spec.task_key}#{spec.attempt_index} {result.verdict.value} ({result.wall_s:.1f}s, {result.tokens} tok)",
+            job_done=p.job_done + (1 if counted else 0),
+            job_passed=p.job_passed + (1 if result.verdict is Verdict.PASSED else 0),
+        )
+
+
+def run_portfolio(
+    spec: RunSpec, workspace: Workspace, display: Display | None = None, attempt_fn: AttemptFn | None = None
+) -> RunOutcome:
+    """Run (or resume, with `spec.resume`) a portfolio on a task suite under a budget. See the module doc.
+
+    `attempt_fn` replaces the real attempt (model + sandbox + harness) — for benchmarks and tests
+    of the orchestration only; `rsi run` never passes it.
+    """
+    return Orchestrator(spec, workspace, display, attempt_fn).run()

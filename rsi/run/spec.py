@@ -1,0 +1,156 @@
+"""What a run is asked to do (`RunSpec`) and what it reports back (`RunProgress`, `RunOutcome`).
+
+`RunSpec` is the one model behind `rsi run`: a TOML file (`rsi run --spec FILE`) produces it, and
+every flag overrides the field of the same name. `None` means "take it from the portfolio's
+contract" (`[evaluation]`: suite, split, attempts budget, attempts per task, seed). Pure data.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticValidationError
+
+from rsi.errors import Problem, ValidationError
+from rsi.executors.slurm import SlurmOptions
+
+
+class RunSpec(BaseModel):
+    """One `rsi run`: which configurations on which tasks, under which budget, on which executor."""
+
+    model_config = ConfigDict(extra="forbid")
+    portfolio: str = Field(default="default", description="Portfolio name under portfolios/.")
+    suite: str | None = Field(default=None, description="Task suite; default: the contract's evaluation.suite.")
+    split: Literal["train", "heldout", "all"] | None = Field(default=None, description="Default: evaluation.split.")
+    budget_attempts: int | None = Field(default=None, ge=1, description="Counted attempts; default: evaluation.attempts_budget.")
+    budget_tokens: int | None = Field(default=None, ge=1, description="Stop once this many tokens were spent.")
+    budget_minutes: float | None = Field(default=None, gt=0, description="Stop planning jobs after this much wall time.")
+    attempts_per_task: int | None = Field(default=None, ge=1, description="Attempts per task in a job; default: evaluation.attempts_per_task.")
+    job_size: int = Field(default=8, ge=1, description="Most tasks one job targets.")
+    executor: Literal["local", "slurm"] = Field(default="local", description="Where attempts run.")
+    workers: int | None = Field(default=None, ge=1, description="Attempts at once (local threads, or SLURM array parallelism).")
+    sandbox: Literal["auto", "local", "docker"] = Field(default="auto", description="Sandbox backend for attempts.")
+    seed: int | None = Field(default=None, description="Scheduling and sampling seed; default: evaluation.seed.")
+    db: str | None = Field(default=None, description="Store URL; default: RSI_DB or runs/rsi.sqlite.")
+    limit_tasks: int | None = Field(default=None, ge=1, description="Only the first N tasks (a small slice for demos/tests).")
+    resume: str | None = Field(default=None, description="Resume this run id (its stored plan wins over other fields).")
+    max_error_retries: int = Field(default=2, ge=0, le=10, description="Retries of an attempt ending in an infrastructure error.")
+    retry_backoff_s: float = Field(default=1.0, ge=0, description="First retry delay; doubles on each retry.")
+    slurm: SlurmOptions = Field(default_factory=SlurmOptions)
+
+
+def load_run_spec(path: Path) -> RunSpec:
+    """A RunSpec from a TOML file; every problem named with file, line and key (exit code 2)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ValidationError([Problem(path, None, "", f"cannot read: {error.strerror}")]) from error
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        line = getattr(error, "lineno", None)
+        raise ValidationError([Problem(path, line, "", f"invalid TOML: {error}")]) from error
+    return validate_run_spec(data, path, text)
+
+
+def validate_run_spec(data: dict[str, Any], source: Path | str = "<flags>", text: str = "") -> RunSpec:
+    try:
+        return RunSpec.model_validate(data)
+    except PydanticValidationError as error:
+        problems = []
+        for item in error.errors():
+            key = ".".join(str(part) for part in item["loc"])
+            problems.append(Problem(source, _line_of(text, str(item["loc"][-1])) if text else None, key, item["msg"]))
+        raise ValidationError(problems) from error
+
+
+def _line_of(text: str, key: str) -> int | None:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip().startswith((f"{key} ", f"{key}=")):
+            return number
+    return None
+
+
+class ResolvedRun(BaseModel):
+    """A RunSpec with every default filled from the contract: what the run row stores, what resume reads."""
+
+    model_config = ConfigDict(frozen=True)
+    portfolio: str
+    suite: str
+    split: Literal["train", "heldout", "all"]
+    budget_attempts: int
+    budget_tokens: int | None
+    budget_minutes: float | None
+    attempts_per_task: int
+    job_size: int
+    seed: int
+    limit_tasks: int | None
+    max_error_retries: int
+    retry_backoff_s: float
+
+
+class RunProgress(BaseModel):
+    """A snapshot of a run for displays (the runner builds it; displays only render it)."""
+
+    run_id: str
+    portfolio: str = ""
+    suite: str = ""
+    jobs_done: int = 0
+    job_index: int | None = Field(default=None, description="Job in flight.")
+    job_config: str = ""
+    job_planned: int = Field(default=0, description="Attempts planned in the job in flight.")
+    job_done: int = 0
+    job_passed: int = 0
+    attempts: int = Field(default=0, description="Counted attempts so far (this run).")
+    budget_attempts: int = 0
+    errors: int = Field(default=0, description="Infrastructure errors seen (retried, never counted).")
+    passes: int = 0
+    covered: int = 0
+    tasks: int = 0
+    tokens: int = 0
+    elapsed_s: float = 0.0
+    started: datetime | None = None
+
+    @property
+    def job_pass_rate(self) -> float:
+        return self.job_passed / self.job_done if self.job_done else 0.0
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.tokens / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Time left at the current attempt rate, by the attempts budget."""
+        if self.attempts <= 0 or self.elapsed_s <= 0:
+            return None
+        left = max(0, self.budget_attempts - self.attempts)
+        return left * self.elapsed_s / self.attempts
+
+
+class RunEvent(BaseModel):
+    """Something a display may announce (one plain log line each)."""
+
+    kind: Literal["run_started", "run_resumed", "job_started", "attempt", "retry", "job_finished", "run_finished", "note"]
+    message: str
+
+
+class RunOutcome(BaseModel):
+    """What `run_portfolio` returns."""
+
+    run_id: str
+    status: Literal["done", "stopped", "failed"]
+    stop_reason: str
+    jobs: int
+    attempts: int
+    passes: int
+    errors: int
+    covered: int
+    tasks: int
+    tokens: int
+    elapsed_s: float
+    report_path: str = ""

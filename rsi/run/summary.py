@@ -1,0 +1,207 @@
+"""A run's numbers for `rsi status`, `rsi coverage` and `rsi report`: one pure fold over its rows.
+
+`build_summary` takes the rows (run, jobs, attempts, configurations) and returns a `RunSummary`
+(pure, tested directly); `summarize_run(store, run_id)` reads them. The same model is what
+`--json` prints, so the tables, the JSON and the HTML report never disagree.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class TaskLine(BaseModel):
+    task_key: str
+    attempts: int = Field(description="Counted attempts (errors excluded).")
+    passes: int
+    errors: int = Field(description="Infrastructure errors, retried ones included.")
+    first_pass_job: int | None = None
+    solved_by: list[str] = Field(default_factory=list, description="Configuration names with a pass.")
+
+
+class ConfigLine(BaseModel):
+    config_hash: str
+    name: str
+    jobs: int
+    attempts: int
+    passes: int
+    errors: int
+    tasks_solved: int
+    unique_solves: int = Field(description="Tasks this configuration alone solved in the run.")
+    tokens: int
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passes / self.attempts if self.attempts else 0.0
+
+
+class JobLine(BaseModel):
+    job_index: int
+    config_name: str
+    status: str
+    planned: int
+    attempts: int
+    passes: int
+    errors: int
+    new_covered: int = Field(description="Tasks this job covered for the first time in the run.")
+
+
+class RunSummary(BaseModel):
+    """Everything the read-only commands show about one run."""
+
+    run_id: str
+    status: str
+    portfolio: str
+    suite: str
+    split: str
+    created: datetime
+    finished: datetime | None
+    seed: int
+    budget: dict[str, Any]
+    jobs: int
+    jobs_open: int
+    attempts: int
+    passes: int
+    errors: int
+    tokens: int
+    wall_s: float = Field(description="Sum of attempt wall times.")
+    tasks: int = Field(description="Target tasks of the run.")
+    covered: int
+    covered_keys: list[str]
+    curve: list[int] = Field(description="Covered target tasks after each counted attempt, in order.")
+    task_lines: list[TaskLine]
+    config_lines: list[ConfigLine]
+    job_lines: list[JobLine]
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.tasks if self.tasks else 0.0
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passes / self.attempts if self.attempts else 0.0
+
+    @property
+    def budget_used(self) -> float:
+        total = self.budget.get("attempts") or 0
+        return self.attempts / total if total else 0.0
+
+
+def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config_names: dict[str, str]) -> RunSummary:
+    """Fold a run's rows (store rows or anything with the same attributes) into a RunSummary.
+
+    `attempts` must be chronological (the store's `list_attempts` order).
+    """
+    target_keys: list[str] = list(run.args.get("tasks") or sorted({a.task_key for a in attempts}))
+    targets = set(target_keys)
+    per_task: dict[str, dict[str, Any]] = {k: {"a": 0, "p": 0, "e": 0, "first": None, "by": set()} for k in target_keys}
+    per_config: dict[str, dict[str, Any]] = defaultdict(lambda: {"a": 0, "p": 0, "e": 0, "tok": 0, "solved": set()})
+    per_job: dict[int, dict[str, Any]] = defaultdict(lambda: {"a": 0, "p": 0, "e": 0, "new": 0})
+    covered: set[str] = set()
+    curve: list[int] = []
+    tokens = 0
+    wall_s = 0.0
+    errors = 0
+    for row in attempts:
+        task = per_task.setdefault(row.task_key, {"a": 0, "p": 0, "e": 0, "first": None, "by": set()})
+        config = per_config[row.configuration_hash]
+        job = per_job[row.job_index]
+        retried = int(getattr(row, "error_retries", 0) or 0)
+        task["e"] += retried
+        config["e"] += retried
+        job["e"] += retried
+        errors += retried
+        if not row.counted:
+            task["e"] += 1
+            config["e"] += 1
+            job["e"] += 1
+            errors += 1
+            continue
+        task["a"] += 1
+        config["a"] += 1
+        job["a"] += 1
+        config["tok"] += row.tokens
+        tokens += row.tokens
+        wall_s += row.wall_s
+        if row.passed:
+            task["p"] += 1
+            config["p"] += 1
+            job["p"] += 1
+            task["by"].add(config_names.get(row.configuration_hash, row.configuration_hash))
+            config["solved"].add(row.task_key)
+            if task["first"] is None or row.job_index < task["first"]:
+                task["first"] = row.job_index
+            if row.task_key in targets and row.task_key not in covered:
+                covered.add(row.task_key)
+                job["new"] += 1
+        curve.append(len(covered))
+    solvers: dict[str, set[str]] = defaultdict(set)
+    for config_hash, stats in per_config.items():
+        for key in stats["solved"]:
+            solvers[key].add(config_hash)
+    jobs_by_config: dict[str, int] = defaultdict(int)
+    for job_row in jobs:
+        jobs_by_config[job_row.configuration_hash] += 1
+    config_lines = [
+        ConfigLine(
+            config_hash=h, name=config_names.get(h, h), jobs=jobs_by_config.get(h, 0), attempts=s["a"],
+            passes=s["p"], errors=s["e"], tasks_solved=len(s["solved"]),
+            unique_solves=sum(1 for k in s["solved"] if solvers[k] == {h}), tokens=s["tok"],
+        )
+        for h, s in per_config.items()
+    ]
+    for h in jobs_by_config:
+        if h not in per_config:
+            config_lines.append(ConfigLine(config_hash=h, name=config_names.get(h, h), jobs=jobs_by_config[h],
+                                           attempts=0, passes=0, errors=0, tasks_solved=0, unique_solves=0, tokens=0))
+    config_lines.sort(key=lambda c: (-c.passes, c.name))
+    task_lines = [
+        TaskLine(task_key=k, attempts=s["a"], passes=s["p"], errors=s["e"], first_pass_job=s["first"],
+                 solved_by=sorted(s["by"]))
+        for k, s in sorted(per_task.items())
+    ]
+    job_lines = [
+        JobLine(
+            job_index=j.job_index, config_name=config_names.get(j.configuration_hash, j.configuration_hash),
+            status=j.status, planned=len(j.planned_tasks) * j.attempts_per_task, attempts=per_job[j.job_index]["a"],
+            passes=per_job[j.job_index]["p"], errors=per_job[j.job_index]["e"], new_covered=per_job[j.job_index]["new"],
+        )
+        for j in sorted(jobs, key=lambda j: j.job_index)
+    ]
+    return RunSummary(
+        run_id=run.id, status=run.status, portfolio=run.portfolio, suite=run.suite, split=run.split,
+        created=run.created, finished=run.finished, seed=run.seed, budget=dict(run.budget or {}),
+        jobs=len(jobs), jobs_open=sum(1 for j in jobs if j.status == "running"),
+        attempts=sum(s["a"] for s in per_config.values()), passes=sum(s["p"] for s in per_config.values()),
+        errors=errors, tokens=tokens, wall_s=wall_s, tasks=len(targets), covered=len(covered),
+        covered_keys=sorted(covered), curve=curve, task_lines=task_lines, config_lines=config_lines,
+        job_lines=job_lines,
+    )
+
+
+def summarize_run(store: Any, run_id: str | None = None) -> RunSummary:
+    """The summary of `run_id`, or of the latest run in the store."""
+    from rsi.errors import UserInputError
+
+    if run_id is None:
+        runs = store.list_runs()
+        if not runs:
+            raise UserInputError("no runs in the store yet", hint="start one with `rsi run`")
+        run = runs[-1]
+    else:
+        try:
+            run = store.get_run(run_id)
+        except Exception as error:
+            known = [r.id for r in store.list_runs()][-5:]
+            raise UserInputError(f"no run {run_id!r} in {store.url}",
+                                 hint=f"latest runs: {', '.join(known) or 'none'}") from error
+    jobs = store.list_jobs(run.id)
+    attempts = store.list_attempts(run.id)
+    hashes = {j.configuration_hash for j in jobs} | set(run.args.get("configs") or [])
+    names = {row.config_hash: row.name for row in store.list_configurations(hashes)}
+    return build_summary(run, jobs, attempts, names)
