@@ -6,6 +6,7 @@ renders. Flags of `rsi run` override the fields of the same `RunSpec` a `--spec 
 
 from __future__ import annotations
 
+import contextlib
 import signal
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,10 +38,8 @@ def _sigterm_as_interrupt() -> None:
     def handler(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    try:
+    with contextlib.suppress(ValueError):  # not the main thread (e.g. a test runner thread)
         signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread (e.g. called from a test runner thread)
-        pass
 
 
 def run_command(

@@ -16,6 +16,7 @@ Testing hooks (documented in docs, never set by a normal run):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -94,10 +95,8 @@ def close_shared() -> None:
         _sandboxes.clear()
         _tasks.clear()
     for model in models:
-        try:
+        with contextlib.suppress(Exception):  # best effort: the run's results are already recorded
             model.close()
-        except Exception:  # closing is best effort; the run's result is already recorded
-            pass
 
 
 def _scripted_model(path: str, task_id: str) -> Any:

@@ -24,6 +24,7 @@ Only this process writes the store; executors' workers never touch it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -310,10 +311,8 @@ class Orchestrator:
             if self.attempt_fn is None:
                 close_shared()
             self._save_state(force=True)
-            try:
-                self.store.finish_run(self.run_id, status)  # type: ignore[arg-type]
-            except StoreError:
-                pass  # the store itself failed; the original error is the one to report
+            with contextlib.suppress(StoreError):  # the store failed: the original error is the one to report
+                self.store.finish_run(self.run_id, status)
             self._emit("run_finished", f"{status}: {reason}", job_index=None)
         report_path = ""
         try:
