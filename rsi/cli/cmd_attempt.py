@@ -1,9 +1,154 @@
-"""CLI commands: attempt (being written)."""
+"""CLI commands: `rsi attempt` (run one attempt and print its transcript) and `rsi show` (render one).
+
+Both render a trajectory the same way: a header (task, configuration, model, sandbox), every step
+(prompts, agent replies with their code syntax-highlighted, observations, the specialist that acted),
+then the verdict and token totals. `--json` prints the outcome or the trajectory itself instead.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from rsi.cli.render import console, print_json
+from rsi.cli.state import state
+
+
+def _verdict_style(verdict: str) -> str:
+    return {"passed": "bold green", "failed": "bold red", "timeout": "bold yellow", "error": "bold magenta"}.get(
+        verdict, "bold"
+    )
+
+
+def render_trajectory(trajectory, *, full: bool = False) -> None:  # noqa: ANN001 - Trajectory, imported lazily
+    """Print one trajectory readably (rich on a TTY, plain text otherwise)."""
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+    from rich.table import Table
+    from rich.text import Text
+
+    from rsi.harness.routing import label
+
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="dim")
+    head.add_column()
+    config = trajectory.configuration
+    head.add_row("attempt", trajectory.attempt_id)
+    head.add_row("task", f"{trajectory.task.key}  [dim]{trajectory.task.content_hash[:12]}[/]")
+    head.add_row("configuration", f"{config.name}  [dim]{config.config_hash} ({config.contract_ref})[/]")
+    head.add_row("harness", f"{config.substrate}, prompt {config.prompt_style}"
+                 + (f", tools {config.tool_library}" if config.tool_library else ""))
+    head.add_row("model", f"{trajectory.model.name} [dim]({trajectory.model.base_id})[/]")
+    if trajectory.sandbox is not None:
+        head.add_row("sandbox", trajectory.sandbox.backend)
+    head.add_row("seed", str(trajectory.seed))
+    console.print(head)
+
+    for step in trajectory.steps:
+        if step.source in ("system", "user"):
+            body = step.message if full or len(step.message) < 1200 else step.message[:1200] + " …"
+            console.print(Panel(Text(body), title=f"[bold]{step.source}[/]", title_align="left", border_style="blue"))
+            continue
+        if step.source == "environment":
+            console.print(Text(f"[environment] {step.message}", style="yellow"))
+            continue
+        title = f"[bold]turn {step.turn}[/] agent"
+        if step.routing is not None:
+            title += f" · {label(step.routing.specialist)} ({step.routing.reason}, {step.routing.turn_kind})"
+        if step.metrics is not None:
+            title += f" · {step.metrics.prompt_tokens}+{step.metrics.completion_tokens} tok"
+            if step.metrics.finish_reason == "length":
+                title += " (cut at max_tokens)"
+        parts: list = []
+        prose = step.message
+        if step.code is not None and not full:
+            prose = prose.split("```", 1)[0].strip()
+        if prose:
+            parts.append(Text(prose))
+        if step.code is not None:
+            parts.append(Syntax(step.code, "python", theme="ansi_dark", line_numbers=False, word_wrap=True))
+        elif not step.message.strip():
+            parts.append(Text("(empty reply)", style="dim"))
+        from rich.console import Group
+
+        console.print(Panel(Group(*parts), title=title, title_align="left", border_style="cyan"))
+        if step.observation is not None:
+            style = "red" if step.execution is not None and step.execution.error else "dim"
+            console.print(Panel(Text(step.observation, style=style), title="observation", title_align="left",
+                                border_style=style))
+
+    outcome = trajectory.outcome
+    metrics = trajectory.final_metrics
+    if outcome is None:
+        console.print(Text("(unfinished: no outcome recorded)", style="yellow"))
+        return
+    line = Text()
+    line.append(outcome.verdict.value.upper(), style=_verdict_style(outcome.verdict.value))
+    line.append(f"  ended by {outcome.ended_by or '?'}")
+    if outcome.error_class:
+        line.append(f"  [{outcome.error_class}]", style="magenta")
+    if outcome.reason:
+        line.append(f"  {outcome.reason}")
+    console.print(line)
+    console.print(
+        f"turns {metrics.turns} · tokens {metrics.prompt_tokens} prompt + {metrics.completion_tokens} completion"
+        f" · wall {metrics.wall_s:.1f}s · reward {outcome.reward:.2f}",
+        style="dim",
+    )
+
+
+def _trajectory_file(path: Path) -> Path:
+    return path / "trajectory.json" if path.is_dir() else path
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the root app."""
+
+    @app.command("attempt")
+    def attempt(
+        configuration: Annotated[
+            str, typer.Argument(help="Contract ref (path, NAME, NAME@rN, GITREV:path) or PORTFOLIO:VARIANT.")
+        ],
+        task: Annotated[str, typer.Argument(help="SUITE/TASK-ID, or a task folder.")],
+        sandbox: Annotated[str, typer.Option("--sandbox", help="Sandbox backend: auto, local or docker.")] = "auto",
+        seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
+        out: Annotated[
+            Path | None, typer.Option("--out", help="Attempt folder (default: runs/attempts/<attempt-id>).")
+        ] = None,
+        json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+    ) -> None:
+        """Run one attempt of a configuration on a task with the real model, and print its transcript."""
+        from rsi.harness.single import resolve_configuration, resolve_task_ref, run_single_attempt
+        from rsi.harness.trajectory import read_trajectory
+
+        workspace = state.workspace()
+        config = resolve_configuration(workspace, configuration)
+        loaded_task = resolve_task_ref(workspace, task)
+        outcome = run_single_attempt(workspace, config, loaded_task, sandbox_name=sandbox, seed=seed, out_dir=out)
+        if json_output:
+            print_json(outcome.model_dump(mode="json"))
+        else:
+            if outcome.trajectory_path is not None:
+                render_trajectory(read_trajectory(outcome.trajectory_path))
+                console.print(f"trajectory: {outcome.trajectory_path}", style="dim")
+            else:
+                console.print(f"{outcome.verdict.value}: {outcome.reason}")
+        if outcome.verdict.value == "error":
+            raise typer.Exit(1)
+
+    @app.command("show")
+    def show(
+        trajectory: Annotated[Path, typer.Argument(help="A trajectory.json file, or an attempt folder holding one.")],
+        full: Annotated[bool, typer.Option("--full", help="Show prompts and replies untruncated.")] = False,
+        json_output: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
+    ) -> None:
+        """Render one attempt's trajectory: steps, code, observations, routing, verdict, tokens."""
+        from rsi.harness.trajectory import read_trajectory
+
+        loaded = read_trajectory(_trajectory_file(trajectory))
+        if json_output:
+            print_json(loaded.model_dump(mode="json"))
+            return
+        render_trajectory(loaded, full=full)

@@ -156,12 +156,24 @@ def _read_capture(capture_fd):
 
 
 def _open_capture():
-    for folder in (None, os.getcwd()):
+    """An unlinked file for fds 1 and 2: in the temp dir, else in the working directory.
+
+    The working directory is opened by the relative path ".": inside a sandbox its absolute path may
+    run through folders this user cannot traverse.
+    """
+    try:
+        return tempfile.TemporaryFile()
+    except OSError:
+        pass
+    if hasattr(os, "O_TMPFILE"):
         try:
-            return tempfile.TemporaryFile(dir=folder)
+            return os.fdopen(os.open(".", os.O_TMPFILE | os.O_RDWR, 0o600), "w+b")
         except OSError:
-            continue
-    raise OSError("no writable place for the output capture file")
+            pass
+    name = ".rsi-capture-" + os.urandom(8).hex()
+    handle = open(name, "w+b")  # noqa: SIM115 - lives as long as the session
+    os.unlink(name)
+    return handle
 
 
 def main():

@@ -1,0 +1,61 @@
+"""Fixtures for the harness tests: the real local sandbox, tasks, and configurations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rsi.config import Configuration
+from rsi.contracts.schema import ContractSpec
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def sandbox():
+    from rsi.sandbox.select import make_sandbox
+
+    return make_sandbox("local")
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
+
+
+def make_config(
+    *,
+    harness: dict[str, Any] | None = None,
+    routing: dict[str, Any] | None = None,
+    specialists: list[str] = (),  # type: ignore[assignment]
+    system_prompt: str = "You write Python.",
+    name: str = "test",
+) -> Configuration:
+    """A configuration built from a minimal contract plus the given sections."""
+    spec = ContractSpec.model_validate(
+        {
+            "hcp": {"name": "test", "revision": 1, "created": "2026-01-01T00:00:00Z"},
+            "base": {"id": "SmolLM2-135M-Instruct", "file": "SmolLM2-135M-Instruct.Q4_1.gguf"},
+            "specialists": [{"name": s, "path": f"adapters/{s}"} for s in specialists],
+            "harness": {"tools": ["submit", "save_tool"], **(harness or {})},
+            "routing": routing or {},
+        }
+    )
+    return Configuration(name=name, contract_ref="tests/harness", spec=spec, system_prompt=system_prompt)
+
+
+@pytest.fixture
+def config_factory():
+    return make_config
+
+
+@pytest.fixture(scope="session")
+def pyfuncs():
+    """Engineer B's shipped pyfuncs suite, loaded by its real loader."""
+    from rsi.tasks.load import load_suite
+
+    return {task.id: task for task in load_suite(REPO / "tasks", "pyfuncs")}
