@@ -26,7 +26,9 @@ def print_json(data: Any) -> None:
 
 
 def print_error(lines: list[str], hint: str | None = None) -> None:
+    from rich.markup import escape  # messages quote TOML like `[base]`, which rich would eat as markup
+
     for line in lines:
-        err_console.print(f"[bold red]error:[/] {line}", markup=True, highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(line)}", markup=True, highlight=False)
     if hint:
-        err_console.print(f"[dim]hint: {hint}[/]")
+        err_console.print(f"[dim]hint: {escape(hint)}[/]")
