@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,21 @@ def sandbox():
 
 
 @pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    folder = tmp_path / "work"
+def open_tmp():
+    """A temp folder every user can traverse (mode 0755), removed afterwards.
+
+    pytest's tmp_path lives under a 0700 folder; the sandbox user (nobody) must be able to walk
+    down to an attempt's working directory for `import solution` to work inside the sandbox.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="rsi-harness-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def workdir(open_tmp: Path) -> Path:
+    folder = open_tmp / "work"
     folder.mkdir()
     return folder
 

@@ -1,0 +1,216 @@
+"""run_attempt end to end with the scripted model: real sandbox, real REPL, real verifier, real tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rsi.errors import ModelError
+from rsi.harness.attempt import run_attempt
+from rsi.harness.trajectory import read_trajectory
+from rsi.models.scripted import ScriptedModel
+from rsi.verdict import Verdict
+
+GOOD_ADD = "```python\nopen('solution.py', 'w').write('def add(a, b):\\n    return a + b\\n')\n```"
+SUBMIT = "```python\nsubmit()\n```"
+
+
+def attempt(config, task, model, sandbox, open_tmp: Path, **kwargs):
+    return run_attempt(config, task, model, sandbox, open_tmp / "attempt", seed=7, **kwargs)
+
+
+def test_a_correct_solution_then_submit_passes_and_the_trajectory_round_trips(
+    config_factory, pyfuncs, sandbox, open_tmp
+):
+    config = config_factory(harness={"max_turns": 4})
+    model = ScriptedModel([GOOD_ADD, "Checking.\n```python\nfrom solution import add\nadd(2, 3)\n```", SUBMIT])
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp, attempt_id="a1")
+
+    assert outcome.verdict is Verdict.PASSED, outcome.reason
+    assert (outcome.ended_by, outcome.turns, outcome.attempt_id) == ("submit", 3, "a1")
+    assert outcome.final_code == "def add(a, b):\n    return a + b\n"
+    assert outcome.prompt_tokens > 0 and outcome.completion_tokens > 0
+    assert outcome.isolation is not None and outcome.isolation.backend.startswith("local")
+    assert outcome.started_at <= outcome.finished_at and outcome.started_at.tzinfo is not None
+
+    trajectory = read_trajectory(outcome.trajectory_path)
+    assert trajectory.model_dump() == type(trajectory).model_validate_json(trajectory.model_dump_json()).model_dump()
+    assert [s.source for s in trajectory.steps] == ["system", "user", "agent", "agent", "agent"]
+    assert trajectory.steps[3].observation.startswith("Output:\n```\n5\n```")
+    assert trajectory.task.key == "pyfuncs/add-two" and trajectory.task.content_hash == pyfuncs["add-two"].content_hash
+    assert trajectory.configuration.config_hash == config.config_hash
+    assert trajectory.outcome.verdict is Verdict.PASSED and trajectory.outcome.final_code == outcome.final_code
+    assert trajectory.final_metrics.completion_tokens == outcome.completion_tokens
+    # The model was sent what the trajectory says it was: system, task, then alternating turns.
+    last = model.requests[-1]
+    assert [m.role for m in last.messages] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert last.seed == 7 and last.max_tokens == config.spec.harness.sampling.max_tokens
+
+
+def test_max_turns_without_submit_is_verified_and_fails(config_factory, pyfuncs, sandbox, open_tmp):
+    wrong = "```python\nopen('solution.py', 'w').write('def add(a, b):\\n    return a - b\\n')\n```"
+    outcome = attempt(config_factory(harness={"max_turns": 2}), pyfuncs["add-two"], ScriptedModel([wrong, wrong]),
+                      sandbox, open_tmp)
+    assert outcome.verdict is Verdict.FAILED
+    assert (outcome.ended_by, outcome.turns) == ("max_turns", 2)
+
+
+def test_max_turns_with_a_correct_file_still_passes(config_factory, pyfuncs, sandbox, open_tmp):
+    outcome = attempt(config_factory(harness={"max_turns": 1}), pyfuncs["add-two"], ScriptedModel([GOOD_ADD]),
+                      sandbox, open_tmp)
+    assert (outcome.verdict, outcome.ended_by) == (Verdict.PASSED, "max_turns")
+
+
+def test_malformed_output_gets_a_corrective_observation(config_factory, pyfuncs, sandbox, open_tmp):
+    model = ScriptedModel(["I think add returns a + b.", "", GOOD_ADD + "\n" + SUBMIT])
+    outcome = attempt(config_factory(harness={"max_turns": 3}), pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED and outcome.turns == 3
+    steps = [s for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"]
+    assert steps[0].code is None and "no ```python code block" in steps[0].observation
+    assert steps[1].code is None and steps[1].execution.error
+    assert steps[2].routing.turn_kind == "after_error"
+    assert model.requests[1].messages[-1].content == steps[0].observation
+
+
+def test_state_persists_across_turns(config_factory, pyfuncs, sandbox, open_tmp):
+    model = ScriptedModel([
+        "```python\nbody = 'def add(a, b):\\n    return a + b\\n'\n```",
+        "```python\nopen('solution.py', 'w').write(body)\nsubmit()\n```",
+    ])
+    outcome = attempt(config_factory(harness={"max_turns": 3}), pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert (outcome.verdict, outcome.turns, outcome.ended_by) == (Verdict.PASSED, 2, "submit")
+
+
+def test_a_runaway_step_is_interrupted_and_reported(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"max_turns": 3, "timeouts": {"step_s": 1.0}})
+    model = ScriptedModel(["```python\nx = 1\nwhile True:\n    x += 1\n```", GOOD_ADD + "\n" + SUBMIT])
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED
+    first = [s for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"][0]
+    assert first.execution.timed_out and not first.execution.session_died
+    assert "StepTimeout" in first.observation and "1s" in first.observation
+
+
+def test_a_dead_repl_is_reported_and_restarted(config_factory, pyfuncs, sandbox, open_tmp):
+    model = ScriptedModel(["```python\nimport os\nos._exit(3)\n```", GOOD_ADD + "\n" + SUBMIT])
+    outcome = attempt(config_factory(harness={"max_turns": 3}), pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED
+    first = [s for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"][0]
+    assert first.execution.session_died and "restarted" in first.observation
+
+
+def test_huge_output_is_truncated_to_observation_chars(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"max_turns": 1, "observation_chars": 400})
+    model = ScriptedModel(["```python\nprint('START')\nprint('x' * 100000)\nprint('END')\n```"])
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)
+    step = [s for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"][0]
+    assert step.execution.output_bytes > 100000
+    assert "START" in step.observation and "END" in step.observation and "characters cut" in step.observation
+    assert len(step.observation) < 400 + 40
+
+
+def test_a_textual_end_marker_ends_the_attempt(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"max_turns": 4, "end_marker": "DONE"})
+    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel([GOOD_ADD + "\nDONE"]), sandbox, open_tmp)
+    assert (outcome.verdict, outcome.ended_by, outcome.turns) == (Verdict.PASSED, "end_marker", 1)
+
+
+def test_a_model_outage_is_an_error_not_a_failure(config_factory, pyfuncs, sandbox, open_tmp):
+    model = ScriptedModel([GOOD_ADD, ModelError("backend unreachable")])
+    outcome = attempt(config_factory(harness={"max_turns": 3}), pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert outcome.verdict is Verdict.ERROR and outcome.error_class == "ModelError"
+    assert "backend unreachable" in outcome.reason
+    trajectory = read_trajectory(outcome.trajectory_path)
+    assert trajectory.outcome.verdict is Verdict.ERROR and trajectory.final_metrics.turns == 1
+
+
+class _BrokenPython:
+    """The real sandbox, misconfigured with an interpreter that does not exist."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self.name = inner.name
+        self.python = "/nonexistent/python3"
+
+    def __getattr__(self, item):
+        return getattr(self._inner, item)
+
+
+def test_a_sandbox_that_cannot_start_the_repl_is_an_error(config_factory, pyfuncs, sandbox, open_tmp):
+    outcome = attempt(config_factory(), pyfuncs["add-two"], ScriptedModel([GOOD_ADD]), _BrokenPython(sandbox), open_tmp)
+    assert outcome.verdict is Verdict.ERROR and outcome.error_class == "SandboxError"
+    assert outcome.turns == 0 and outcome.trajectory_path.is_file()
+
+
+def test_an_invalid_routing_regex_is_an_error_with_its_key(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(routing={"policy": "rules", "rules": [{"pattern": "(bad"}]})
+    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel([GOOD_ADD]), sandbox, open_tmp)
+    assert outcome.verdict is Verdict.ERROR and outcome.error_class == "ContractError"
+    assert "routing.rules[1].pattern" in outcome.reason
+
+
+def test_the_agent_deadline_ends_the_attempt_as_timeout(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"max_turns": 5, "timeouts": {"agent_s": 1.5}})
+    model = ScriptedModel(["```python\nx = 1\n```"] * 5, delay_s=1.0)
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert (outcome.verdict, outcome.ended_by) == (Verdict.TIMEOUT, "agent_timeout")
+    assert outcome.turns <= 2
+
+
+def test_per_turn_routing_is_recorded_and_served(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(
+        specialists=["planner", "debugger"],
+        routing={
+            "policy": "rules",
+            "summary_tokens": 8,
+            "rules": [
+                {"turn": "first", "specialist": "planner"},
+                {"turn": "after_error", "pattern": "ZeroDivision", "specialist": "debugger"},
+            ],
+        },
+        harness={"max_turns": 4},
+    )
+    plan = "Plan: " + "p" * 200 + "\n```python\nratio = 1 / 0\n```"
+    model = ScriptedModel([plan, "```python\nratio = 0.5\n```", GOOD_ADD + "\n" + SUBMIT])
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED
+    assert [r.specialist for r in model.requests] == ["planner", "debugger", None]
+    routed = [s.routing for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"]
+    assert [(r.specialist, r.turn_kind, r.reason) for r in routed] == [
+        ("planner", "first", "rule 1"),
+        ("debugger", "after_error", "rule 2"),
+        (None, "after_output", "no rule matched"),
+    ]
+    # The debugger sees the planner's turn only as a capped summary.
+    seen = model.requests[1].messages[2].content
+    assert seen.startswith("[turn 1 by planner, summarized] Plan: ") and "p" * 40 not in seen
+
+
+def test_text_substrate_takes_the_first_completion_with_a_code_block(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"substrate": "text", "sampling": {"samples": 3}})
+    model = ScriptedModel(["no code here", "```python\ndef add(a, b):\n    return a + b\n```", "```python\nbad(\n```"])
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED and outcome.ended_by == "text"
+    assert model.requests[0].n == 3 and outcome.turns == 1
+    notes = [s.observation for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"]
+    assert notes[0].startswith("not used: no") and notes[1] == "written to solution.py"
+    assert notes[2].startswith("not used: completion 2")
+
+
+def test_text_substrate_without_any_code_fails_with_a_reason(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"substrate": "text"})
+    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel(["just words"]), sandbox, open_tmp)
+    assert outcome.verdict is Verdict.FAILED
+    assert "no completion contained" in outcome.reason
+
+
+@pytest.mark.parametrize("style", ["plain", "stepwise", "example"])
+def test_each_prompt_style_reaches_the_model(style, config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"prompt_style": style, "max_turns": 1})
+    model = ScriptedModel([GOOD_ADD])
+    attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)
+    first_user = model.requests[0].messages[1].content
+    assert pyfuncs["add-two"].instruction.strip() in first_user
+    assert ("plan" in first_user) == (style == "stepwise")
+    assert first_user.startswith("Example") == (style == "example")
