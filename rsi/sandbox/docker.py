@@ -250,6 +250,10 @@ class DockerSandbox:
         name = next((c.get("Name", "") for c in info.get("Components", []) if c.get("Name")), "engine")
         return f"{name} {info.get('Version', '?')}"
 
+    def workdir_inside(self, workdir: Path) -> str:
+        """Where the working directory appears inside the container."""
+        return CONTAINER_WORKDIR
+
     def isolation(self) -> Isolation:
         return Isolation(
             backend="docker",

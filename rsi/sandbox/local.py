@@ -119,6 +119,10 @@ def _bwrap_argv(bwrap: str, workdir: Path, as_root: bool, status_fd: int, setpri
         elif path.is_dir():
             argv += ["--ro-bind", str(path), str(path)]
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # bwrap would create the workdir's missing parents as root with mode 0700, which the sandbox
+    # user could not traverse (absolute paths to its own working directory would fail).
+    for parent in reversed(workdir.parents[:-1]):
+        argv += ["--perms", "0755", "--dir", str(parent)]
     argv += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
     argv += ["--json-status-fd", str(status_fd), "--"]
     if as_root:
@@ -238,6 +242,10 @@ class LocalSandbox:
         # Without a drop to nobody the current interpreter stays usable as a fallback.
         self.python: str = python or (shutil.which("python3") or "python3")
 
+    def workdir_inside(self, workdir: Path) -> str:
+        """Where the working directory appears inside the sandbox: bound at its own path."""
+        return str(Path(workdir).resolve())
+
     # -- what is isolated -------------------------------------------------------------------------
     def isolation(self) -> Isolation:
         if self.use_bwrap:
@@ -270,6 +278,8 @@ class LocalSandbox:
         workdir = Path(workdir).resolve()
         if not workdir.is_dir():
             raise SandboxError(f"sandbox working directory does not exist: {workdir}")
+        if any(workdir.is_relative_to(system) for system in ("/usr", "/etc", "/proc", "/dev")):
+            raise SandboxError(f"a sandbox working directory cannot live under a system folder: {workdir}")
         rlimits = _rlimit_setter(limits)
         child_env = sandbox_env(str(workdir), env)
         pass_fds: tuple[int, ...] = ()

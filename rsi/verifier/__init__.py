@@ -1,0 +1,72 @@
+"""The hidden verifier: judge an attempt's final working directory, after the agent has finished.
+
+`verify(task, final_workdir, sandbox) -> VerifierOutcome`. The agent never sees tests/ or solution/;
+they come in only here, into a FRESH directory made for this verification:
+
+    <tmp>/rsi-verify-XXXX/      0711, owned by the caller
+        work/                   the sandbox's working directory (staged files only)
+            solution.py ...     regular files copied from the final workdir (see stage.py)
+            tests/              the task's tests/ (script and pytest kinds only)
+
+Kinds (`task.spec.verifier.kind`): `cases` (cases.py: a host-side judge holds the expected values,
+a sandboxed child only reports return values), `script` and `pytest` (kinds.py: the task's tests run
+in the sandbox). Verdicts: passed, failed, timeout, and error only for what the agent cannot cause
+(sandbox failed to start, the task's own verifier files missing or broken, a crash of this code).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rsi.sandbox.base import Sandbox
+from rsi.tasks.spec import Task
+from rsi.verdict import Verdict, VerifierOutcome
+from rsi.verifier.cases import judge_cases, load_cases_or_error
+from rsi.verifier.kinds import judge_pytest, judge_script
+from rsi.verifier.stage import copy_task_tests, make_fresh_root, remove_fresh_root, stage_submission
+
+__all__ = ["verify"]
+
+
+def verify(task: Task, final_workdir: Path, sandbox: Sandbox, *, keep_dir: bool = False) -> VerifierOutcome:
+    """Judge `final_workdir` for `task` in a fresh directory of `sandbox`. Never raises."""
+    started = time.monotonic()
+    try:
+        outcome = _verify(task, Path(final_workdir), sandbox, keep_dir)
+    except Exception as error:  # the verifier's own crash is infrastructure, never a task failure
+        outcome = VerifierOutcome(verdict=Verdict.ERROR, reason=f"verifier crashed: {type(error).__name__}: {error}")
+    return outcome.model_copy(update={"wall_s": time.monotonic() - started})
+
+
+def _verify(task: Task, final_workdir: Path, sandbox: Sandbox, keep_dir: bool) -> VerifierOutcome:
+    kind = task.spec.verifier.kind
+    limits = task.spec.limits.model_copy(update={"wall_s": task.spec.verifier_timeout_s})
+    if not task.tests_dir.is_dir():
+        return VerifierOutcome(verdict=Verdict.ERROR, reason=f"task has no tests/ folder: {task.tests_dir}")
+    cases = None
+    if kind == "cases":
+        cases = load_cases_or_error(task)
+        if isinstance(cases, VerifierOutcome):
+            return cases
+    elif kind == "script" and not task.script_path.is_file():
+        return VerifierOutcome(verdict=Verdict.ERROR, reason=f"task's test script is missing: {task.script_path}")
+    root = make_fresh_root()
+    try:
+        work = root / "work"
+        only = {Path(task.spec.solution_file).as_posix()} if kind == "pytest" else None
+        staged = stage_submission(final_workdir, work, only=only, exclude_top={"tests"})
+        if kind == "cases":
+            assert cases is not None and not isinstance(cases, VerifierOutcome)
+            outcome = judge_cases(task, cases, work, sandbox, limits)
+        else:
+            copy_task_tests(task.tests_dir, work / "tests")
+            judge = judge_script if kind == "script" else judge_pytest
+            outcome = judge(task, work, sandbox, limits)
+        if staged.refused:
+            note = "not copied for verification: " + "; ".join(staged.refused[:10])
+            outcome = outcome.model_copy(update={"output": (outcome.output + "\n" + note).strip()[:8000]})
+        return outcome
+    finally:
+        if not keep_dir:
+            remove_fresh_root(root)

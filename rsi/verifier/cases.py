@@ -1,0 +1,191 @@
+"""The trusted judge of `cases` tasks: hold the expected values, ask a sandboxed child for results.
+
+The judge runs in this (host) process. The child (`case_runner.py`, run with `python3 -I` in a
+fresh sandbox directory holding only the agent's staged files) receives each case's inputs one at
+a time and answers with the function's return value, tagged with a random nonce. The cases file is
+never inside the sandbox, and the child is never told whether an answer was right, so the only way
+to pass is to return correct values. Whatever the child does besides — prints `PASSED`, exits 0,
+kills its parent, floods output, hangs — ends as failed or timeout, never passed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import select
+import time
+from pathlib import Path
+from typing import Any
+
+from rsi.errors import RsiError, SandboxError
+from rsi.sandbox.base import Limits, Sandbox, SandboxProcess
+from rsi.tasks.spec import CasesSpec, Task
+from rsi.verdict import Verdict, VerifierOutcome
+from rsi.verifier.compare import matches
+
+RUNNER_SOURCE = (Path(__file__).parent / "case_runner.py").read_text(encoding="utf-8")
+CASE_TIMEOUT_S = 10.0
+READY_TIMEOUT_S = 20.0
+MAX_ANSWER_BYTES = 8 * 1024 * 1024
+
+
+class _Answers:
+    """Reads nonce-tagged lines from the child's stdout under deadlines; everything else is ignored."""
+
+    def __init__(self, stream: Any, nonce: str) -> None:
+        self._fd = stream.fileno()
+        self._prefix = (nonce + " ").encode()
+        self._buffer = b""
+        self.eof = False
+
+    def next(self, timeout_s: float) -> dict[str, Any] | None:
+        """The next tagged message; None on timeout or end of stream (see `eof`)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            while b"\n" in self._buffer:
+                line, self._buffer = self._buffer.split(b"\n", 1)
+                if line.startswith(self._prefix):
+                    try:
+                        message = json.loads(line[len(self._prefix) :])
+                    except ValueError:
+                        continue
+                    if isinstance(message, dict):
+                        return message
+            if len(self._buffer) > MAX_ANSWER_BYTES:
+                raise _Oversized()
+            left = deadline - time.monotonic()
+            if left <= 0 or self.eof:
+                return None
+            ready, _, _ = select.select([self._fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:
+                self.eof = True
+            self._buffer += chunk
+
+
+class _Oversized(Exception):
+    pass
+
+
+def _send(process: SandboxProcess, message: dict[str, Any]) -> bool:
+    try:
+        process.stdin.write((json.dumps(message) + "\n").encode())
+        process.stdin.flush()
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def _describe(value: Any, limit: int = 200) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def judge_cases(
+    task: Task,
+    cases: CasesSpec,
+    workdir: Path,
+    sandbox: Sandbox,
+    limits: Limits,
+    case_timeout_s: float = CASE_TIMEOUT_S,
+) -> VerifierOutcome:
+    """Run every case through a sandboxed child in `workdir` (already staged) and judge the answers."""
+    started = time.monotonic()
+    total = len(cases.cases)
+    module = Path(task.spec.solution_file).with_suffix("").as_posix().replace("/", ".")
+    if not (workdir / task.spec.solution_file).is_file():
+        return VerifierOutcome(
+            verdict=Verdict.FAILED, reason=f"{task.spec.solution_file} is missing from the final working directory"
+        )
+    python = getattr(sandbox, "python", None) or "python3"
+    argv = [python, "-I", "-c", RUNNER_SOURCE]
+    nonce = secrets.token_hex(16)
+    try:
+        process = sandbox.start(argv, workdir, limits, env={"PYTHONHASHSEED": "0"})
+    except SandboxError as error:
+        return VerifierOutcome(verdict=Verdict.ERROR, reason=f"sandbox failed to start: {error.message}")
+    log: list[str] = []
+    passed = 0
+    verdict: Verdict | None = None
+    reason = ""
+    try:
+        answers = _Answers(process.stdout, nonce)
+        deadline = started + limits.wall_s
+        if not _send(process, {"nonce": nonce, "module": module, "function": cases.function}):
+            verdict, reason = Verdict.FAILED, "the solution process closed its input before starting"
+        else:
+            ready = answers.next(min(READY_TIMEOUT_S, max(0.0, deadline - time.monotonic())))
+            if ready is None:
+                verdict, reason = _silent(process, answers, "while importing the solution")
+            elif not ready.get("ready"):
+                verdict, reason = Verdict.FAILED, f"cannot load {cases.function} from {task.spec.solution_file}: {ready.get('error', '')}"
+        for index, case in enumerate(cases.cases if verdict is None else []):
+            budget = min(case_timeout_s, deadline - time.monotonic())
+            if budget <= 0:
+                verdict, reason = Verdict.TIMEOUT, f"verifier time limit ({limits.wall_s:g} s) reached at case {index}"
+                break
+            if not _send(process, {"i": index, "args": case.args, "kwargs": case.kwargs}):
+                verdict, reason = Verdict.FAILED, f"the solution process stopped reading at case {index}"
+                break
+            answer = answers.next(budget)
+            if answer is None:
+                verdict, reason = _silent(process, answers, f"at case {index}", budget if budget >= case_timeout_s else None)
+                if verdict is Verdict.TIMEOUT and budget < case_timeout_s:
+                    reason = f"verifier time limit ({limits.wall_s:g} s) reached at case {index}"
+                break
+            if answer.get("i") != index:
+                verdict, reason = Verdict.FAILED, f"answer out of order at case {index}"
+                break
+            call = f"{cases.function}(*{_describe(case.args)}, **{_describe(case.kwargs)})"
+            if not answer.get("ok"):
+                log.append(f"case {index}: {call} raised {answer.get('error', '')}")
+            elif matches(answer.get("value"), case.expected, cases.compare, cases.rel_tol, cases.abs_tol):
+                passed += 1
+            else:
+                log.append(
+                    f"case {index}: {call} returned {_describe(answer.get('value'))}, expected {_describe(case.expected)}"
+                )
+    except _Oversized:
+        verdict, reason = Verdict.FAILED, f"the solution process wrote more than {MAX_ANSWER_BYTES} bytes in one answer"
+    finally:
+        process.kill()
+    stderr = process.stderr_text() if hasattr(process, "stderr_text") else ""
+    if verdict is None:
+        verdict = Verdict.PASSED if passed == total else Verdict.FAILED
+        reason = f"{passed}/{total} cases passed" + ("" if passed == total else f"; first: {log[0]}")
+    output = "\n".join(log[:20] + ([f"stderr:\n{stderr[-2000:]}"] if stderr.strip() else []))
+    return VerifierOutcome(
+        verdict=verdict,
+        reason=reason,
+        reward=passed / total if total else 0.0,
+        output=output[:8000],
+        wall_s=time.monotonic() - started,
+    )
+
+
+def _silent(process: SandboxProcess, answers: _Answers, where: str, case_timeout_s: float | None = None):
+    """The child gave no answer: it died (failed), was killed for its wall limit, or is too slow."""
+    if answers.eof:
+        with contextlib.suppress(Exception):
+            process.wait(2)
+        if getattr(process, "timed_out", False):
+            return Verdict.TIMEOUT, f"sandbox wall-clock limit reached {where}"
+        code = process.poll()
+        return Verdict.FAILED, f"the solution process exited (code {code}) {where}"
+    if case_timeout_s is not None:
+        return Verdict.TIMEOUT, f"no answer within {case_timeout_s:g} s {where}"
+    return Verdict.TIMEOUT, f"no answer in time {where}"
+
+
+def load_cases_or_error(task: Task) -> CasesSpec | VerifierOutcome:
+    """The task's cases, or an `error` outcome: a broken cases file is the task's fault, not the agent's."""
+    try:
+        from rsi.tasks.load import load_cases
+
+        return load_cases(task)
+    except RsiError as error:
+        return VerifierOutcome(verdict=Verdict.ERROR, reason=f"task's cases file is broken: {error.message}")
