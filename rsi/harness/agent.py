@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from rsi.contracts.schema import HarnessSpec, RoutingSpec
@@ -41,7 +41,6 @@ class LoopOutcome:
     turns: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    saved_tools: list[SavedToolRecord] = field(default_factory=list)
     note: str = ""
 
 
@@ -153,7 +152,7 @@ def run_repl_loop(
         else:
             cell = session.run(code)
             for tool in cell.saved_tools:
-                outcome.saved_tools.append(SavedToolRecord(turn=turn, **tool.__dict__))
+                trajectory.tools_saved.append(SavedToolRecord(turn=turn, **tool.__dict__))
             observation = prompts.observation_text(
                 cell.output, cell.error, harness.observation_chars, turns_left=turns_left or None
             )

@@ -196,6 +196,7 @@ def _source_problem(candidate: ToolCandidate) -> str:
 def _check_imports(module_text: str, name: str, sandbox: Sandbox, limits: Limits) -> str:
     with tempfile.TemporaryDirectory(prefix="rsi-tools-check-") as scratch:
         folder = Path(scratch)
+        folder.chmod(0o755)  # the sandbox user must be able to reach it
         (folder / PACKAGE).mkdir()
         (folder / PACKAGE / "__init__.py").write_text(module_text, encoding="utf-8")
         python = getattr(sandbox, "python", None) or "python3"
@@ -213,6 +214,7 @@ def _reverify(
     from rsi.tasks.load import prepare_workdir
 
     with tempfile.TemporaryDirectory(prefix="rsi-tools-validate-") as scratch:
+        Path(scratch).chmod(0o755)  # the sandbox user must be able to reach the working directory
         workdir = prepare_workdir(task, Path(scratch) / "workdir")
         (workdir / PACKAGE).mkdir(exist_ok=True)
         (workdir / PACKAGE / "__init__.py").write_text(module_text, encoding="utf-8")
