@@ -202,7 +202,9 @@ def resolve_portfolio(workspace: Workspace, name_or_path: str | Path) -> Portfol
         for culprit, loc, message in found:
             if culprit is not None:
                 key_path = variant.key_paths.get(culprit, variant.where)
-                origin = variant.origin if key_path[2:3] == ("overrides",) else f"variant '{variant.name}'"
+                # a bad key, or a bad shared grid value, is the grid's problem: report it once
+                shared = key_path[2:3] == ("overrides",) or not loc
+                origin = variant.origin if shared else f"variant '{variant.name}'"
                 key = culprit if not loc or len(loc) <= len(_split(culprit)) else format_key(loc)
                 problem = Problem(source.file, source.line_of(key_path), key, f"{origin}: {message}")
             else:

@@ -13,17 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from rsi.config import Configuration
 from rsi.contracts.hashing import clock_hashes, content_hash
-from rsi.contracts.keys import KeyPath, fields_at, unknown_key_message
+from rsi.contracts.keys import KeyPath, fields_at, unknown_key_message, walk_schema
 from rsi.contracts.overrides import OverrideError, apply_overrides, check_override_key
 from rsi.contracts.schema import ContractSpec, FieldProblems, specialist_reference_problems
 from rsi.contracts.toml_source import TomlSyntaxError, format_key, parse_source
 from rsi.errors import ContractError, Problem
-
-_TABLES = {"hcp", "base", "harness", "routing", "evaluation", "training", "serving"}
 
 
 class PromptReader(Protocol):
@@ -89,7 +88,8 @@ def pydantic_problems(error: PydanticValidationError, model: type = ContractSpec
         elif kind == "extra_forbidden":
             found.append((loc, unknown_key_message(str(loc[-1]), fields_at(loc[:-1], model))))
         elif kind == "missing":
-            if len(loc) == 1 and loc[0] in _TABLES:
+            annotation, _ = walk_schema(loc, model)
+            if len(loc) == 1 and isinstance(annotation, type) and issubclass(annotation, BaseModel):
                 found.append((loc, f"missing required section [{loc[0]}]"))
             else:
                 found.append((loc, f"missing required key '{loc[-1]}'"))
