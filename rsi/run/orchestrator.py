@@ -58,6 +58,7 @@ class _Counters:
     tokens: int = 0
     covered: set[str] = field(default_factory=set)
     history: list[tuple[str, str, bool]] = field(default_factory=list)  # the scheduler's input
+    quarantined: set[str] = field(default_factory=set)  # tasks with an attempt out of error retries
 
 
 def _attempt_seed(seed: int, job_index: int, task_key: str, attempt_index: int) -> int:
@@ -204,7 +205,10 @@ class Orchestrator:
     def _load_counters(self) -> None:
         """Totals of this run so far, from the store (so a resumed run's display and budget are exact)."""
         c = _Counters()
+        open_jobs = {j.job_index for j in self.store.open_jobs(self.run_id)}
         for row in self.store.list_attempts(self.run_id):
+            if not row.counted and row.job_index not in open_jobs:
+                c.quarantined.add(row.task_key)
             if row.counted:
                 c.history.append((row.configuration_hash, row.task_key, row.passed))
                 c.attempts += 1
@@ -350,8 +354,14 @@ class Orchestrator:
         r = self.resolved
         scheduler = make_scheduler(SCHEDULER)
         configs = [ConfigOption(c.config_hash, c.name) for c in self.configs]
-        options = [TaskOption(t.key, t.spec.split, tuple(t.spec.tags)) for t in self.tasks]
         while True:
+            # A task whose attempt ran out of error retries is not proposed again in this run: the
+            # scheduler knows nothing of errors and would pick the same broken task forever.
+            options = [
+                TaskOption(t.key, t.spec.split, tuple(t.spec.tags))
+                for t in self.tasks
+                if t.key not in self.counters.quarantined
+            ]
             budget, why = self._budget_left()
             if budget is None:
                 return why
@@ -434,7 +444,11 @@ class Orchestrator:
                 if spec is None:
                     raise ExecutorError(f"executor returned a result for an unknown key {result.key!r}")
                 self._record(job.job_index, spec, result)
-                if result.verdict is Verdict.ERROR and spec.try_index < r.max_error_retries:
+                if result.verdict is Verdict.ERROR and spec.try_index >= r.max_error_retries:
+                    self.counters.quarantined.add(spec.task_key)
+                    self._emit("note", f"{spec.task_key}: infrastructure errors after {spec.try_index} retries; "
+                                       "not scheduled again in this run")
+                elif result.verdict is Verdict.ERROR:
                     retries.append(spec.model_copy(update={"try_index": spec.try_index + 1}))
                     self._emit("retry", f"{spec.task_key}#{spec.attempt_index} try {spec.try_index + 1} "
                                         f"after infrastructure error: {result.reason.splitlines()[0][:200]}")
@@ -442,6 +456,9 @@ class Orchestrator:
                 delay = r.retry_backoff_s * (2 ** (min(s.try_index for s in retries) - 1))
                 time.sleep(min(delay, 60.0))
             queue = retries
+        for spec in specs:
+            if spec.try_index > r.max_error_retries:
+                self.counters.quarantined.add(spec.task_key)
         failed = bool(specs) and self.counters.attempts == counted_before
         self.store.finish_job(self.run_id, job.job_index, "failed" if failed else "done")
         self._save_state(force=True)

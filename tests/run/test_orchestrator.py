@@ -1,0 +1,141 @@
+"""The orchestrator with a no-op attempt function: budgets, jobs, error retries, resume, determinism."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from rsi.errors import ExecutorError, UserInputError
+from rsi.executors import AttemptResult, AttemptSpec
+from rsi.executors.noop import NoopAttempt
+from rsi.run.orchestrator import run_portfolio
+from rsi.run.spec import RunSpec
+from rsi.store import open_store
+from rsi.verdict import Verdict
+
+
+def attempts_of(ws, run_id):
+    with open_store(ws.db_url) as store:
+        return store.list_attempts(run_id), store.list_jobs(run_id), store.get_run(run_id)
+
+
+def test_spends_exactly_the_attempts_budget(mini_ws) -> None:
+    outcome = run_portfolio(RunSpec(portfolio="mini", budget_attempts=21, limit_tasks=10, job_size=4), mini_ws,
+                            attempt_fn=NoopAttempt(pass_rate=0.2))
+    rows, jobs, run = attempts_of(mini_ws, outcome.run_id)
+    assert outcome.status == "done" and run.status == "done"
+    assert outcome.attempts == 21 == sum(1 for r in rows if r.counted)
+    assert "attempts budget spent" in outcome.stop_reason
+    assert all(len(j.planned_tasks) <= 4 for j in jobs)
+    # Every planned key has exactly one row; every row belongs to a planned key.
+    planned = {(j.job_index, t, i) for j in jobs for t in j.planned_tasks for i in range(j.attempts_per_task)}
+    assert {(r.job_index, r.task_key, r.attempt_index) for r in rows} == planned
+    assert all(j.status == "done" for j in jobs)
+    assert outcome.passes == sum(1 for r in rows if r.passed)
+    assert outcome.covered == len({r.task_key for r in rows if r.passed})
+    assert (mini_ws.run_dir(outcome.run_id) / "report.html").is_file()
+
+
+def test_stops_when_every_task_is_covered(mini_ws) -> None:
+    outcome = run_portfolio(RunSpec(portfolio="mini", budget_attempts=100, limit_tasks=5), mini_ws,
+                            attempt_fn=NoopAttempt(pass_rate=1.0))
+    assert outcome.covered == outcome.tasks == 5
+    assert outcome.attempts == 5  # one pass per task, nothing spent after full coverage
+    assert "every target task covered" in outcome.stop_reason
+
+
+def test_infrastructure_errors_are_retried_and_never_counted(mini_ws) -> None:
+    failed_once: set[str] = set()
+    lock = threading.Lock()
+
+    def flaky(spec: AttemptSpec) -> AttemptResult:
+        with lock:
+            first = spec.task_key.endswith(("a", "e", "o")) and spec.key not in failed_once
+            failed_once.add(spec.key)
+        if first:
+            raise ConnectionError("model backend went away")
+        return AttemptResult(key=spec.key, verdict=Verdict.FAILED, tokens=10)
+
+    outcome = run_portfolio(
+        RunSpec(portfolio="mini", budget_attempts=12, limit_tasks=12, retry_backoff_s=0.01), mini_ws, attempt_fn=flaky
+    )
+    rows, _, _ = attempts_of(mini_ws, outcome.run_id)
+    assert outcome.attempts == 12 and all(r.counted for r in rows)
+    assert outcome.errors == sum(r.error_retries for r in rows) > 0
+    assert outcome.tokens == 120  # errors spend no budget and no tokens
+
+
+def test_an_attempt_out_of_retries_stays_an_error_and_the_budget_is_still_spent(mini_ws) -> None:
+    def broken_add_two(spec: AttemptSpec) -> AttemptResult:
+        if spec.task_key == "pyfuncs/add-two":
+            raise OSError("disk full")
+        return AttemptResult(key=spec.key, verdict=Verdict.FAILED)
+
+    outcome = run_portfolio(
+        RunSpec(portfolio="mini", budget_attempts=9, limit_tasks=6, max_error_retries=1, retry_backoff_s=0.01),
+        mini_ws, attempt_fn=broken_add_two,
+    )
+    rows, _, _ = attempts_of(mini_ws, outcome.run_id)
+    errors = [r for r in rows if not r.counted]
+    assert errors and all(r.task_key == "pyfuncs/add-two" and r.verdict == "error" for r in errors)
+    assert all(r.error_retries == 1 for r in errors)  # one retry, then left as an error
+    assert outcome.attempts == 9  # later jobs spent the budget the errors did not
+
+
+def test_a_job_of_only_errors_stops_the_run(mini_ws) -> None:
+    def down(spec: AttemptSpec) -> AttemptResult:
+        raise ConnectionError("everything is down")
+
+    with pytest.raises(ExecutorError, match="infrastructure errors"):
+        run_portfolio(RunSpec(portfolio="mini", budget_attempts=10, limit_tasks=3, max_error_retries=0), mini_ws,
+                      attempt_fn=down)
+    with open_store(mini_ws.db_url) as store:
+        [run] = store.list_runs()
+        assert run.status == "failed"
+
+
+def test_resume_finishes_an_interrupted_job_without_repeating_work(mini_ws) -> None:
+    calls: list[str] = []
+    stop_after = 3
+
+    def interrupted(spec: AttemptSpec) -> AttemptResult:
+        if len(calls) >= stop_after:
+            raise KeyboardInterrupt  # like Ctrl-C in the middle of a job
+        calls.append(spec.key)
+        return NoopAttempt(pass_rate=0.3)(spec)
+
+    spec = RunSpec(portfolio="mini", budget_attempts=16, limit_tasks=8, job_size=8, workers=1)
+    with pytest.raises(KeyboardInterrupt):
+        run_portfolio(spec, mini_ws, attempt_fn=interrupted)
+    with open_store(mini_ws.db_url) as store:
+        [run] = store.list_runs()
+        assert run.status == "stopped"
+        recorded = {r.idem_key for r in store.list_attempts(run.id)}
+        # Results that finished but were not recorded yet when the run stopped are simply run again.
+        assert 1 <= len(recorded) <= stop_after and recorded <= set(calls)
+    resumed_calls: list[str] = []
+
+    def counting(spec: AttemptSpec) -> AttemptResult:
+        resumed_calls.append(spec.key)
+        return NoopAttempt(pass_rate=0.3)(spec)
+
+    outcome = run_portfolio(RunSpec(resume=run.id), mini_ws, attempt_fn=counting)
+    assert not set(resumed_calls) & recorded  # nothing recorded is executed again
+    rows, jobs, run_row = attempts_of(mini_ws, run.id)
+    assert run_row.status == "done" and outcome.attempts == 16 == len(rows)
+    assert len({r.idem_key for r in rows}) == len(rows)
+
+    # Same seed, no interruption: the same jobs (configurations and tasks) in the same order.
+    fresh = run_portfolio(spec.model_copy(update={"workers": None}), mini_ws, attempt_fn=NoopAttempt(pass_rate=0.3))
+    _, fresh_jobs, _ = attempts_of(mini_ws, fresh.run_id)
+    assert [(j.configuration_hash, j.planned_tasks) for j in jobs] == [
+        (j.configuration_hash, j.planned_tasks) for j in fresh_jobs
+    ]
+
+
+def test_bad_names_are_user_errors(mini_ws) -> None:
+    with pytest.raises(UserInputError):
+        run_portfolio(RunSpec(portfolio="nope"), mini_ws, attempt_fn=NoopAttempt())
+    with pytest.raises(UserInputError, match="no run"):
+        run_portfolio(RunSpec(resume="20990101T000000Z-000000"), mini_ws, attempt_fn=NoopAttempt())
