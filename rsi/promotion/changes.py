@@ -7,8 +7,8 @@ the leaves that differ (and `rsi diff` shows exactly those); lists are replaced 
 compared by its resolved text: a candidate whose prompt lives in a file the contract can read keeps
 the file reference, otherwise the text is written inline.
 
-Release clocks: when the base or the harness content changes and the candidate did not bump the
-clock's version itself, the version is bumped here, so that a promotion always moves its clock.
+Clock versions (`base.version`, `harness.version`) are never copied from the candidate (it may come
+from an older revision): `revise_contract` bumps the version of every clock the change moves.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from rsi.contracts.schema import ContractSpec
 
 RUNTIME_SECTIONS = ("base", "specialists", "harness", "routing")
-_PROMPT_KEYS = ("system_prompt", "system_prompt_file")
+_SKIPPED = ("system_prompt", "system_prompt_file", "version")
 
 
 def promotion_sets(
@@ -34,9 +34,13 @@ def promotion_sets(
     sets: dict[str, Any] = {}
     for section in RUNTIME_SECTIONS:
         if section == "harness":
-            old_h = {k: v for k, v in old["harness"].items() if k not in _PROMPT_KEYS}
-            new_h = {k: v for k, v in new["harness"].items() if k not in _PROMPT_KEYS}
+            old_h = {k: v for k, v in old["harness"].items() if k not in _SKIPPED}
+            new_h = {k: v for k, v in new["harness"].items() if k not in _SKIPPED}
             _diff_into(sets, "harness", old_h, new_h)
+        elif section == "base":
+            old_b = {k: v for k, v in old["base"].items() if k != "version"}
+            new_b = {k: v for k, v in new["base"].items() if k != "version"}
+            _diff_into(sets, "base", old_b, new_b)
         else:
             _diff_into(sets, section, old[section], new[section])
     if candidate_prompt != parent_prompt:
@@ -47,12 +51,6 @@ def promotion_sets(
         else:
             sets["harness.system_prompt"] = candidate_prompt
             sets["harness.system_prompt_file"] = ""
-    harness_moved = any(k.startswith(("harness.", "routing")) and k != "harness.version" for k in sets)
-    if harness_moved and "harness.version" not in sets:
-        sets["harness.version"] = parent.harness.version + 1
-    base_moved = any(k.startswith("base.") and k != "base.version" for k in sets)
-    if base_moved and "base.version" not in sets:
-        sets["base.version"] = parent.base.version + 1
     return dict(sorted(sets.items()))
 
 

@@ -1,0 +1,211 @@
+"""`rsi trajectories export`: selected trajectories of a run as chat JSONL for SFT, with a manifest.
+
+    <out>/
+      train.jsonl     one {"messages": [{"role": ..., "content": ...}, ...]} per line (TRL SFTTrainer's
+                      conversational format; `datasets.load_dataset("json", data_files=...)` reads it)
+      manifest.json   provenance: dataset sha256, source runs and attempts (line by line), the contract
+                      revision, the selection policy and its parameters, counts per task, tag and
+                      configuration, what the policy dropped and why, and the decontamination check
+
+Both files are written atomically (temp file, fsync, rename), the manifest last, so a folder with a
+manifest always holds the complete dataset the manifest describes. The JSONL is deterministic (no
+timestamps), so the same selection gives the same dataset hash.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rsi.config import canonical_json
+from rsi.errors import RsiError, UserInputError
+from rsi.promotion.evidence import ScoredAttempt
+from rsi.promotion.stored import RunAttempts, load_run_attempts
+from rsi.trajectories.render import agent_turns, final_code_of, render_messages
+from rsi.trajectories.select import (
+    SelectionPolicy,
+    TrajectoryCandidate,
+    check_decontaminated,
+    select_trajectories,
+)
+from rsi.workspace import Workspace
+
+DATASET_FILE = "train.jsonl"
+MANIFEST_FILE = "manifest.json"
+MANIFEST_SCHEMA = "rsi-sft-export/1"
+
+
+@dataclass(frozen=True)
+class ExportOutcome:
+    """What an export wrote."""
+
+    out_dir: Path
+    dataset_path: Path
+    manifest_path: Path
+    examples: int
+    dataset_sha256: str
+    manifest: dict[str, Any]
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Temp file in the same folder, fsync, rename: a reader sees the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def heldout_hashes_of_suite(workspace: Workspace, suite: str) -> tuple[set[str], set[str]]:
+    """Content hashes and keys of the suite's heldout tasks as they are on disk now ({} if it won't load)."""
+    try:
+        from rsi.tasks.load import load_suite
+
+        tasks = load_suite(workspace, suite)
+    except RsiError:
+        return set(), set()
+    heldout = [t for t in tasks if t.spec.split == "heldout"]
+    return {t.content_hash for t in heldout}, {t.key for t in heldout}
+
+
+def gather_candidates(attempts: tuple[ScoredAttempt, ...]) -> tuple[list[TrajectoryCandidate], dict[str, int], dict[str, list[dict[str, str]]]]:
+    """Candidates for selection; trajectories are read only for passing train attempts (the rest
+    are refused by the policy without needing them). Returns candidates, read failures, rendered chats."""
+    from rsi.harness.trajectory import read_trajectory
+
+    candidates: list[TrajectoryCandidate] = []
+    failures: dict[str, int] = {}
+    chats: dict[str, list[dict[str, str]]] = {}
+    for record in attempts:
+        if not (record.passed and record.split == "train"):
+            candidates.append(TrajectoryCandidate(record, "", 0))
+            continue
+        if not record.trajectory_path:
+            failures["no trajectory recorded"] = failures.get("no trajectory recorded", 0) + 1
+            continue
+        try:
+            trajectory = read_trajectory(Path(record.trajectory_path))
+        except RsiError:
+            failures["trajectory unreadable"] = failures.get("trajectory unreadable", 0) + 1
+            continue
+        messages = render_messages(trajectory)
+        if not any(m["role"] == "assistant" for m in messages):
+            failures["no assistant turn"] = failures.get("no assistant turn", 0) + 1
+            continue
+        chats[record.attempt_id] = messages
+        candidates.append(TrajectoryCandidate(record, final_code_of(trajectory), agent_turns(trajectory)))
+    return candidates, failures, chats
+
+
+def contract_provenance(workspace: Workspace, contract: str | None) -> dict[str, Any] | None:
+    """Name, revision, content hash and HEAD commit of the named contract (None if there is none)."""
+    if not contract:
+        return None
+    from rsi.contracts.refs import resolve_ref
+
+    try:
+        loaded = resolve_ref(workspace, contract)
+    except RsiError:
+        return None
+    commit = ""
+    try:
+        import git
+
+        commit = git.Repo(workspace.root, search_parent_directories=True).head.commit.hexsha
+    except Exception:  # no repository or no commit yet: the manifest says so with an empty commit
+        commit = ""
+    return {"name": loaded.name, "revision": loaded.revision, "content_hash": loaded.content_hash, "commit": commit}
+
+
+def export_trajectories(
+    workspace: Workspace,
+    run_ids: list[str],
+    out_dir: Path,
+    policy: SelectionPolicy | None = None,
+    contract: str | None = "default",
+) -> ExportOutcome:
+    """Select, decontaminate, render and write (see the module docstring)."""
+    from rsi.store import open_store
+
+    policy = policy or SelectionPolicy()
+    store = open_store(workspace.db_url)
+    try:
+        stored: RunAttempts = load_run_attempts(store, run_ids, workspace.runs_dir)
+    finally:
+        store.close()
+    disk_hashes, disk_keys = heldout_hashes_of_suite(workspace, stored.suite)
+    heldout_hashes = set(stored.heldout_hashes) | disk_hashes
+    heldout_keys = set(stored.heldout_keys) | disk_keys
+    candidates, failures, chats = gather_candidates(stored.attempts)
+    outcome = select_trajectories(candidates, policy, heldout_hashes)
+    check_decontaminated(outcome.selected, heldout_hashes, heldout_keys)
+    if not outcome.selected:
+        raise UserInputError(
+            f"nothing to export: runs {', '.join(run_ids)} have no passing train attempt with a readable trajectory",
+            hint="check `rsi coverage` for the run; heldout tasks are never exported",
+        )
+    lines = [canonical_json({"messages": chats[c.record.attempt_id]}) for c in outcome.selected]
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    import hashlib
+
+    digest = hashlib.sha256(data).hexdigest()
+    configs = stored.configurations
+    manifest: dict[str, Any] = {
+        "schema": MANIFEST_SCHEMA,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "dataset": {"file": DATASET_FILE, "sha256": digest, "examples": len(lines), "format": "chat-messages"},
+        "source": {
+            "runs": list(stored.run_ids),
+            "suite": stored.suite,
+            "attempts": [
+                {
+                    "line": index,
+                    "attempt": c.record.attempt_id,
+                    "run": c.record.run_id,
+                    "task": c.record.task_key,
+                    "task_hash": c.record.task_hash,
+                    "config_hash": c.record.config_hash,
+                    "config_name": c.record.config_name,
+                    "tokens": c.record.tokens,
+                    "turns": c.turns,
+                    "code_key": c.code_key,
+                }
+                for index, c in enumerate(outcome.selected)
+            ],
+        },
+        "contract": contract_provenance(workspace, contract),
+        "configurations": {
+            h: {"name": configs[h].name, "contract_ref": configs[h].contract_ref, "parents": list(configs[h].parents)}
+            for h in sorted({c.record.config_hash for c in outcome.selected})
+            if h in configs
+        },
+        "policy": policy.describe(),
+        "counts": {
+            "per_task": outcome.per_task(),
+            "per_tag": outcome.per_tag(),
+            "per_config": outcome.per_config(),
+            "dropped": {**outcome.dropped, **failures},
+        },
+        "decontamination": {
+            "heldout_tasks": len(heldout_keys),
+            "heldout_hashes": len(heldout_hashes),
+            "passed": True,
+        },
+    }
+    out_dir = Path(out_dir)
+    dataset_path, manifest_path = out_dir / DATASET_FILE, out_dir / MANIFEST_FILE
+    manifest_path.unlink(missing_ok=True)  # the manifest marks a complete export: remove it first
+    write_atomic(dataset_path, data)
+    write_atomic(manifest_path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    return ExportOutcome(out_dir, dataset_path, manifest_path, len(lines), digest, manifest)
