@@ -300,10 +300,10 @@ def load_suite(root_or_workspace: Workspace | Path | None, suite: str | Path) ->
     suite_dir = resolve_suite_dir(root_or_workspace, suite)
     problems: list[Problem] = []
     try:
-        defaults: SuiteDefaults | None = load_suite_defaults(suite_dir)
+        defaults = load_suite_defaults(suite_dir)
     except TaskError as error:
-        problems.extend(error.problems)
-        defaults = None
+        # Tasks loaded without their defaults would only repeat the same mistake in every task.
+        raise TaskError(error.problems, hint="fix suite.toml first; its tasks are checked after it loads") from None
     tasks: list[Task] = []
     folders = task_dirs(suite_dir)
     if not folders:

@@ -1,0 +1,84 @@
+"""Every shipped task suite loads cleanly; pyfuncs has the size, split and shape the project promises."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from rsi.tasks.load import load_cases, load_suite, task_dirs
+from rsi.workspace import shipped_root
+
+SHIPPED_TASKS = shipped_root() / "tasks"
+SUITES = sorted(p.name for p in SHIPPED_TASKS.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_every_shipped_suite_validates(suite: str) -> None:
+    tasks = load_suite(shipped_root(), suite)
+    assert len(tasks) == len(task_dirs(SHIPPED_TASKS / suite))
+    assert len({t.content_hash for t in tasks}) == len(tasks), "two tasks with identical content"
+
+
+@pytest.fixture(scope="module")
+def pyfuncs():
+    return load_suite(shipped_root(), "pyfuncs")
+
+
+def test_pyfuncs_size_and_heldout_share(pyfuncs) -> None:
+    assert len(pyfuncs) >= 60
+    heldout = [t for t in pyfuncs if t.spec.split == "heldout"]
+    assert 0.20 <= len(heldout) / len(pyfuncs) <= 0.30
+    # Heldout is spread: it covers every difficulty and most skills, not one corner of the suite.
+    assert {t.spec.difficulty for t in heldout} == {t.spec.difficulty for t in pyfuncs}
+    train_tags = Counter(tag for t in pyfuncs for tag in t.spec.tags)
+    heldout_tags = {tag for t in heldout for tag in t.spec.tags}
+    assert {tag for tag, n in train_tags.items() if n >= 8} <= heldout_tags
+
+
+def test_pyfuncs_grading_spread(pyfuncs) -> None:
+    by_difficulty = Counter(t.spec.difficulty for t in pyfuncs)
+    # The tiny embedded model must be able to solve some tasks: many are genuinely trivial or easy.
+    assert by_difficulty["trivial"] >= 10
+    assert by_difficulty["trivial"] + by_difficulty["easy"] >= len(pyfuncs) * 0.4
+    assert by_difficulty["medium"] + by_difficulty["hard"] >= len(pyfuncs) * 0.3
+
+
+def test_pyfuncs_tasks_are_complete(pyfuncs) -> None:
+    for task in pyfuncs:
+        assert task.spec.tags and all(tag.strip() for tag in task.spec.tags), task.id
+        assert task.spec.verifier.kind == "cases", task.id
+        assert (task.solution_dir / "solution.py").is_file(), f"{task.id}: no reference solution"
+        stub = task.environment_dir / "solution.py"
+        assert stub.is_file(), f"{task.id}: no stub"
+        cases = load_cases(task)
+        assert 6 <= len(cases.cases) <= 12, f"{task.id}: {len(cases.cases)} cases"
+        assert f"def {cases.function}(" in task.instruction, task.id
+        assert f"def {cases.function}(" in stub.read_text(), task.id
+        # Every hidden value is plain JSON (what the judge and the sandboxed child exchange).
+        for case in cases.cases:
+            json.dumps([case.args, case.kwargs, case.expected], allow_nan=False)
+        # Not every case may expect None: the "wrong" probe of `rsi tasks check` returns None.
+        assert any(case.expected is not None for case in cases.cases), task.id
+
+
+def test_pyfuncs_hidden_cases_hold_more_than_the_examples(pyfuncs) -> None:
+    """The instruction shows a couple of examples; the hidden cases add edge cases beyond them."""
+    for task in pyfuncs:
+        shown = task.instruction.split("Examples:", 1)[1].count(f"{load_cases(task).function}(")
+        assert shown <= 3, task.id
+        assert len(load_cases(task).cases) >= shown + 4, task.id
+
+
+def test_reference_files_never_reach_the_agent(pyfuncs) -> None:
+    for task in pyfuncs:
+        env = sorted(p.relative_to(task.environment_dir).as_posix() for p in task.environment_dir.rglob("*"))
+        assert env == ["solution.py"], task.id
+        assert "NotImplementedError" in (task.environment_dir / "solution.py").read_text(), task.id
+
+
+def test_shipped_root_holds_the_suites() -> None:
+    assert "pyfuncs" in SUITES
+    assert Path(SHIPPED_TASKS / "pyfuncs" / "suite.toml").is_file()
