@@ -210,8 +210,14 @@ def _spec_problems(
 
 
 def load_task(task_dir: Path, suite_defaults: SuiteDefaults | None = None, suite: str | None = None) -> Task:
-    """Load one task folder; raises TaskError listing every problem found in it."""
+    """Load one task folder; raises TaskError listing every problem found in it.
+
+    Without `suite_defaults`, the defaults of the suite the folder sits in (its parent's suite.toml,
+    if any) apply, so a task loads the same whether reached through its suite or by its path.
+    """
     task_dir = Path(task_dir)
+    if suite_defaults is None:
+        suite_defaults = load_suite_defaults(task_dir.resolve().parent)
     toml_file = task_dir / TASK_FILE
     problems: list[Problem] = []
     if not toml_file.is_file():

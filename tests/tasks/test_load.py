@@ -10,6 +10,7 @@ import tomli_w
 
 from rsi.errors import TaskError
 from rsi.tasks.load import (
+    SuiteDefaults,
     content_hash,
     load_cases,
     load_suite,
@@ -18,7 +19,7 @@ from rsi.tasks.load import (
     prepare_workdir,
     resolve_task,
 )
-from rsi.tasks.spec import TaskSpec
+from rsi.tasks.spec import SuiteSpec, TaskSpec
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "tasks" / "pyfuncs"
@@ -63,9 +64,11 @@ def test_suite_defaults_apply_and_tables_merge(tmp_path: Path) -> None:
     assert task.spec.limits.wall_s == 7  # from the defaults' [limits]
     assert task.spec.limits.cpu_s == 5  # the task's own value wins, key by key
     assert task.spec.verifier.kind == "cases"
-    # Without suite defaults the same task falls back to the model defaults (kind 'script' needs test.sh).
+    # Loaded by its path alone, a task still gets its suite's defaults.
+    assert load_task(suite / "add-two").spec == task.spec
+    # With empty defaults it falls back to the model defaults (kind 'script' needs tests/test.sh).
     with pytest.raises(TaskError, match="test.sh is missing"):
-        load_task(suite / "add-two")
+        load_task(suite / "add-two", SuiteDefaults(SuiteSpec()))
 
 
 def test_load_suite_sorted_and_problems_reported_together(tmp_path: Path) -> None:
