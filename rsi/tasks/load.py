@@ -118,6 +118,7 @@ def _load_cases_file(file: Path, problems: list[Problem]) -> CasesSpec | None:
         problems.append(Problem(file, None, "verifier.cases_file", "cases file is missing"))
         return None
     text: str | None = None
+    json_text: str | None = None
     if file.suffix == ".toml":
         parsed = _read_toml(file, problems)
         if parsed is None:
@@ -125,7 +126,8 @@ def _load_cases_file(file: Path, problems: list[Problem]) -> CasesSpec | None:
         data, text = parsed
     else:
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
+            json_text = file.read_text(encoding="utf-8")
+            data = json.loads(json_text)
         except json.JSONDecodeError as error:
             problems.append(json_syntax_problem(file, error))
             return None
@@ -135,7 +137,7 @@ def _load_cases_file(file: Path, problems: list[Problem]) -> CasesSpec | None:
     try:
         return CasesSpec.model_validate(data)
     except PydanticValidationError as error:
-        problems.extend(pydantic_problems(file, error, text))
+        problems.extend(pydantic_problems(file, error, text, json_text=json_text))
         return None
 
 

@@ -55,6 +55,31 @@ def toml_line(text: str, path: tuple[str, ...]) -> int | None:
     return best[1] if best else None
 
 
+def json_line(text: str, loc: tuple[Any, ...]) -> int | None:
+    """1-based line of `loc` in a JSON object text: ("cases", 3, ...) -> the line where case 3 starts,
+    ("function",) -> the line of that top-level key. None when it cannot be placed."""
+    if not loc or not isinstance(loc[0], str):
+        return None
+    found = re.search('"' + re.escape(loc[0]) + r'"\s*:\s*', text)
+    if found is None:
+        return None
+    start = found.end()
+    if len(loc) < 2 or not isinstance(loc[1], int) or not text[start:].startswith("["):
+        return text.count("\n", 0, found.start()) + 1
+    decoder = json.JSONDecoder()
+    position = start + 1
+    for index in range(loc[1] + 1):
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+        if index == loc[1]:
+            return text.count("\n", 0, position) + 1
+        try:
+            _, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError:
+            return None
+    return None
+
+
 def toml_syntax_problem(file: Path, error: Exception) -> Problem:
     """A tomllib.TOMLDecodeError as a located problem."""
     message = str(error)
@@ -88,13 +113,22 @@ def _message(error: dict[str, Any]) -> str:
 
 
 def pydantic_problems(
-    file: Path, error: PydanticValidationError, text: str | None = None, prefix: tuple[str, ...] = ()
+    file: Path,
+    error: PydanticValidationError,
+    text: str | None = None,
+    prefix: tuple[str, ...] = (),
+    json_text: str | None = None,
 ) -> list[Problem]:
-    """Every error of one pydantic validation, located in `file` (lines only for TOML text)."""
+    """Every error of one pydantic validation, located in `file` (TOML `text`, or `json_text`)."""
     problems = []
     for item in error.errors():
         loc = tuple(item["loc"])
         key_path = prefix + tuple(str(p) for p in loc if not isinstance(p, int))
-        line = toml_line(text, key_path) if text is not None else None
+        if text is not None:
+            line = toml_line(text, key_path)
+        elif json_text is not None:
+            line = json_line(json_text, loc)
+        else:
+            line = None
         problems.append(Problem(file, line, dotted(prefix + loc), _message(item)))
     return problems

@@ -125,13 +125,14 @@ def test_nested_key_and_cases_file_errors_are_located(tmp_path: Path, cli) -> No
     toml = suite / "add-two" / "task.toml"
     toml.write_text(toml.read_text() + "\n[limits]\nwall_s = 5\nmemory_gb = 2\n")
     cases = suite / "count-vowels" / "tests" / "cases.json"
-    cases.write_text('{"kind": "cases", "function": "count_vowels", "cases": [{"args": ["a"], "expect": 1}]}')
+    cases.write_text('{"kind": "cases", "function": "count_vowels", "cases": [\n{"args": ["a"], "expected": 1},\n'
+                     ' {"args": ["a"], "expect": 1}\n]}')
     done = cli("tasks", "validate", str(suite), cwd=tmp_path)
     assert done.returncode == 2
     lines = [ln for ln in done.stderr.splitlines() if ln.startswith("error:")]
     assert f"error: {toml}:9: limits.memory_gb: unknown key" in lines
-    assert f"error: {cases}: cases[0].expect: unknown key" in lines
-    assert f"error: {cases}: cases[0].expected: required key is missing" in lines
+    assert f"error: {cases}:3: cases[1].expect: unknown key" in lines
+    assert f"error: {cases}:3: cases[1].expected: required key is missing" in lines
 
 
 def test_toml_syntax_error_names_the_line(tmp_path: Path, cli) -> None:
