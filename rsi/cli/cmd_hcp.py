@@ -180,10 +180,7 @@ def log(
     for e in entries:
         clocks = ",".join(e.clocks_moved) or "-"
         first = e.message.splitlines()[0] if e.message else ""
-        console.print(
-            f"r{e.revision}\t{e.date.strftime('%Y-%m-%dT%H:%M:%SZ')}\t{clocks}\t{e.content_hash[:12]}\t{first}",
-            markup=False,
-        )
+        typer.echo(f"r{e.revision}\t{e.date.strftime('%Y-%m-%dT%H:%M:%SZ')}\t{clocks}\t{e.content_hash[:12]}\t{first}")
 
 
 @hcp_app.command("show")

@@ -87,9 +87,9 @@ def show(
             table.add_row(*(str(row[c]) for c in columns))
         console.print(table)
         return
-    console.print("\t".join(columns), markup=False)
+    typer.echo("\t".join(columns))
     for row in rows:
-        console.print("\t".join(str(row[c]) for c in columns), markup=False)
+        typer.echo("\t".join(str(row[c]) for c in columns))
 
 
 @portfolio_app.command("validate")

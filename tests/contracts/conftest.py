@@ -21,3 +21,29 @@ def shared_workspace(tmp_path_factory: pytest.TempPathFactory):
         for var, value in IDENTITY.items():
             patch.setenv(var, value)
         return init_workspace(tmp_path_factory.mktemp("shared") / "ws")
+
+
+@pytest.fixture(scope="session")
+def contract_examples(tmp_path_factory: pytest.TempPathFactory):
+    """The shipped hcp/ and portfolios/ with an empty tasks/: what contract tests need, copied fast."""
+    import shutil
+
+    from rsi.workspace import shipped_root
+
+    root = tmp_path_factory.mktemp("examples")
+    for part in ("hcp", "portfolios"):
+        shutil.copytree(shipped_root() / part, root / part)
+    (root / "tasks").mkdir()
+    return root
+
+
+@pytest.fixture
+def workspace(tmp_path, git_identity, contract_examples):
+    """A fresh `rsi init` workspace (real git) holding the shipped contracts and portfolios.
+
+    Shadows the suite-wide fixture for these tests: the task suites are not needed here, and
+    skipping their copy keeps each revise test well under a second of setup.
+    """
+    from rsi.workspace import init_workspace
+
+    return init_workspace(tmp_path / "ws", examples=contract_examples)
