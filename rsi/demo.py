@@ -30,9 +30,7 @@ def _rsi() -> str:
 def _step(title: str, *args: str, capture: bool = False) -> subprocess.CompletedProcess[str]:
     print(f"\n== {title}\n$ rsi {shlex.join(args)}", flush=True)
     done = subprocess.run([_rsi(), *args], text=True, capture_output=capture)
-    if capture and done.stdout:
-        pass
-    if done.returncode not in (0,):
+    if done.returncode != 0:
         if capture:
             sys.stderr.write(done.stdout + done.stderr)
         sys.exit(f"demo step failed ({done.returncode}): rsi {shlex.join(args)}")
