@@ -63,6 +63,7 @@ def run_command(
     slurm_cpus: Annotated[int | None, typer.Option("--slurm-cpus", help="CPUs per attempt.", rich_help_panel=SLURM_PANEL)] = None,
     slurm_mem_gb: Annotated[float | None, typer.Option("--slurm-mem-gb", help="Memory per attempt (GB).", rich_help_panel=SLURM_PANEL)] = None,
     slurm_time_min: Annotated[int | None, typer.Option("--slurm-time-min", help="Time limit per attempt (minutes).", rich_help_panel=SLURM_PANEL)] = None,
+    report: Annotated[bool | None, typer.Option("--report/--no-report", help="Write runs/<run>/report.html at the end.", rich_help_panel=RUN_PANEL)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="No live display; print the outcome as JSON.")] = False,
 ) -> None:
     """Run a portfolio on a task suite under a budget (or resume an interrupted run)."""
@@ -75,7 +76,7 @@ def run_command(
         "portfolio": portfolio, "suite": suite, "split": split, "limit_tasks": limit_tasks, "job_size": job_size,
         "attempts_per_task": attempts_per_task, "seed": seed, "resume": resume, "budget_attempts": budget_attempts,
         "budget_tokens": budget_tokens, "budget_minutes": budget_minutes, "executor": executor, "workers": workers,
-        "sandbox": sandbox, "db": db,
+        "sandbox": sandbox, "db": db, "report": report,
     }
     given = {k: v for k, v in flags.items() if v is not None}
     if resume:

@@ -29,11 +29,19 @@ class NoopAttempt(BaseModel):
     error_keys: frozenset[str] = Field(default=frozenset(), description="Keys whose first try raises (infra error).")
     crash_keys: frozenset[str] = Field(default=frozenset(), description="Keys whose process dies (os._exit).")
     tokens: int = Field(default=0, ge=0)
+    log_path: str = Field(default="", description="Append each executed key here (tests count executions).")
 
     def __call__(self, spec: AttemptSpec) -> AttemptResult:
         started = datetime.now(UTC)
         if self.sleep_s:
             time.sleep(self.sleep_s)
+        if self.log_path:
+            # One short O_APPEND write per line: atomic, so concurrent threads never interleave.
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, f"{spec.key}\n".encode())
+            finally:
+                os.close(fd)
         if spec.key in self.crash_keys:
             os._exit(3)  # a worker killed from outside (OOM, node failure): no result at all
         if spec.key in self.error_keys and spec.try_index == 0:

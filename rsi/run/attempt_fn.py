@@ -10,8 +10,9 @@ Testing hooks (documented in docs, never set by a normal run):
 - `RSI_MODEL_OVERRIDE=scripted:<file.json>`: every attempt gets a fresh ScriptedModel replaying
   `{"replies": [...], "tasks": {"<task id>": [...]}}` (per-task replies win), instead of the
   contract's model; the sandbox, harness and verifier stay real.
-- `RSI_ATTEMPT_OVERRIDE=noop[:pass_rate[:sleep_s]]`: replace the whole attempt by
-  `rsi.executors.noop.NoopAttempt` (no model, no sandbox) to test the orchestration alone.
+- `RSI_ATTEMPT_OVERRIDE=noop[:pass_rate[:sleep_s[:log_file]]]`: replace the whole attempt by
+  `rsi.executors.noop.NoopAttempt` (no model, no sandbox) to test the orchestration alone; with
+  a log file, each executed key is appended to it (crash tests count executions).
 """
 
 from __future__ import annotations
@@ -174,11 +175,13 @@ def make_attempt_fn(workspace_root: Path, sandbox: str) -> AttemptFn:
     if override:
         kind, _, rest = override.partition(":")
         if kind != "noop":
-            raise UserInputError(f"{ENV_ATTEMPT_OVERRIDE}={override!r}: only 'noop[:pass_rate[:sleep_s]]' is known")
-        parts = [p for p in rest.split(":") if p]
+            raise UserInputError(f"{ENV_ATTEMPT_OVERRIDE}={override!r}: only 'noop[:pass_rate[:sleep_s[:log_file]]]' is known")
+        parts = rest.split(":", 2) if rest else []
         try:
             return NoopAttempt(
-                pass_rate=float(parts[0]) if parts else 0.5, sleep_s=float(parts[1]) if len(parts) > 1 else 0.0
+                pass_rate=float(parts[0]) if parts and parts[0] else 0.5,
+                sleep_s=float(parts[1]) if len(parts) > 1 and parts[1] else 0.0,
+                log_path=parts[2] if len(parts) > 2 else "",
             )
         except ValueError as error:
             raise UserInputError(f"{ENV_ATTEMPT_OVERRIDE}={override!r}: {error}") from error

@@ -20,6 +20,10 @@ continues exactly as an uninterrupted one would have.
 Infrastructure errors (verdict `error`) are retried with exponential backoff up to
 `max_error_retries` times, counted apart, and never count as coverage, failures or budget.
 Only this process writes the store; executors' workers never touch it.
+
+Testing hook: `RSI_TEST_CRASH_AT=<point>:<n>` SIGKILLs this process the n-th time it passes
+`<point>` (run_created, job_planned, attempt_recorded, job_finished), so crash tests can kill a
+real `rsi run` deterministically at the boundaries between writes.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +64,22 @@ class _Counters:
     covered: set[str] = field(default_factory=set)
     history: list[tuple[str, str, bool]] = field(default_factory=list)  # the scheduler's input
     quarantined: set[str] = field(default_factory=set)  # tasks with an attempt out of error retries
+
+
+_crash_counts: dict[str, int] = {}
+
+
+def _crash_point(name: str) -> None:
+    """SIGKILL ourselves here if RSI_TEST_CRASH_AT says so (see the module docstring)."""
+    wanted = os.environ.get("RSI_TEST_CRASH_AT")
+    if not wanted:
+        return
+    point, _, count = wanted.partition(":")
+    if point != name:
+        return
+    _crash_counts[name] = _crash_counts.get(name, 0) + 1
+    if _crash_counts[name] == int(count or 1):
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _attempt_seed(seed: int, job_index: int, task_key: str, attempt_index: int) -> int:
@@ -169,6 +190,7 @@ class Orchestrator:
             },
         )
         self.run_id, self.resolved, self.configs, self.tasks = run_id, resolved, configs, tasks
+        _crash_point("run_created")
 
     def _resume_run(self, run_id: str) -> None:
         from rsi.tasks.load import load_suite
@@ -319,12 +341,13 @@ class Orchestrator:
                 self.store.finish_run(self.run_id, status)
             self._emit("run_finished", f"{status}: {reason}", job_index=None)
         report_path = ""
-        try:
-            from rsi.report import write_report
+        if self.spec.report:
+            try:
+                from rsi.report import write_report
 
-            report_path = str(write_report(self.store, self.run_id, self.run_dir / "report.html"))
-        except Exception as error:  # a report is a convenience; the run's data is already safe
-            self._emit("note", f"report not written: {type(error).__name__}: {error}")
+                report_path = str(write_report(self.store, self.run_id, self.run_dir / "report.html"))
+            except Exception as error:  # a report is a convenience; the run's data is already safe
+                self._emit("note", f"report not written: {type(error).__name__}: {error}")
         c = self.counters
         return RunOutcome(
             run_id=self.run_id, status=status, stop_reason=reason,  # type: ignore[arg-type]
@@ -384,6 +407,7 @@ class Orchestrator:
                 job_index=job_index, details={"reason": proposal.reason, "scheduler": scheduler.name},
             )
             self._next_job_index += 1
+            _crash_point("job_planned")
             self._run_job(executor, job, resumed=False)
 
     def _config(self, config_hash: str) -> Configuration:
@@ -461,6 +485,7 @@ class Orchestrator:
                 self.counters.quarantined.add(spec.task_key)
         failed = bool(specs) and self.counters.attempts == counted_before
         self.store.finish_job(self.run_id, job.job_index, "failed" if failed else "done")
+        _crash_point("job_finished")
         self._save_state(force=True)
         self._emit(
             "job_finished",
@@ -493,6 +518,7 @@ class Orchestrator:
             finished=result.finished,
         )
         outcome = self.store.record_attempt(self.run_id, job_index, record)  # its own transaction
+        _crash_point("attempt_recorded")
         c = self.counters
         if outcome.ignored:
             return  # already counted (a resumed run re-executed a recorded key): never count twice

@@ -1,0 +1,138 @@
+"""SIGKILL a real `rsi run` subprocess at several points, resume it, and check nothing is lost or doubled.
+
+The attempt is the no-op one (RSI_ATTEMPT_OVERRIDE testing hook) so the test is fast and exact: it
+logs every executed key, which lets the test prove that no attempt recorded before the kill runs
+again. Kill points are the boundaries between writes (RSI_TEST_CRASH_AT hook) plus a kill at a
+random moment mid-job, and a run killed twice.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+BUDGET = 20
+RUN_ARGS = ("run", "-p", "mini", "--budget-attempts", str(BUDGET), "--limit-tasks", "10", "--job-size", "4",
+            "--workers", "2", "--no-report")
+
+
+def db_path(ws) -> Path:
+    return ws.runs_dir / "rsi.sqlite"
+
+
+def query(ws, sql: str, *params):
+    with sqlite3.connect(db_path(ws), timeout=30) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def latest_run(ws) -> str:
+    [(run_id,)] = query(ws, "SELECT id FROM runs ORDER BY created DESC LIMIT 1")
+    return run_id
+
+
+def recorded_keys(ws, run_id: str) -> set[str]:
+    return {k for (k,) in query(ws, "SELECT idem_key FROM attempts WHERE run_id = ? AND counted", run_id)}
+
+
+def executed(log: Path) -> list[str]:
+    return log.read_text().split() if log.exists() else []
+
+
+def check_complete(ws, run_id: str) -> None:
+    """Every planned key recorded exactly once, the budget spent exactly, the database intact."""
+    assert query(ws, "PRAGMA integrity_check") == [("ok",)]
+    jobs = query(ws, "SELECT job_index, planned_tasks, attempts_per_task, status FROM jobs WHERE run_id = ?", run_id)
+    import json
+
+    planned = Counter(
+        f"{run_id}|{index}|{task}|{i}" for index, tasks, per_task, _ in jobs for task in json.loads(tasks)
+        for i in range(per_task)
+    )
+    rows = Counter(k for (k,) in query(ws, "SELECT idem_key FROM attempts WHERE run_id = ?", run_id))
+    assert rows == planned, "each planned idempotency key has exactly one row"
+    assert all(status == "done" for *_, status in jobs)
+    [(counted,)] = query(ws, "SELECT COUNT(*) FROM attempts WHERE run_id = ? AND counted", run_id)
+    assert counted == BUDGET
+    [(status,)] = query(ws, "SELECT status FROM runs WHERE id = ?", run_id)
+    assert status == "done"
+    # The coverage summary agrees with the attempts table.
+    [(stat_attempts,)] = query(ws, "SELECT SUM(attempts) FROM attempt_stats WHERE run_id = ?", run_id)
+    assert stat_attempts == BUDGET
+
+
+@pytest.mark.parametrize(
+    "point",
+    ["run_created:1", "job_planned:1", "attempt_recorded:6", "job_finished:2", "attempt_recorded:19"],
+)
+def test_sigkill_at_a_write_boundary_then_resume(mini_ws, cli, tmp_path, point) -> None:
+    log = tmp_path / "executed.log"
+    env = {"RSI_ATTEMPT_OVERRIDE": f"noop:0.3:0.01:{log}", "RSI_TEST_CRASH_AT": point}
+    first = cli(*RUN_ARGS, cwd=mini_ws.root, env=env)
+    assert first.returncode == -signal.SIGKILL, (first.returncode, first.stderr[-2000:])
+    run_id = latest_run(mini_ws)
+    before = recorded_keys(mini_ws, run_id)
+    ran_before = len(executed(log))
+
+    second = cli("run", "--resume", run_id, "--no-report", cwd=mini_ws.root, env={**env, "RSI_TEST_CRASH_AT": ""})
+    assert second.returncode == 0, second.stderr[-3000:]
+    after_resume = executed(log)[ran_before:]
+    assert not before & set(after_resume), "an attempt recorded before the kill ran again"
+    check_complete(mini_ws, run_id)
+
+
+def test_sigkill_at_a_random_moment_twice_then_resume(mini_ws, cli, tmp_path) -> None:
+    log = tmp_path / "executed.log"
+    env = {**os.environ, "RSI_ATTEMPT_OVERRIDE": f"noop:0.3:0.1:{log}"}
+    exe = str(Path(os.sys.executable).parent / "rsi")
+
+    def start_and_kill(args: tuple[str, ...], at_least: int) -> None:
+        proc = subprocess.Popen([exe, *args], cwd=mini_ws.root, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                [(n,)] = query(mini_ws, "SELECT COUNT(*) FROM attempts")
+            except sqlite3.OperationalError:
+                n = 0  # the schema is not there yet
+            if n >= at_least:
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(10) == -signal.SIGKILL
+
+    start_and_kill(RUN_ARGS, at_least=3)
+    run_id = latest_run(mini_ws)
+    start_and_kill(("run", "--resume", run_id, "--no-report"), at_least=len(recorded_keys(mini_ws, run_id)) + 5)
+    before = recorded_keys(mini_ws, run_id)
+    ran_before = len(executed(log))
+    final = subprocess.run([exe, "run", "--resume", run_id, "--no-report"], cwd=mini_ws.root, env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert final.returncode == 0, final.stderr[-3000:]
+    assert not before & set(executed(log)[ran_before:])
+    check_complete(mini_ws, run_id)
+
+
+def test_resume_of_a_finished_run_does_nothing(mini_ws, cli, tmp_path) -> None:
+    log = tmp_path / "executed.log"
+    env = {"RSI_ATTEMPT_OVERRIDE": f"noop:0.3:0:{log}"}
+    assert cli(*RUN_ARGS, cwd=mini_ws.root, env=env).returncode == 0
+    run_id = latest_run(mini_ws)
+    ran = len(executed(log))
+    again = cli("run", "--resume", run_id, "--json", cwd=mini_ws.root, env=env)
+    assert again.returncode == 0, again.stderr
+    assert len(executed(log)) == ran
+    check_complete(mini_ws, run_id)
+
+
+def test_resume_refuses_plan_flags_with_exit_2(mini_ws, cli) -> None:
+    result = cli("run", "--resume", "x", "--budget-attempts", "5", cwd=mini_ws.root)
+    assert result.returncode == 2
+    assert "--budget-attempts" in result.stderr and "Traceback" not in result.stderr
