@@ -9,6 +9,9 @@ agent step per turn with the reply, its code and the observation shown back).
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,3 +137,22 @@ class RunBuilder:
         trajectory.final_metrics = FinalMetrics(completion_tokens=p.tokens, turns=p.turns)
         path = self.workspace.run_dir(run_id) / f"{attempt_id}" / "trajectory.json"
         return write_trajectory(trajectory, path)
+
+
+# The real CLI entry point (rsi.cli.app.main: error rendering, exit codes), with this area's commands
+# registered if the lead has not wired rsi/cli/cmd_promote.py into app.py yet.
+CLI_SHIM = """
+import sys
+from rsi.cli import app as root, cmd_promote
+if not any(c.name == "promote" for c in root.app.registered_commands):
+    cmd_promote.register(root.app)
+sys.argv[0] = "rsi"
+root.main()
+"""
+
+
+def rsi_promote_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, prelude: str = "",
+                    timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run `rsi ARGS` in a subprocess through the real entry point; `prelude` runs first (crash injection)."""
+    return subprocess.run([sys.executable, "-c", prelude + CLI_SHIM, *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=timeout)

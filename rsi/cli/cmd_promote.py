@@ -1,0 +1,182 @@
+"""CLI commands: `rsi promote`, `rsi propose`, `rsi trajectories export`.
+
+Each parses flags, calls one core function (rsi.promotion.promote.promote_run,
+rsi.promotion.successor.propose_portfolio, rsi.trajectories.export.export_trajectories) and renders.
+Exit codes: 0 done (or already done), 1 promotion refused by the gate or runtime failure, 2 bad input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from rsi.cli.render import console, print_json
+from rsi.cli.state import state
+
+if TYPE_CHECKING:
+    from rsi.promotion.decision import PromotionDecision
+
+trajectories_app = typer.Typer(help="Select and export trajectories for training.", no_args_is_help=True)
+
+
+def _render_decision(decision: PromotionDecision) -> None:
+    evidence = decision.evidence
+    console.print(f"evidence: {evidence.split} split of run(s) {', '.join(evidence.run_ids) or '-'}; "
+                  f"{len(evidence.configs)} configuration(s), {len(evidence.covered)}/{len(evidence.tasks)} tasks covered")
+    for config in sorted(evidence.configs, key=lambda c: (-c.pass_ci.low, c.config_name)):
+        mark = "*" if decision.candidate and config.config_hash == decision.candidate.config_hash else " "
+        console.print(
+            f" {mark} {config.config_name:<28} {config.passes:>3}/{config.attempts:<3} pass {config.pass_rate:.3f} "
+            f"{config.pass_ci.as_text()}  solved {len(config.tasks_solved):>3}  marginal {len(config.marginal)}",
+            markup=False,
+        )
+    if decision.lift is not None:
+        lift = decision.lift
+        console.print(
+            f"heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
+            f"lift {lift.lift:+.3f} CI95 {lift.ci.as_text()} ({lift.method}); retention {lift.retention:.3f}",
+            markup=False,
+        )
+    for route in decision.routing:
+        console.print(f"route: {route.tag} -> {route.config_name} ({route.solved}/{route.tasks})", markup=False)
+
+
+def promote(
+    runs: Annotated[list[str], typer.Argument(help="Run id(s) of one suite, as `rsi status` lists them.")],
+    contract: Annotated[str, typer.Option("--contract", help="Contract to promote into (hcp/NAME.toml).")] = "default",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the decision and the diff; write nothing.")] = False,
+    ci_method: Annotated[
+        str, typer.Option("--ci-method", help="Interval of the heldout lift: newcombe (default) or bootstrap.")
+    ] = "newcombe",
+    routing: Annotated[bool, typer.Option("--routing/--no-routing", help="Compute the per-tag routing rule.")] = True,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+) -> None:
+    """Promote the best configuration of RUN as the next contract revision, if it passes the gate."""
+    from rsi.errors import UserInputError
+    from rsi.promotion.promote import promote_run
+
+    if ci_method not in ("newcombe", "bootstrap"):
+        raise UserInputError(f"--ci-method {ci_method!r}: use newcombe or bootstrap")
+    method: Literal["newcombe", "bootstrap"] = "bootstrap" if ci_method == "bootstrap" else "newcombe"
+    outcome = promote_run(state.workspace(), runs, contract, dry_run=dry_run, method=method, routing=routing)
+    if json_output:
+        print_json(outcome.summary())
+    else:
+        _render_decision(outcome.decision)
+        if outcome.status == "promoted":
+            console.print(f"[green]promoted[/] {outcome.decision.candidate.config_name if outcome.decision.candidate else ''} "
+                          f"as {contract} r{outcome.revision} ({outcome.tag}, commit {str(outcome.commit)[:12]})")
+            console.print(outcome.decision.reason, markup=False)
+        elif outcome.status == "already":
+            console.print(f"already promoted: {contract} r{outcome.revision} ({outcome.tag}, commit {str(outcome.commit)[:12]})")
+        elif outcome.status == "dry-run":
+            from rsi.cli.cmd_hcp import render_diff
+
+            console.print(f"dry run: would write {contract} r{outcome.parent_revision + 1}: {outcome.decision.reason}",
+                          markup=False)
+            render_diff(outcome.diff)
+            for key, value in outcome.trailers.items():
+                console.print(f"  {key}: {value}", markup=False)
+        else:
+            console.print(f"[red]not promoted:[/] {outcome.decision.reason}")
+            if outcome.decision.hint:
+                console.print(f"[dim]hint: {outcome.decision.hint}[/]")
+        for note in outcome.notes:
+            console.print(f"note: {note}", markup=False)
+    if outcome.status == "refused":
+        raise typer.Exit(1)
+
+
+def propose(
+    runs: Annotated[list[str], typer.Argument(help="Run id(s) of one suite.")],
+    out: Annotated[Path, typer.Option("--out", help="Successor portfolio file, e.g. portfolios/gen2.toml.")],
+    max_new: Annotated[int, typer.Option("--max-new", min=0, help="New variants to add at most.")] = 6,
+    reflect: Annotated[
+        bool, typer.Option("--reflect", help="Also ask the contract's model for a revised prompt from failures.")
+    ] = False,
+    contract: Annotated[str, typer.Option("--contract", help="Contract whose model --reflect uses.")] = "default",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+) -> None:
+    """Write the successor portfolio of RUN: justified winners kept, dominated dropped, new variants added."""
+    from rsi.promotion.successor import propose_portfolio
+
+    workspace = state.workspace()
+    model = None
+    if reflect:
+        from rsi.contracts.refs import resolve_ref
+        from rsi.models.factory import make_model
+
+        model = make_model(resolve_ref(workspace, contract).spec, workspace)
+    try:
+        outcome = propose_portfolio(workspace, runs, out, max_new=max_new, reflect_model=model)
+    finally:
+        if model is not None:
+            model.close()
+    proposal = outcome.proposal
+    if json_output:
+        print_json({
+            "path": str(outcome.path), "name": outcome.name, "base": outcome.base,
+            "kept": [{"name": v.name, "reason": v.reason, "parents": list(v.parents)} for v in proposal.kept],
+            "dropped": [{"name": d.name, "config_hash": d.config_hash, "reason": d.reason} for d in proposal.dropped],
+            "new": [{"name": v.name, "operator": v.operator, "reason": v.reason, "parents": list(v.parents),
+                     "overrides": v.overrides} for v in proposal.new],
+            "notes": list(proposal.notes),
+            "configurations": {c.name: c.config_hash for c in outcome.configurations},
+        })
+        return
+    console.print(f"wrote {outcome.path} (base {outcome.base}): {len(proposal.kept)} kept, "
+                  f"{len(proposal.dropped)} dropped, {len(proposal.new)} new", markup=False)
+    for v in proposal.kept:
+        console.print(f"  keep  {v.name}: {v.reason}", markup=False)
+    for d in proposal.dropped:
+        console.print(f"  drop  {d.name}: {d.reason}", markup=False)
+    for v in proposal.new:
+        console.print(f"  new   {v.name} <- {', '.join(v.parents)} [{v.operator}]: {v.reason}", markup=False)
+    for note in proposal.notes:
+        console.print(f"  note  {note}", markup=False)
+
+
+def export(
+    runs: Annotated[list[str], typer.Argument(help="Run id(s) of one suite.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for train.jsonl and manifest.json.")],
+    max_per_task: Annotated[int, typer.Option("--max-per-task", min=1, help="Examples per task at most.")] = 2,
+    max_per_config: Annotated[
+        int, typer.Option("--max-per-config", min=1, help="Examples per configuration at most.")
+    ] = 1000,
+    rank_by: Annotated[str, typer.Option("--rank-by", help="tokens (cheapest first) or turns (shortest first).")] = "tokens",
+    dedup: Annotated[bool, typer.Option("--dedup/--no-dedup", help="One example per distinct solution.")] = True,
+    contract: Annotated[str, typer.Option("--contract", help="Contract whose revision the manifest records.")] = "default",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
+) -> None:
+    """Export the best passing train trajectories of RUN as chat JSONL for SFT (heldout tasks never)."""
+    from rsi.errors import UserInputError
+    from rsi.trajectories.export import export_trajectories
+    from rsi.trajectories.select import SelectionPolicy
+
+    if rank_by not in ("tokens", "turns"):
+        raise UserInputError(f"--rank-by {rank_by!r}: use tokens or turns")
+    policy = SelectionPolicy(
+        rank_by="turns" if rank_by == "turns" else "tokens", max_per_task=max_per_task,
+        max_per_config=max_per_config, dedup=dedup,
+    )
+    outcome = export_trajectories(state.workspace(), runs, out, policy, contract)
+    if json_output:
+        print_json(outcome.manifest)
+        return
+    counts = outcome.manifest["counts"]
+    console.print(f"wrote {outcome.examples} examples to {outcome.dataset_path} (sha256 {outcome.dataset_sha256[:16]})",
+                  markup=False)
+    console.print(f"manifest: {outcome.manifest_path}; tasks {len(counts['per_task'])}, "
+                  f"configurations {len(counts['per_config'])}", markup=False)
+    for reason, count in sorted(counts["dropped"].items()):
+        console.print(f"  dropped {count}: {reason}", markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `rsi promote`, `rsi propose` and `rsi trajectories export` to the root app."""
+    app.command("promote")(promote)
+    app.command("propose")(propose)
+    trajectories_app.command("export")(export)
+    app.add_typer(trajectories_app, name="trajectories")
