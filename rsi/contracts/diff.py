@@ -99,6 +99,13 @@ def _flatten(value: Any, path: tuple[str | int, ...], out: dict[tuple[str | int,
         out[path] = value
 
 
+def _drop_empty_tables_lists(flat: dict[tuple[str | int, ...], Any], other: dict[tuple[str | int, ...], Any]) -> None:
+    """An empty list of tables on one side is 'no items', not a value: its items show as added/removed."""
+    for key in [k for k, v in flat.items() if v == []]:
+        if any(len(o) > len(key) and o[: len(key)] == key for o in other):
+            del flat[key]
+
+
 def _is_long(value: Any) -> bool:
     return isinstance(value, str) and ("\n" in value.strip() or len(value) > 80)
 
@@ -120,6 +127,8 @@ def diff_contracts(a: LoadedContract, b: LoadedContract) -> ContractDiff:
     flat_b: dict[tuple[str | int, ...], Any] = {}
     _flatten(_comparable(a), (), flat_a)
     _flatten(_comparable(b), (), flat_b)
+    _drop_empty_tables_lists(flat_a, flat_b)
+    _drop_empty_tables_lists(flat_b, flat_a)
     keys = list(flat_a) + [key for key in flat_b if key not in flat_a]
 
     def order(key: tuple[str | int, ...]) -> tuple[int, int]:
