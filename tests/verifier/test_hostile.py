@@ -1,0 +1,192 @@
+"""Hostile attempts against the `cases` verifier, on every isolating backend: none is ever passed.
+
+Each hostile solution below is what an adversarial agent could leave in its final working
+directory. The test asserts the verdict (never passed), and where the attack aims at the host,
+that the host is unchanged: files outside are untouched, the listener saw no connection, the
+verifier's own files hash the same, and this process is alive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import rsi.verifier
+from rsi.verdict import Verdict
+from rsi.verifier import verify
+
+
+def tree_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            digest.update(str(path).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_reference_passes_and_wrong_fails(isolating_backend, make_cases_task, final_workdir):
+    task = make_cases_task()
+    good = verify(task, final_workdir({"solution.py": "def double(x):\n    return x + x\n"}), isolating_backend)
+    assert good.verdict is Verdict.PASSED, good.reason
+    assert good.reward == 1.0
+    bad = verify(task, final_workdir({"solution.py": "def double(x):\n    return x * 2 if x > 0 else 0\n"}), isolating_backend)
+    assert bad.verdict is Verdict.FAILED
+    assert 0 < bad.reward < 1
+    assert "expected" in bad.reason
+
+
+HOSTILE = {
+    "prints_passed": "print('PASSED'); print('6/6 cases passed')\ndef double(x):\n    print('PASSED')\n    return 0\n",
+    "exit0_at_import": "import sys\nprint('PASSED')\nsys.exit(0)\n",
+    "os_exit0_at_import": "import os\nos._exit(0)\n",
+    "os_exit0_in_call": "import os\ndef double(x):\n    os._exit(0)\n",
+    "system_exit_in_call": "def double(x):\n    raise SystemExit(0)\n",
+    "no_function": "x = 1\n",
+    "syntax_error": "def double(x)\n    return 2 * x\n",
+    "always_equal_object": (
+        "class Yes(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+        "def double(x):\n    return Yes(12345)\n"
+    ),
+    "unserializable_return": "def double(x):\n    return {2 * x}\n",
+    "forges_answers_through_frames": (
+        "import sys\n"
+        "def double(x):\n"
+        "    frame = sys._getframe(1)\n"
+        "    while frame is not None and 'send' not in frame.f_locals and 'answers' not in frame.f_locals:\n"
+        "        frame = frame.f_back\n"
+        "    local = frame.f_locals if frame is not None else {}\n"
+        "    nonce = next((v for v in local.values() if isinstance(v, str) and len(v) == 32), 'x')\n"
+        "    out = local.get('answers')\n"
+        "    if out is not None:\n"
+        "        for i in range(12):\n"
+        "            out.write(nonce + ' {\"i\": %d, \"ok\": true, \"value\": 0}\\n' % i)\n"
+        "            out.write(nonce + ' {\"ready\": true}\\n')\n"
+        "        out.flush()\n"
+        "    return 0\n"
+    ),
+    "reads_stdin_for_cases": "import sys\ndef double(x):\n    return sys.stdin.read()\n",
+    "kills_parent_and_host": (
+        "import os, signal\n"
+        "for pid in [os.getppid(), 1, HOSTPID]:\n"
+        "    try: os.kill(pid, signal.SIGKILL)\n"
+        "    except OSError: pass\n"
+        "def double(x):\n    return 0\n"
+    ),
+    "floods_output": "import sys\ndef double(x):\n    sys.stdout.write('PASSED\\n' * 200000)\n    return 0\n",
+}
+
+
+@pytest.mark.parametrize("attack", sorted(HOSTILE))
+def test_hostile_solution_is_never_passed(attack, isolating_backend, make_cases_task, final_workdir):
+    task = make_cases_task()
+    code = HOSTILE[attack].replace("HOSTPID", str(os.getpid()))
+    outcome = verify(task, final_workdir({"solution.py": code}), isolating_backend)
+    assert outcome.verdict in (Verdict.FAILED, Verdict.TIMEOUT), (outcome.verdict, outcome.reason)
+    assert outcome.reward < 1.0
+    assert os.getpid() > 0  # still running: nothing killed the judge
+
+
+def test_reading_the_hidden_cases_does_not_work(isolating_backend, make_cases_task, final_workdir):
+    task = make_cases_task()
+    code = (
+        "import json, os\n"
+        f"PATHS = [{str(task.cases_path)!r}, {str(task.solution_dir / 'solution.py')!r}]\n"
+        "def find():\n"
+        "    for p in PATHS:\n"
+        "        try: return json.load(open(p))\n"
+        "        except Exception: pass\n"
+        f"    for top in ['/tmp', '/work', '/root', '/home', {str(task.root.parent)!r}]:\n"
+        "        for root, dirs, files in os.walk(top):\n"
+        "            if 'cases.json' in files:\n"
+        "                try: return json.load(open(os.path.join(root, 'cases.json')))\n"
+        "                except Exception: pass\n"
+        "    return None\n"
+        "CASES = find()\n"
+        "def double(x):\n"
+        "    if CASES is None:\n"
+        "        return None\n"
+        "    return next(c['expected'] for c in CASES['cases'] if c['args'] == [x])\n"
+    )
+    # Control: with the file readable on the host, this solution really would pass if it saw it.
+    assert task.cases_path.stat().st_mode & 0o004
+    outcome = verify(task, final_workdir({"solution.py": code}), isolating_backend)
+    assert outcome.verdict is Verdict.FAILED, outcome.reason
+
+
+def test_symlink_to_the_reference_solution_is_not_followed(isolating_backend, make_cases_task, final_workdir):
+    task = make_cases_task()
+    folder = final_workdir({})
+    (folder / "solution.py").symlink_to(task.solution_dir / "solution.py")
+    outcome = verify(task, folder, isolating_backend)
+    assert outcome.verdict is Verdict.FAILED
+    assert "missing" in outcome.reason
+
+
+def test_writes_outside_and_edits_to_the_verifier_leave_the_host_unchanged(
+    isolating_backend, make_cases_task, final_workdir, open_tmp
+):
+    task = make_cases_task()
+    outside = open_tmp / "outside"
+    outside.mkdir()
+    outside.chmod(0o777)
+    verifier_dir = Path(rsi.verifier.__file__).parent
+    before = (tree_hash(verifier_dir), tree_hash(task.root))
+    targets = [outside / "pwned", verifier_dir / "cases.py", verifier_dir / "compare.py", task.cases_path, Path("/tmp/pwned")]
+    code = (
+        "import os\n"
+        f"for t in {[str(t) for t in targets]!r}:\n"
+        "    try: open(t, 'w').write('def matches(*a, **k):\\n    return True\\n')\n"
+        "    except OSError: pass\n"
+        "def double(x):\n    return -1\n"
+    )
+    outcome = verify(task, final_workdir({"solution.py": code}), isolating_backend)
+    assert outcome.verdict is Verdict.FAILED
+    assert not (outside / "pwned").exists()
+    assert (tree_hash(verifier_dir), tree_hash(task.root)) == before
+    # The same task still judges a correct solution as passed afterwards.
+    again = verify(task, final_workdir({"solution.py": "def double(x):\n    return 2 * x\n"}), isolating_backend)
+    assert again.verdict is Verdict.PASSED
+
+
+def test_network_to_host_listener_is_blocked(isolating_backend, make_cases_task, final_workdir, listener):
+    task = make_cases_task()
+    code = (
+        "import socket\n"
+        "def double(x):\n"
+        "    try:\n"
+        f"        socket.create_connection(('127.0.0.1', {listener.port}), timeout=1).close()\n"
+        "        return 2 * x\n"
+        "    except OSError:\n"
+        "        return None\n"
+    )
+    outcome = verify(task, final_workdir({"solution.py": code}), isolating_backend)
+    assert outcome.verdict is Verdict.FAILED
+    time.sleep(0.2)
+    assert listener.connections == []
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "import time\ntime.sleep(3600)\n",
+        "import os\nwhile True:\n    try: os.fork()\n    except OSError: pass\n",
+        "blocks = []\nwhile True: blocks.append(bytearray(50 * 1024 * 1024))\n",
+    ],
+    ids=["hang_at_import", "fork_bomb", "memory_bomb"],
+)
+def test_resource_attacks_end_failed_or_timeout_in_bounded_time(attack, isolating_backend, make_cases_task, final_workdir):
+    task = make_cases_task()
+    started = time.monotonic()
+    outcome = verify(task, final_workdir({"solution.py": attack}), isolating_backend)
+    assert outcome.verdict in (Verdict.FAILED, Verdict.TIMEOUT), outcome.reason
+    assert time.monotonic() - started < task.spec.verifier_timeout_s + 15
+
+
+def test_loop_in_call_is_a_timeout(isolating_backend, make_cases_task, final_workdir):
+    outcome = verify(make_cases_task(), final_workdir({"solution.py": "def double(x):\n    while True: pass\n"}), isolating_backend)
+    assert outcome.verdict is Verdict.TIMEOUT
+    assert "case 0" in outcome.reason

@@ -1,0 +1,229 @@
+"""The verifier's parts: staging the fresh directory, value comparison, error verdicts, script and pytest kinds."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from rsi.sandbox.select import make_sandbox
+from rsi.verdict import Verdict
+from rsi.verifier import verify
+from rsi.verifier.compare import matches
+from rsi.verifier.kinds import read_junit
+from rsi.verifier.stage import MAX_FILE_BYTES, stage_submission
+
+# -- staging -------------------------------------------------------------------------------------------
+
+
+def test_stage_copies_only_regular_files_and_refuses_hijacks(tmp_path: Path):
+    src, dest = tmp_path / "final", tmp_path / "fresh"
+    src.mkdir()
+    dest.mkdir()
+    (src / "solution.py").write_text("def f(): return 1\n")
+    (src / "helper").mkdir()
+    (src / "helper" / "util.py").write_text("X = 1\n")
+    for name in ("conftest.py", "sitecustomize.py", "usercustomize.py", "pytest.ini", "setup.cfg", "evil.pth"):
+        (src / name).write_text("import os; os._exit(0)\n")
+    (src / "__pycache__").mkdir()
+    (src / "__pycache__" / "solution.cpython-311.pyc").write_bytes(b"\x00")
+    (src / "link.py").symlink_to("/etc/passwd")
+    (src / "dirlink").symlink_to("/etc")
+    os.mkfifo(src / "pipe")  # opening it naively would block the verifier forever
+    (src / "big.bin").write_bytes(b"x" * (MAX_FILE_BYTES + 1))
+    (src / "tests").mkdir()
+    (src / "tests" / "test_fake.py").write_text("def test_ok(): pass\n")
+    (src / "hard.py").write_text("h")
+    os.link(src / "hard.py", tmp_path / "hard-elsewhere.py")
+
+    started = time.monotonic()
+    staged = stage_submission(src, dest, exclude_top={"tests"})
+    assert time.monotonic() - started < 5
+    assert sorted(staged.copied) == ["helper/util.py", "solution.py"]
+    copied = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file() or p.is_symlink())
+    assert copied == ["helper/util.py", "solution.py"]
+    refused = " ".join(staged.refused)
+    for name in ("conftest.py", "sitecustomize.py", "pytest.ini", "evil.pth", "__pycache__", "link.py", "pipe", "big.bin", "tests", "hard.py"):
+        assert name in refused, name
+
+
+def test_stage_only_takes_the_named_files(tmp_path: Path):
+    src, dest = tmp_path / "final", tmp_path / "fresh"
+    src.mkdir()
+    dest.mkdir()
+    (src / "solution.py").write_text("A = 1\n")
+    (src / "other.py").write_text("B = 1\n")
+    staged = stage_submission(src, dest, only={"solution.py"})
+    assert staged.copied == ["solution.py"]
+    assert not (dest / "other.py").exists()
+
+
+# -- comparison ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("got", "expected", "mode", "equal"),
+    [
+        (2, 2.0, "exact", True),
+        (True, 1, "exact", False),
+        (1, True, "exact", False),
+        (False, 0.0, "float", False),
+        ([1, [2, "a"]], [1, [2, "a"]], "exact", True),
+        ([1, 2], [2, 1], "exact", False),
+        ([1, 2, 2], [2, 1, 2], "unordered", True),
+        ([1, 2, 2], [2, 1, 1], "unordered", False),
+        ({"a": 1}, {"a": 1, "b": 2}, "exact", False),
+        (0.1 + 0.2, 0.3, "exact", False),
+        (0.1 + 0.2, 0.3, "float", True),
+        ([0.3001], [0.3], "float", False),
+        (float("nan"), float("nan"), "float", True),
+        (None, 0, "exact", False),
+        ("1", 1, "exact", False),
+    ],
+)
+def test_compare_modes(got, expected, mode, equal):
+    assert matches(got, expected, mode) is equal
+
+
+# -- error verdicts: only what the agent cannot cause --------------------------------------------------
+
+
+def test_broken_cases_file_is_an_error_not_a_failure(make_cases_task, final_workdir):
+    task = make_cases_task(raw="{not json")
+    outcome = verify(task, final_workdir({"solution.py": "def double(x):\n    return 2 * x\n"}), make_sandbox("local"))
+    assert outcome.verdict is Verdict.ERROR
+    assert "cases file" in outcome.reason
+
+
+def test_sandbox_that_cannot_start_is_an_error(make_cases_task, final_workdir):
+    from tests.conftest import need
+    from tests.sandbox.conftest import docker_url
+
+    need(docker_url() is not None, "a Docker-API engine")
+    broken = make_sandbox("docker", base_url=docker_url(), image="rsi-no-such-image:never")
+    outcome = verify(make_cases_task(), final_workdir({"solution.py": "def double(x):\n    return 2 * x\n"}), broken)
+    assert outcome.verdict is Verdict.ERROR
+    assert "sandbox failed to start" in outcome.reason
+
+
+def test_missing_solution_is_a_failure(make_cases_task, final_workdir):
+    outcome = verify(make_cases_task(), final_workdir({"notes.txt": "gave up"}), make_sandbox("local"))
+    assert outcome.verdict is Verdict.FAILED
+    assert "missing" in outcome.reason
+
+
+def test_bare_backend_judges_correctly_too(make_cases_task, final_workdir):
+    sandbox = make_sandbox("local", use_bwrap=False)
+    task = make_cases_task(compare="unordered", cases=[{"args": [[3, 1, 2]], "expected": [1, 2, 3, 3, 1, 2]}])
+    good = verify(task, final_workdir({"solution.py": "def double(xs):\n    return xs + sorted(xs)\n"}), sandbox)
+    bad = verify(task, final_workdir({"solution.py": "def double(xs):\n    return xs\n"}), sandbox)
+    assert (good.verdict, bad.verdict) == (Verdict.PASSED, Verdict.FAILED)
+
+
+# -- script kind ----------------------------------------------------------------------------------------
+
+CHECK_DOUBLE = (
+    "set -e\n"
+    "python3 -I -c \"import sys; sys.path.insert(0, '.'); from solution import double; assert double(4) == 8\"\n"
+)
+
+
+def test_script_kind_passes_and_fails(backend, make_script_task, final_workdir):
+    task = make_script_task(CHECK_DOUBLE)
+    good = verify(task, final_workdir({"solution.py": "def double(x):\n    return 2 * x\n"}), backend)
+    assert good.verdict is Verdict.PASSED, (good.reason, good.output)
+    assert good.reward == 1.0
+    bad = verify(task, final_workdir({"solution.py": "def double(x):\n    return x\n"}), backend)
+    assert bad.verdict is Verdict.FAILED
+
+
+def test_script_kind_reward_file_below_threshold_fails(backend, make_script_task, final_workdir):
+    task = make_script_task('echo 0.5 > "$RSI_REWARD_FILE"\nexit 0\n')
+    outcome = verify(task, final_workdir({"solution.py": ""}), backend)
+    assert outcome.verdict is Verdict.FAILED
+    assert outcome.reward == 0.5
+
+
+def test_script_kind_agent_cannot_replace_the_tests(backend, make_script_task, final_workdir):
+    task = make_script_task(CHECK_DOUBLE)
+    fake = {"solution.py": "def double(x):\n    return 0\n", "tests/test.sh": "exit 0\n"}
+    outcome = verify(task, final_workdir(fake), backend)
+    assert outcome.verdict is Verdict.FAILED
+
+
+def test_script_kind_timeout(backend, make_script_task, final_workdir):
+    outcome = verify(make_script_task("sleep 60\n"), final_workdir({"solution.py": ""}), backend)
+    assert outcome.verdict is Verdict.TIMEOUT
+
+
+def test_script_kind_missing_script_is_an_error(make_script_task, final_workdir):
+    task = make_script_task("exit 0\n")
+    (task.root / "tests" / "test.sh").unlink()
+    outcome = verify(task, final_workdir({"solution.py": ""}), make_sandbox("local"))
+    assert outcome.verdict is Verdict.ERROR
+
+
+# -- pytest kind ----------------------------------------------------------------------------------------
+
+
+def test_pytest_kind_passes_and_fails(isolating_backend, make_pytest_task, final_workdir):
+    task = make_pytest_task()
+    good = verify(task, final_workdir({"solution.py": "def double(x):\n    return 2 * x\n"}), isolating_backend)
+    assert good.verdict is Verdict.PASSED, (good.reason, good.output)
+    assert good.reward == 1.0
+    half = verify(task, final_workdir({"solution.py": "def double(x):\n    return 4 if x == 2 else 0\n"}), isolating_backend)
+    assert half.verdict is Verdict.FAILED
+    assert half.reward == 0.5
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {
+            "solution.py": "def double(x):\n    return 0\n",
+            "conftest.py": (
+                "import pytest\n"
+                "@pytest.hookimpl(hookwrapper=True)\n"
+                "def pytest_runtest_makereport(item, call):\n"
+                "    outcome = yield\n"
+                "    outcome.get_result().outcome = 'passed'\n"
+            ),
+        },
+        {"solution.py": "def double(x):\n    return 0\n", "pytest.ini": "[pytest]\naddopts = -p no:python\n"},
+        {"solution.py": "import os\nos._exit(0)\n"},
+        {"solution.py": "import sys\nprint('2 passed')\nsys.exit(0)\n"},
+        {"solution.py": "def double(x):\n    return 0\n", "sitecustomize.py": "import os\nos._exit(0)\n"},
+    ],
+    ids=["conftest_hijack", "pytest_ini_hijack", "os_exit0_at_import", "exit0_at_import", "sitecustomize"],
+)
+def test_pytest_kind_hijacks_fail(files, isolating_backend, make_pytest_task, final_workdir):
+    outcome = verify(make_pytest_task(), final_workdir(files), isolating_backend)
+    assert outcome.verdict is Verdict.FAILED, (outcome.reason, outcome.output)
+
+
+def test_read_junit_counts(tmp_path: Path):
+    report = tmp_path / "r.xml"
+    report.write_text(
+        '<testsuites><testsuite tests="3" failures="1" errors="0" skipped="1"/></testsuites>'
+    )
+    assert read_junit(report) == (3, 1, 1)
+    report.write_text("not xml")
+    assert read_junit(report) is None
+    assert read_junit(tmp_path / "absent.xml") is None
+
+
+def test_verify_never_raises_on_its_own_crash(make_cases_task, final_workdir):
+    class Exploding:
+        name = "exploding"
+        python = "python3"
+
+        def start(self, *args, **kwargs):
+            raise RuntimeError("boom")
+
+    outcome = verify(make_cases_task(), final_workdir({"solution.py": "def double(x): return 2*x\n"}), Exploding())  # type: ignore[arg-type]
+    assert outcome.verdict is Verdict.ERROR
+    assert "boom" in outcome.reason
+    assert json.loads(outcome.model_dump_json())["verdict"] == "error"
