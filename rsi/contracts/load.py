@@ -115,12 +115,13 @@ def _prompt_problems(data: dict[str, Any], reader: PromptReader) -> list[tuple[K
 
 def _raw_reference_problems(data: dict[str, Any]) -> list[tuple[KeyPath, str]]:
     """Cross-field checks on raw data, for when pydantic skipped the model validators."""
-    specialists = data.get("specialists")
-    routing = data.get("routing") if isinstance(data.get("routing"), dict) else {}
-    if not isinstance(specialists, list):
-        specialists = []
+    raw_specialists = data.get("specialists")
+    raw_routing = data.get("routing")
+    specialists: list[Any] = raw_specialists if isinstance(raw_specialists, list) else []
+    routing: dict[str, Any] = raw_routing if isinstance(raw_routing, dict) else {}
     names = [str(s.get("name", "")) if isinstance(s, dict) else "" for s in specialists]
-    rules = routing.get("rules") if isinstance(routing.get("rules"), list) else []
+    raw_rules = routing.get("rules")
+    rules: list[Any] = raw_rules if isinstance(raw_rules, list) else []
     wanted = [str(r.get("specialist", "")) if isinstance(r, dict) else "" for r in rules]
     fixed = routing.get("specialist", "")
     return specialist_reference_problems(
