@@ -311,8 +311,36 @@ def revise_contract(
     message: str,
     trailers: dict[str, str] | None = None,
     now: datetime | None = None,
+    lock_timeout_s: float = 60.0,
 ) -> RevisionOutcome:
-    """Write, commit and tag the next revision of hcp/<name>.toml (see the module docstring)."""
+    """Write, commit and tag the next revision of hcp/<name>.toml (see the module docstring).
+
+    Serialized per repository by a file lock, so two promotions racing on one workspace take turns
+    instead of colliding on git's index lock or both claiming revision N+1.
+    """
+    from filelock import FileLock, Timeout
+
+    repo = open_repo(workspace)
+    lock_path = Path(repo.git_dir) / "rsi" / "revise.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with FileLock(str(lock_path), timeout=lock_timeout_s):
+            return _revise_locked(workspace, name, sets, message, trailers, now)
+    except Timeout:
+        raise RevisionError(
+            f"another revise holds {lock_path} for more than {lock_timeout_s:.0f} s",
+            hint="wait for it to finish; if no rsi process is running, the lock is stale and safe to delete",
+        ) from None
+
+
+def _revise_locked(
+    workspace: Workspace,
+    name: str,
+    sets: dict[str, Any],
+    message: str,
+    trailers: dict[str, str] | None,
+    now: datetime | None,
+) -> RevisionOutcome:
     import tomlkit
 
     if not message.strip():

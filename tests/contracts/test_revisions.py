@@ -268,3 +268,27 @@ def test_log_lists_revisions_with_clocks_hashes_and_messages(workspace, cli) -> 
     assert all(e["date"].endswith("+00:00") for e in entries)
     plain = cli("hcp", "log", "default", cwd=workspace.root)
     assert plain.stdout.splitlines()[1].startswith("r2\t") and "\tharness\t" in plain.stdout.splitlines()[1]
+
+
+def test_concurrent_revises_take_turns(workspace) -> None:
+    """Two processes revising one contract at once: both land, as consecutive revisions."""
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable, "-c",
+                "from pathlib import Path; from rsi.contracts.revisions import revise_contract;"
+                "from rsi.workspace import Workspace;"
+                f"revise_contract(Workspace(Path({str(workspace.root)!r})), 'default', "
+                f"{{'harness.max_turns': {turns}}}, 'turns {turns}')",
+            ],
+            stderr=subprocess.PIPE, text=True,
+        )
+        for turns in (7, 8)
+    ]
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    log = revision_log(workspace, "default")
+    assert [e.revision for e in log] == [1, 2, 3]
+    assert sorted(e.message for e in log[1:]) == ["turns 7", "turns 8"]
+    assert tags(workspace) == ["hcp/default/r1", "hcp/default/r2", "hcp/default/r3"]
+    assert git(workspace, "status", "--porcelain") == ""
