@@ -2,7 +2,7 @@
 
 A REF is one of (tried in this order):
 
-- a path to a `.toml` file (relative to the current directory, or absolute);
+- a path to a `.toml` file (relative to the current directory, else to the workspace root; or absolute);
 - `NAME@rN` — revision N of hcp/NAME.toml, read from the git tag `hcp/NAME/rN`;
 - `GITREV:path` — the file at `path` (relative to the workspace root) as of any git revision;
 - `NAME` — hcp/NAME.toml in the workspace's working tree.
@@ -59,6 +59,9 @@ def resolve_ref(workspace: Workspace, ref: str) -> LoadedContract:
     text = ref.strip()
     as_path = Path(text).expanduser()
     if text.endswith(".toml") and ":" not in text or as_path.is_file():
+        from_root = workspace.root / as_path
+        if not as_path.is_file() and not as_path.is_absolute() and from_root.is_file():
+            return load_contract(from_root)  # `hcp/x.toml` typed from a sub-folder of the workspace
         return load_contract(as_path)
     match = NAME_AT_REVISION.match(text)
     if match:

@@ -90,3 +90,16 @@ def test_portfolio_show_cli(shared_workspace, cli) -> None:
     assert plain.returncode == 0 and any(line.startswith("text-greedy\t") for line in plain.stdout.splitlines())
     missing = cli("portfolio", "show", "nope", cwd=shared_workspace.root)
     assert missing.returncode == 2 and "no portfolio" in missing.stderr
+
+
+def test_base_may_be_a_path_relative_to_the_portfolio(workspace, cli) -> None:
+    folder = workspace.root / "portfolios" / "nested"
+    folder.mkdir()
+    (folder / "rel.toml").write_text(
+        '[portfolio]\nname = "rel"\nbase = "../../hcp/default.toml"\n'
+        '[[variants]]\nname = "terse"\n[variants.overrides]\n"harness.system_prompt_file" = "prompts/repl_terse.md"\n'
+    )
+    [config] = load_portfolio(workspace, folder / "rel.toml")
+    assert config.system_prompt == (workspace.root / "hcp" / "prompts" / "repl_terse.md").read_text()
+    from_sub = cli("hcp", "show", "hcp/default.toml", "--json", cwd=folder)  # path resolved from the root
+    assert from_sub.returncode == 0, from_sub.stderr
