@@ -179,12 +179,10 @@ def route_by_tag(evidence: Evidence) -> tuple[TagRoute, ...]:
     for tag in evidence.tag_names():
         if tag == ALL_TAGS:
             continue
-        scored = [(c, c.tag(tag)) for c in evidence.configs]
-        scored = [(c, s) for c, s in scored if s is not None and s.solved > 0]
+        scored = [(c, strength) for c in evidence.configs if (strength := c.tag(tag)) is not None and strength.solved > 0]
         if not scored:
             continue
         best, strength = min(scored, key=lambda cs: (-cs[1].ci.low, -cs[1].rate, *rank_key(cs[0])))
-        assert strength is not None
         routes.append(TagRoute(tag, best.config_hash, best.config_name, strength.solved, strength.tasks))
     return tuple(routes)
 
@@ -225,7 +223,7 @@ def newcombe_paired_interval(a: int, b: int, c: int, d: int) -> Interval:
     if margins == 0:
         phi = 0.0
     else:
-        numerator = a * d - b * c
+        numerator = float(a * d - b * c)
         if numerator > 0:  # Newcombe's continuity adjustment, applied only to a positive correlation
             numerator = max(numerator - n / 2, 0.0)
         phi = numerator / margins**0.5
@@ -274,56 +272,64 @@ def decide_promotion(
     evidence = Evidence(evidence.run_ids, selection_split, evidence.configs, evidence.tasks, evidence.task_tags)
     routing = route_by_tag(evidence) if with_routing else ()
     candidate = choose_candidate(evidence)
-    common = {"contract": contract, "parent_hash": parent_hash, "evidence": evidence,
-              "selection_split": selection_split, "gate": gate, "routing": routing}
-    if not records:
-        return PromotionDecision(promote=False, reason="the run holds no finished attempts", candidate=None,
-                                 decision_hash="", hint="wait for the run to finish, or check its id", **common)
-    if candidate is None:
-        return PromotionDecision(promote=False, reason="no configuration passed any attempt", candidate=None,
-                                 decision_hash="", **common)
-    decision_hash = decision_hash_of(contract, candidate.config_hash, evidence)
-    common["decision_hash"] = decision_hash
-    if candidate.config_hash == parent_hash:
+    decision_hash = decision_hash_of(contract, candidate.config_hash, evidence) if candidate else ""
+
+    def decided(promote: bool, reason: str, lift: LiftEstimate | None = None, hint: str | None = None) -> PromotionDecision:
         return PromotionDecision(
-            promote=False, candidate=candidate, **common,
-            reason=f"the best configuration ({candidate.config_name}, {candidate.config_hash}) "
+            contract=contract, promote=promote, reason=reason, decision_hash=decision_hash, parent_hash=parent_hash,
+            candidate=candidate, evidence=evidence, selection_split=selection_split, lift=lift, gate=gate,
+            routing=routing, hint=hint,
+        )
+
+    if not records:
+        return decided(False, "the run holds no finished attempts", hint="wait for the run to finish, or check its id")
+    if candidate is None:
+        return decided(False, "no configuration passed any attempt")
+    if candidate.config_hash == parent_hash:
+        return decided(
+            False,
+            f"the best configuration ({candidate.config_name}, {candidate.config_hash}) "
             f"is already the configuration of contract {contract!r}",
         )
     heldout = [r for r in records if r.split == "heldout"]
     cand_tasks, parent_tasks = task_outcomes(heldout, candidate.config_hash), task_outcomes(heldout, parent_hash)
     lift = paired_lift(cand_tasks, parent_tasks, gate.method, gate.resamples, gate.seed) if heldout else None
     if not gate.enabled:
-        return PromotionDecision(
-            promote=True, candidate=candidate, lift=lift, **common,
+        return decided(
+            True,
+            lift=lift,
             reason=f"gate disabled: promoting the best configuration on {selection_split} evidence "
             f"({candidate.config_name}, pass rate {candidate.pass_rate:.3f} {candidate.pass_ci.as_text()})",
         )
     if lift is None or lift.tasks == 0:
         missing = [side for side, got in (("candidate", cand_tasks), ("parent", parent_tasks)) if not got]
-        return PromotionDecision(
-            promote=False, candidate=candidate, lift=lift, **common,
+        return decided(
+            False,
+            lift=lift,
             reason="gate: no heldout tasks attempted by both the candidate "
             f"({candidate.config_name}) and the parent configuration ({parent_hash})"
             + (f"; missing heldout attempts of: {', '.join(missing)}" if missing else ""),
             hint="run both configurations on the heldout split (`rsi run ... --split heldout` or `rsi eval`)",
         )
     if lift.ci.low <= gate.min_lift:
-        return PromotionDecision(
-            promote=False, candidate=candidate, lift=lift, **common,
+        return decided(
+            False,
+            lift=lift,
             reason=f"gate: heldout lift {lift.lift:+.3f} with 95% CI {lift.ci.as_text()} ({lift.method}, "
             f"{lift.tasks} tasks) does not lie above min_lift {gate.min_lift}",
             hint="collect more heldout evidence, or lower [evaluation.gate].min_lift",
         )
     if lift.retention < gate.retention_min:
-        return PromotionDecision(
-            promote=False, candidate=candidate, lift=lift, **common,
+        return decided(
+            False,
+            lift=lift,
             reason=f"gate: candidate keeps only {lift.retention:.3f} of the heldout tasks the parent solved "
             f"(retention_min {gate.retention_min})",
             hint="look at the parent-only tasks before promoting; or lower [evaluation.gate].retention_min",
         )
-    return PromotionDecision(
-        promote=True, candidate=candidate, lift=lift, **common,
+    return decided(
+        True,
+        lift=lift,
         reason=f"gate passed: heldout lift {lift.lift:+.3f} with 95% CI {lift.ci.as_text()} over {lift.tasks} "
         f"tasks, retention {lift.retention:.3f}",
     )

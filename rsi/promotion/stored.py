@@ -51,9 +51,9 @@ def load_run_attempts(store: object, run_ids: Sequence[str], runs_dir: Path | No
     stored_configs = store.list_configurations({row.configuration_hash for row in rows})
     names = {c.config_hash: c.name for c in stored_configs}
     configurations = {}
-    for row in stored_configs:
+    for config_row in stored_configs:
         try:
-            configurations[row.config_hash] = Configuration.model_validate(row.resolved)
+            configurations[config_row.config_hash] = Configuration.model_validate(config_row.resolved)
         except ValueError:
             continue  # stored by a simulator or an older rsi without the resolved configuration
     attempts = []
@@ -67,7 +67,7 @@ def load_run_attempts(store: object, run_ids: Sequence[str], runs_dir: Path | No
                 attempt_id=row.idem_key,
                 run_id=row.run_id,
                 config_hash=row.configuration_hash,
-                config_name=names.get(row.configuration_hash, row.configuration_hash),
+                config_name=names.get(row.configuration_hash) or row.configuration_hash,
                 task_key=row.task_key,
                 task_hash=row.task_hash or (info.content_hash if info else ""),
                 split=info.split if info else "train",
