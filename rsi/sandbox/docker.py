@@ -45,9 +45,16 @@ LABEL = "rsi.sandbox"
 NPROC_ULIMIT = 4096
 
 
+KNOWN_SOCKETS = ("/run/rsi-podman.sock", "/run/podman/podman.sock", "/var/run/docker.sock")
+
+
 def default_base_url() -> str | None:
-    """$RSI_DOCKER_HOST, then $DOCKER_HOST; None lets the SDK use the engine's default socket."""
-    return os.environ.get("RSI_DOCKER_HOST") or os.environ.get("DOCKER_HOST") or None
+    """$RSI_DOCKER_HOST, then $DOCKER_HOST, then the first known engine socket that exists here
+    (the one .ci/services/10-sandbox.sh starts, podman's, docker's); None lets the SDK decide."""
+    explicit = os.environ.get("RSI_DOCKER_HOST") or os.environ.get("DOCKER_HOST")
+    if explicit:
+        return explicit
+    return next((f"unix://{path}" for path in KNOWN_SOCKETS if Path(path).exists()), None)
 
 
 class _Capped:

