@@ -13,14 +13,14 @@ IDENTITY = {
 
 
 @pytest.fixture(scope="module")
-def shared_workspace(tmp_path_factory: pytest.TempPathFactory):
+def shared_workspace(tmp_path_factory: pytest.TempPathFactory, contract_examples):
     """One `rsi init` workspace per module, for tests that only read it."""
     from rsi.workspace import init_workspace
 
     with pytest.MonkeyPatch.context() as patch:
         for var, value in IDENTITY.items():
             patch.setenv(var, value)
-        return init_workspace(tmp_path_factory.mktemp("shared") / "ws")
+        return init_workspace(tmp_path_factory.mktemp("shared") / "ws", examples=contract_examples)
 
 
 @pytest.fixture(scope="session")
