@@ -30,3 +30,9 @@ def builder(workspace, monkeypatch):
 @pytest.fixture
 def planned():
     return load_stored_runs().Planned
+
+
+@pytest.fixture
+def promote_cli():
+    """`rsi ...` through the real entry point, with this area's commands registered (see stored_runs.py)."""
+    return load_stored_runs().rsi_promote_cli

@@ -131,20 +131,18 @@ def test_dry_run_changes_nothing_and_shows_the_diff(builder, runs) -> None:
 
 
 @pytest.mark.slow
-def test_cli_promote_dry_run_and_refusal_exit_codes(builder, runs) -> None:
-    from rsi_tests_stored_runs import rsi_promote_cli
-
+def test_cli_promote_dry_run_and_refusal_exit_codes(builder, runs, promote_cli) -> None:
     make, parent, cand = runs
     ws = builder.workspace
     good, bad = make(10, 1), make(4, 4)
-    dry = rsi_promote_cli("promote", good, "--dry-run", cwd=ws.root)
+    dry = promote_cli("promote", good, "--dry-run", cwd=ws.root)
     assert dry.returncode == 0, dry.stderr
     assert "harness.prompt_style" in dry.stdout and "Decision-Hash" in dry.stdout
-    refused = rsi_promote_cli("promote", bad, cwd=ws.root)
+    refused = promote_cli("promote", bad, cwd=ws.root)
     assert refused.returncode == 1 and "not promoted" in refused.stdout
-    missing = rsi_promote_cli("promote", "no-such-run", cwd=ws.root)
+    missing = promote_cli("promote", "no-such-run", cwd=ws.root)
     assert missing.returncode == 2 and "no run no-such-run" in missing.stderr and "Traceback" not in missing.stderr
-    done = rsi_promote_cli("promote", good, "--json", cwd=ws.root)
+    done = promote_cli("promote", good, "--json", cwd=ws.root)
     assert done.returncode == 0, done.stderr
     assert '"status": "promoted"' in done.stdout
     assert tags(ws).count("hcp/default/r2") == 1
@@ -167,21 +165,19 @@ _revisions.{target} = _die
 
 @pytest.mark.slow
 @pytest.mark.parametrize("target", ["_commit_only", "_tag", "_write_atomic"])
-def test_kill_during_promote_then_rerun_gives_exactly_one_revision(builder, runs, target) -> None:
-    from rsi_tests_stored_runs import rsi_promote_cli
-
+def test_kill_during_promote_then_rerun_gives_exactly_one_revision(builder, runs, target, promote_cli) -> None:
     make, parent, cand = runs
     run_id = make(10, 1)
     ws = builder.workspace
     before = head(ws)
-    crashed = rsi_promote_cli("promote", run_id, cwd=ws.root, prelude=KILL_AT.format(target=target))
+    crashed = promote_cli("promote", run_id, cwd=ws.root, prelude=KILL_AT.format(target=target))
     assert crashed.returncode == -signal.SIGKILL
     repo = git.Repo(ws.root)
     if target == "_tag":  # killed after the commit: complete revision, tag pending
         assert repo.head.commit.hexsha != before and "hcp/default/r2" not in tags(ws)
     else:  # killed before the commit: no commit, no tag
         assert repo.head.commit.hexsha == before and "hcp/default/r2" not in tags(ws)
-    rerun = rsi_promote_cli("promote", run_id, "--json", cwd=ws.root)
+    rerun = promote_cli("promote", run_id, "--json", cwd=ws.root)
     assert rerun.returncode == 0, rerun.stderr
     assert ('"status": "already"' if target == "_tag" else '"status": "promoted"') in rerun.stdout
     assert "hcp/default/r2" in tags(ws) and "hcp/default/r3" not in tags(ws)
@@ -191,5 +187,5 @@ def test_kill_during_promote_then_rerun_gives_exactly_one_revision(builder, runs
     revisions = [c for c in repo.iter_commits(paths="hcp/default.toml")
                  if parse_commit_message(str(c.message))[2].get("HCP-Revision") == "2"]
     assert len(revisions) == 1
-    third = rsi_promote_cli("promote", run_id, "--json", cwd=ws.root)
+    third = promote_cli("promote", run_id, "--json", cwd=ws.root)
     assert '"status": "already"' in third.stdout and repo.head.commit.hexsha == revisions[0].hexsha
