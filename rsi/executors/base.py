@@ -109,6 +109,11 @@ class Executor(Protocol):
         """Start every spec and yield one result per spec as each finishes (errors included)."""
         ...
 
+    def submit_batches(self, specs: Sequence[AttemptSpec]) -> Iterator[list[AttemptResult]]:
+        """Like `submit`, but yields together the results that finished together (never empty lists),
+        so a caller can record them in one transaction instead of one each."""
+        ...
+
     def cancel(self) -> None:
         """Stop the batch in flight: queued attempts are dropped (no result is yielded for them)."""
         ...

@@ -46,10 +46,13 @@ class LocalExecutor:
         return self._pool
 
     def submit(self, specs: Sequence[AttemptSpec]) -> Iterator[AttemptResult]:
+        return (result for batch in self.submit_batches(specs) for result in batch)
+
+    def submit_batches(self, specs: Sequence[AttemptSpec]) -> Iterator[list[AttemptResult]]:
         self._cancelled.clear()
         return self._run(list(specs))
 
-    def _run(self, specs: list[AttemptSpec]) -> Iterator[AttemptResult]:
+    def _run(self, specs: list[AttemptSpec]) -> Iterator[list[AttemptResult]]:
         pool = self._ensure_pool()
         started_at: dict[str, float] = {}
         lock = threading.Lock()
@@ -63,19 +66,22 @@ class LocalExecutor:
         try:
             while futures and not self._cancelled.is_set():
                 done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
+                batch: list[AttemptResult] = []
                 for future in done:
                     spec = futures.pop(future)
                     try:
-                        yield future.result()
+                        batch.append(future.result())
                     except Exception as error:  # call_safely catches attempt errors; this is the pool's own
-                        yield error_result(spec, error)
+                        batch.append(error_result(spec, error))
                 now = time.monotonic()
                 for future, spec in list(futures.items()):
                     with lock:
                         began = started_at.get(spec.key)
                     if began is not None and now - began > spec.timeout_s + self.grace_s:
                         futures.pop(future)
-                        yield error_result(spec, f"attempt still running {now - began:.0f}s after start; abandoned")
+                        batch.append(error_result(spec, f"attempt still running {now - began:.0f}s after start; abandoned"))
+                if batch:
+                    yield batch
         finally:
             for future in futures:
                 future.cancel()

@@ -78,6 +78,9 @@ class SlurmExecutor:
         return max(1, math.ceil((longest_s + 60.0) / 60.0))
 
     def submit(self, specs: Sequence[AttemptSpec]) -> Iterator[AttemptResult]:
+        return (result for batch in self.submit_batches(specs) for result in batch)
+
+    def submit_batches(self, specs: Sequence[AttemptSpec]) -> Iterator[list[AttemptResult]]:
         specs = list(specs)
         self._cancelled = False
         if not specs:
@@ -110,18 +113,17 @@ class SlurmExecutor:
         deadline_s = time.monotonic() + time_min * 60.0 + opts.queue_grace_s
         return self._collect(dict(zip(jobs, specs, strict=True)), deadline_s)
 
-    def _collect(self, pending: dict[Any, AttemptSpec], deadline_s: float) -> Iterator[AttemptResult]:
+    def _collect(self, pending: dict[Any, AttemptSpec], deadline_s: float) -> Iterator[list[AttemptResult]]:
         opts = self.options
         failed_since: dict[Any, float] = {}
         last_state_check = 0.0
         try:
             while pending and not self._cancelled:
-                progressed = False
+                batch: list[AttemptResult] = []
                 for job, spec in list(pending.items()):
                     if job.paths.result_pickle.exists():
                         pending.pop(job)
-                        progressed = True
-                        yield self._read_result(job, spec)
+                        batch.append(self._read_result(job, spec))
                 now = time.monotonic()
                 if pending and now - last_state_check >= max(opts.poll_s, 2.0):
                     last_state_check = now
@@ -133,15 +135,16 @@ class SlurmExecutor:
                             first = failed_since.setdefault(job, now)
                             if now - first >= opts.failed_grace_s and not job.paths.result_pickle.exists():
                                 pending.pop(job)
-                                progressed = True
-                                yield self._failed_result(job, spec, state)
+                                batch.append(self._failed_result(job, spec, state))
                 if pending and time.monotonic() > deadline_s:
                     for job, spec in list(pending.items()):
                         pending.pop(job)
                         self._cancel_job(job)
-                        yield error_result(spec, f"slurm job {job.job_id} gave no result before its deadline "
-                                                 f"(state {job.state}); cancelled")
-                if pending and not progressed:
+                        batch.append(error_result(spec, f"slurm job {job.job_id} gave no result before its "
+                                                        f"deadline (state {job.state}); cancelled"))
+                if batch:
+                    yield batch
+                elif pending:
                     time.sleep(min(opts.poll_s, 0.5))
         finally:
             if pending and self._cancelled:

@@ -304,6 +304,7 @@ class Orchestrator:
 
         r = self.resolved
         self._target_keys = {t.key for t in self.tasks if r.split == "all" or t.spec.split == r.split}
+        self._tasks_by_key = {t.key: t for t in self.tasks}
         self._load_counters()
         jobs = self.store.list_jobs(self.run_id)
         self._next_job_index = len(jobs)
@@ -377,14 +378,12 @@ class Orchestrator:
         r = self.resolved
         scheduler = make_scheduler(SCHEDULER)
         configs = [ConfigOption(c.config_hash, c.name) for c in self.configs]
+        all_options = [TaskOption(t.key, t.spec.split, tuple(t.spec.tags)) for t in self.tasks]
         while True:
             # A task whose attempt ran out of error retries is not proposed again in this run: the
             # scheduler knows nothing of errors and would pick the same broken task forever.
-            options = [
-                TaskOption(t.key, t.spec.split, tuple(t.spec.tags))
-                for t in self.tasks
-                if t.key not in self.counters.quarantined
-            ]
+            quarantined = self.counters.quarantined
+            options = [o for o in all_options if o.key not in quarantined] if quarantined else all_options
             budget, why = self._budget_left()
             if budget is None:
                 return why
@@ -411,26 +410,30 @@ class Orchestrator:
             self._run_job(executor, job, resumed=False)
 
     def _config(self, config_hash: str) -> Configuration:
-        for config in self.configs:
-            if config.config_hash == config_hash:
-                return config
+        if not hasattr(self, "_by_hash"):
+            self._by_hash = {c.config_hash: c for c in self.configs}  # the hash is costly: compute once
+        config = self._by_hash.get(config_hash)
+        if config is not None:
+            return config
         raise StoreError(f"run {self.run_id}: job uses configuration {config_hash}, not in the run")
 
     def _run_job(self, executor: Executor, job: Any, resumed: bool) -> None:
         r = self.resolved
         config = self._config(job.configuration_hash)
-        tasks = {t.key: t for t in self.tasks}
-        missing = self.store.missing_attempts(self.run_id, job.job_index, retry_errors=True)
-        earlier_errors = {
-            (row.task_key, row.attempt_index): row.error_retries + 1
-            for row in self.store.list_attempts(self.run_id, job.job_index)
-            if not row.counted
-        }
+        self._job_hash = {job.job_index: job.configuration_hash}
+        tasks = self._tasks_by_key
         planned = len(job.planned_tasks) * job.attempts_per_task
+        if resumed:
+            missing = self.store.missing_attempts(self.run_id, job.job_index, retry_errors=True)
+            rows = self.store.list_attempts(self.run_id, job.job_index)
+            earlier_errors = {(r.task_key, r.attempt_index): r.error_retries + 1 for r in rows if not r.counted}
+            passed_before = sum(1 for r in rows if r.counted and r.passed)
+        else:  # a job planned just now has no outcome yet: skip three queries per job
+            from rsi.store import MissingAttempt
+
+            missing = [MissingAttempt(t, i) for t in job.planned_tasks for i in range(job.attempts_per_task)]
+            earlier_errors, passed_before = {}, 0
         done_before = planned - len(missing)
-        passed_before = sum(
-            1 for row in self.store.list_attempts(self.run_id, job.job_index) if row.counted and row.passed
-        )
         self._emit(
             "job_started",
             f"job {job.job_index}{' (resumed)' if resumed else ''}: {config.name} on {len(job.planned_tasks)} tasks "
@@ -463,19 +466,25 @@ class Orchestrator:
         while queue:
             retries: list[AttemptSpec] = []
             by_key = {s.key: s for s in queue}
-            for result in executor.submit(queue):
-                spec = by_key.get(result.key)
-                if spec is None:
-                    raise ExecutorError(f"executor returned a result for an unknown key {result.key!r}")
-                self._record(job.job_index, spec, result)
-                if result.verdict is Verdict.ERROR and spec.try_index >= r.max_error_retries:
-                    self.counters.quarantined.add(spec.task_key)
-                    self._emit("note", f"{spec.task_key}: infrastructure errors after {spec.try_index} retries; "
-                                       "not scheduled again in this run")
-                elif result.verdict is Verdict.ERROR:
-                    retries.append(spec.model_copy(update={"try_index": spec.try_index + 1}))
-                    self._emit("retry", f"{spec.task_key}#{spec.attempt_index} try {spec.try_index + 1} "
-                                        f"after infrastructure error: {result.reason.splitlines()[0][:200]}")
+            for batch in executor.submit_batches(queue):
+                pairs = []
+                for result in batch:
+                    spec = by_key.get(result.key)
+                    if spec is None:
+                        raise ExecutorError(f"executor returned a result for an unknown key {result.key!r}")
+                    pairs.append((spec, result))
+                self._record(job.job_index, pairs)
+                for spec, result in pairs:
+                    if result.verdict is not Verdict.ERROR:
+                        continue
+                    if spec.try_index >= r.max_error_retries:
+                        self.counters.quarantined.add(spec.task_key)
+                        self._emit("note", f"{spec.task_key}: infrastructure errors after {spec.try_index} "
+                                           "retries; not scheduled again in this run")
+                    else:
+                        retries.append(spec.model_copy(update={"try_index": spec.try_index + 1}))
+                        self._emit("retry", f"{spec.task_key}#{spec.attempt_index} try {spec.try_index + 1} "
+                                            f"after infrastructure error: {result.reason.splitlines()[0][:200]}")
             if retries:
                 delay = r.retry_backoff_s * (2 ** (min(s.try_index for s in retries) - 1))
                 time.sleep(min(delay, 60.0))
@@ -486,7 +495,7 @@ class Orchestrator:
         failed = bool(specs) and self.counters.attempts == counted_before
         self.store.finish_job(self.run_id, job.job_index, "failed" if failed else "done")
         _crash_point("job_finished")
-        self._save_state(force=True)
+        self._save_state()
         self._emit(
             "job_finished",
             f"job {job.job_index}: {config.name} passed {self.progress.job_passed}/{self.progress.job_done}",
@@ -500,46 +509,56 @@ class Orchestrator:
                 hint=f"see `rsi status {self.run_id}`; fix the cause, then `rsi run --resume {self.run_id}`",
             )
 
-    def _record(self, job_index: int, spec: AttemptSpec, result: AttemptResult) -> None:
+    def _record(self, job_index: int, pairs: list[tuple[AttemptSpec, AttemptResult]]) -> None:
+        """Record results that finished together, in one transaction (idempotent by key)."""
         from rsi.store import AttemptRecord
 
-        record = AttemptRecord(
-            task_key=spec.task_key,
-            attempt_index=spec.attempt_index,
-            verdict=result.verdict,
-            seed=spec.seed,
-            reason=result.reason,
-            error_class=result.error_class,
-            tokens=result.tokens,
-            wall_s=result.wall_s,
-            trajectory_path=result.trajectory_path,
-            final_code_hash=result.final_code_hash,
-            started=result.started,
-            finished=result.finished,
-        )
-        outcome = self.store.record_attempt(self.run_id, job_index, record)  # its own transaction
-        _crash_point("attempt_recorded")
-        c = self.counters
+        records = [
+            AttemptRecord(
+                task_key=spec.task_key,
+                attempt_index=spec.attempt_index,
+                verdict=result.verdict,
+                seed=spec.seed,
+                reason=result.reason,
+                error_class=result.error_class,
+                tokens=result.tokens,
+                wall_s=result.wall_s,
+                trajectory_path=result.trajectory_path,
+                final_code_hash=result.final_code_hash,
+                started=result.started,
+                finished=result.finished,
+            )
+            for spec, result in pairs
+        ]
+        outcome = self.store.record_attempts(self.run_id, job_index, records)
+        config_hash = self._job_hash[job_index]
+        for _ in pairs:
+            _crash_point("attempt_recorded")
         if outcome.ignored:
-            return  # already counted (a resumed run re-executed a recorded key): never count twice
-        if result.verdict.counts_as_attempt:
-            c.history.append((spec.config.config_hash, spec.task_key, result.verdict is Verdict.PASSED))
-            c.attempts += 1
-            c.tokens += result.tokens
-            if result.verdict is Verdict.PASSED:
-                c.passes += 1
-                c.covered.add(spec.task_key)
-        else:
-            c.errors += 1
-        p = self.progress
-        counted = result.verdict.counts_as_attempt
+            # Some key already had a counted outcome (cannot happen with one orchestrator per run,
+            # which the run lock ensures); trust the store rather than double count.
+            self._load_counters()
+        c = self.counters
+        for spec, result in pairs:
+            passed = result.verdict is Verdict.PASSED
+            if not outcome.ignored:
+                if result.verdict.counts_as_attempt:
+                    c.history.append((config_hash, spec.task_key, passed))
+                    c.attempts += 1
+                    c.tokens += result.tokens
+                    if passed:
+                        c.passes += 1
+                        c.covered.add(spec.task_key)
+                else:
+                    c.errors += 1
+            p = self.progress
+            self._emit(
+                "attempt",
+                f"{spec.task_key}#{spec.attempt_index} {result.verdict.value} ({result.wall_s:.1f}s, {result.tokens} tok)",
+                job_done=p.job_done + (1 if result.verdict.counts_as_attempt else 0),
+                job_passed=p.job_passed + (1 if passed else 0),
+            )
         self._save_state()
-        self._emit(
-            "attempt",
-            f"{spec.task_key}#{spec.attempt_index} {result.verdict.value} ({result.wall_s:.1f}s, {result.tokens} tok)",
-            job_done=p.job_done + (1 if counted else 0),
-            job_passed=p.job_passed + (1 if result.verdict is Verdict.PASSED else 0),
-        )
 
 
 def run_portfolio(
