@@ -59,8 +59,10 @@ class CappedReader:
             with contextlib.suppress(OSError, ValueError):
                 self._stream.close()
 
-    def join(self, timeout_s: float | None = None) -> None:
+    def join(self, timeout_s: float | None = None) -> bool:
+        """Wait for end of stream; True when the writer side is closed everywhere."""
         self._thread.join(timeout_s)
+        return not self._thread.is_alive()
 
     def text(self) -> str:
         with self._lock:
@@ -157,7 +159,9 @@ def _signal_all(pids: Iterable[int], sig: int) -> None:
             os.kill(pid, sig)
 
 
-def kill_tree(root_pid: int | None, pgid: int | None = None, pipe_inodes: set[int] | None = None) -> None:
+def kill_tree(
+    root_pid: int | None, pgid: int | None = None, pipe_inodes: set[int] | None = None, walk: bool = True
+) -> None:
     """Kill `root_pid`, its process group and every descendant, including ones that called setsid.
 
     The tree is frozen with SIGSTOP first and re-walked until it stops growing, so a fork loop
@@ -167,8 +171,15 @@ def kill_tree(root_pid: int | None, pgid: int | None = None, pipe_inodes: set[in
     the group stays safe to signal while any member lives, since Linux never reuses such a pid.
     `pipe_inodes` (the child's stdout/stderr pipes) also catches a double-forked daemon that left
     the session but still holds the output pipes, the one way it could stall a caller.
+    `walk=False` skips the /proc walk (for a PID namespace, whose members die with its init).
     """
     seen: set[int] = set() if root_pid is None else {root_pid}
+    if not walk:
+        if pgid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGKILL)
+        _signal_all(seen, signal.SIGKILL)
+        return
     for _ in range(20):
         if pgid is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -369,8 +369,14 @@ class LocalSandbox:
         feed_stdin(popen.stdin, stdin)
         timed_out = not wait_unreaped(popen.pid, limits.wall_s)
         # Always sweep (before reaping, so the pid cannot be reused meanwhile): a finished main
-        # process may have left children behind holding the pipes open.
-        kill_tree(popen.pid, popen.pid, None if self.use_bwrap else pipes)
+        # process may have left children behind. In bwrap they died with the PID namespace; in
+        # bare mode the /proc walk finds them, and the pipe scan is needed only if someone still
+        # holds the output pipes open.
+        if self.use_bwrap:
+            kill_tree(popen.pid, popen.pid, walk=False)
+        else:
+            drained = out.join(0.05) and err.join(0.01)
+            kill_tree(popen.pid, popen.pid, None if drained else pipes)
         popen.wait()
         out.join(2)
         err.join(2)

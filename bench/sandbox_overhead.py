@@ -1,0 +1,151 @@
+"""Per-attempt overhead of each sandbox backend against a bare subprocess.
+
+Each backend runs `python3 -c pass` N times in a fresh working directory; we report the median
+and p90 wall time per run and the median overhead over a bare `subprocess.run` of the same
+interpreter (the sandbox's own Python, /usr/bin/python3). The cases verifier also starts one
+sandboxed process per verification, so this is the verifier's fixed cost too.
+
+    .venv/bin/python bench/sandbox_overhead.py --runs 30 --docker-runs 15 --write
+
+Docker is measured against $RSI_DOCKER_HOST (or a known engine socket) and skipped when none
+answers. `--write` replaces the `## sandbox overhead` section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+SECTION = "## sandbox overhead"
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+
+
+def p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+
+
+def time_runs(runs: int, once: Callable[[Path], None]) -> list[float]:
+    folder = Path(tempfile.mkdtemp(prefix="rsi-bench-sandbox-"))
+    folder.chmod(0o711)
+    samples = []
+    try:
+        once(_fresh(folder, -1))  # warm-up: caches, image layers, the bwrap probe
+        for index in range(runs):
+            work = _fresh(folder, index)
+            started = time.perf_counter()
+            once(work)
+            samples.append(time.perf_counter() - started)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return samples
+
+
+def _fresh(folder: Path, index: int) -> Path:
+    work = folder / f"w{index + 1}"
+    work.mkdir()
+    return work
+
+
+def measure(runs: int, docker_runs: int) -> tuple[dict[str, list[float]], dict[str, str]]:
+    from rsi.errors import SandboxError
+    from rsi.sandbox.base import Limits
+    from rsi.sandbox.docker import DockerSandbox
+    from rsi.sandbox.local import LocalSandbox, probe_bwrap, system_python
+
+    python = system_python() or "python3"
+    limits = Limits(wall_s=60)
+    samples: dict[str, list[float]] = {}
+    notes: dict[str, str] = {}
+
+    def bare_subprocess(work: Path) -> None:
+        subprocess.run([python, "-c", "pass"], cwd=work, check=True)
+
+    samples["bare subprocess"] = time_runs(runs, bare_subprocess)
+
+    def via(sandbox) -> Callable[[Path], None]:
+        def once(work: Path) -> None:
+            result = sandbox.run([sandbox.python, "-c", "pass"], work, limits)
+            if result.exit_code != 0:
+                raise RuntimeError(result.stderr)
+
+        return once
+
+    samples["local (bare: rlimits)"] = time_runs(runs, via(LocalSandbox(use_bwrap=False)))
+    works, why = probe_bwrap()
+    if works:
+        samples["local (bwrap)"] = time_runs(runs, via(LocalSandbox(use_bwrap=True)))
+    else:
+        notes["local (bwrap)"] = why
+    docker = DockerSandbox()
+    try:
+        version = docker.engine_version()
+        samples["docker"] = time_runs(docker_runs, via(docker))
+        notes["docker"] = f"{version}, image {docker.image}"
+    except SandboxError as error:
+        notes["docker"] = f"skipped: {error.message}"
+    return samples, notes
+
+
+def render(samples: dict[str, list[float]], notes: dict[str, str], command: str) -> str:
+    base = statistics.median(samples["bare subprocess"])
+    lines = [
+        SECTION,
+        "",
+        f"Per-run wall time of `python3 -c pass`; machine: {platform.node()} ({os.cpu_count()} cores, "
+        f"{platform.platform()}); date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
+        "",
+        f"Reproduce: `{command}`",
+        "",
+        "| backend | runs | median ms | p90 ms | overhead vs bare (median) ms | notes |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for name, values in samples.items():
+        median = statistics.median(values)
+        over = "-" if name == "bare subprocess" else f"{1000 * (median - base):.1f}"
+        lines.append(
+            f"| {name} | {len(values)} | {1000 * median:.1f} | {1000 * p90(values):.1f} | {over} | {notes.get(name, '')} |"
+        )
+    for name, note in notes.items():
+        if name not in samples:
+            lines.append(f"| {name} | 0 | - | - | - | {note} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_section(block: str) -> None:
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
+    if pattern.search(text):
+        text = pattern.sub(lambda _m: block + "\n", text)
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    RESULTS.write_text(text, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30, help="Runs per local backend.")
+    parser.add_argument("--docker-runs", type=int, default=15, help="Runs for the docker backend.")
+    parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
+    args = parser.parse_args()
+    samples, notes = measure(args.runs, args.docker_runs)
+    command = f".venv/bin/python bench/sandbox_overhead.py --runs {args.runs} --docker-runs {args.docker_runs} --write"
+    block = render(samples, notes, command)
+    print(block)
+    if args.write:
+        write_section(block)
+
+
+if __name__ == "__main__":
+    main()
