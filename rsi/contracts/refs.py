@@ -12,6 +12,7 @@ Contracts read from git resolve their prompt files from the same revision.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from pathlib import Path
@@ -54,6 +55,24 @@ def _check_name(loaded: LoadedContract, name: str, file_label: str) -> LoadedCon
     return loaded
 
 
+def _pinned_ref(workspace: Workspace, loaded: LoadedContract) -> str:
+    """`NAME@rN` when the working file is exactly tagged revision N (so lineage can name it), else `NAME`.
+
+    Configurations record their contract_ref; a pinned ref stays meaningful after later revisions.
+    """
+    import git
+
+    try:
+        repo = git.Repo(workspace.root, search_parent_directories=True)
+        tag = revision_tags(repo, loaded.name).get(loaded.revision)
+        if tag is None:
+            return loaded.name
+        tagged = read_at(repo, tag.commit.hexsha, repo_path(repo, loaded.path))
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, UserInputError, ValueError):
+        return loaded.name
+    return f"{loaded.name}@r{loaded.revision}" if tagged == loaded.source else loaded.name
+
+
 def resolve_ref(workspace: Workspace, ref: str) -> LoadedContract:
     """Load the contract a REF names (see the module docstring). Bad refs raise UserInputError."""
     text = ref.strip()
@@ -85,7 +104,8 @@ def resolve_ref(workspace: Workspace, ref: str) -> LoadedContract:
     if NAME.match(text):
         path = workspace.contract_path(text)
         if path.is_file():
-            return _check_name(load_contract(path), text, str(path))
+            loaded = _check_name(load_contract(path), text, str(path))
+            return dataclasses.replace(loaded, ref=_pinned_ref(workspace, loaded))
         known = ", ".join(sorted(p.stem for p in workspace.hcp_dir.glob("*.toml"))) or "none"
         raise UserInputError(f"{text}: no contract {path} (contracts here: {known})")
     raise UserInputError(

@@ -292,3 +292,12 @@ def test_concurrent_revises_take_turns(workspace) -> None:
     assert sorted(e.message for e in log[1:]) == ["turns 7", "turns 8"]
     assert tags(workspace) == ["hcp/default/r1", "hcp/default/r2", "hcp/default/r3"]
     assert git(workspace, "status", "--porcelain") == ""
+
+
+def test_name_ref_is_pinned_to_its_revision_only_while_it_matches_the_tag(workspace) -> None:
+    assert resolve_ref(workspace, "default").ref == "default"  # r1 not tagged yet
+    revise_contract(workspace, "default", {"harness.max_turns": 5}, "five")
+    assert resolve_ref(workspace, "default").ref == "default@r2"
+    path = workspace.contract_path("default")
+    path.write_text(path.read_text().replace("max_turns = 5", "max_turns = 6"))
+    assert resolve_ref(workspace, "default").ref == "default"  # an uncommitted edit is not r2
