@@ -110,6 +110,9 @@ class SlurmExecutor:
             raise ExecutorError(f"slurm: could not submit {len(specs)} attempts: {error}",
                                 hint="check `sinfo` and the partition/resources asked for") from error
         self._jobs = jobs
+        # Written down so that a resumed orchestrator can cancel arrays a killed one left behind.
+        array_ids = sorted({str(job.job_id).split("_")[0] for job in jobs})
+        (executor.folder / "array_ids").write_text("\n".join(array_ids) + "\n")
         deadline_s = time.monotonic() + time_min * 60.0 + opts.queue_grace_s
         return self._collect(dict(zip(jobs, specs, strict=True)), deadline_s)
 
@@ -173,6 +176,23 @@ class SlurmExecutor:
     def _cancel_job(job: Any) -> None:
         with contextlib.suppress(Exception):  # best effort: the job may already be gone
             job.cancel(check=False)
+
+    def cancel_stale(self) -> list[str]:
+        """Cancel job arrays of earlier batches under this folder (left by a killed orchestrator)."""
+        import subprocess
+
+        cancelled = []
+        for ids_file in sorted(self.folder.glob("batch-*/array_ids")):
+            done_marker = ids_file.with_name("cancelled")
+            if done_marker.exists():
+                continue
+            ids = ids_file.read_text().split()
+            if ids:
+                with contextlib.suppress(OSError, subprocess.SubprocessError):
+                    subprocess.run(["scancel", *ids], capture_output=True, timeout=30)
+                cancelled.extend(ids)
+            done_marker.write_text("")
+        return cancelled
 
     def cancel(self) -> None:
         self._cancelled = True

@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -320,6 +321,11 @@ class Orchestrator:
         executor = make_executor(self.spec.executor, fn, self.run_dir / "slurm", workers=self.spec.workers,
                                  slurm=self.spec.slurm)
         status, reason = "failed", "interrupted"
+        cancel_stale = getattr(executor, "cancel_stale", None)
+        if kind == "run_resumed" and cancel_stale is not None:
+            stale = cancel_stale()  # attempts a killed orchestrator left running on the cluster
+            if stale:
+                self._emit("note", f"cancelled {len(stale)} job arrays left by the interrupted run")
         try:
             for job in self.store.open_jobs(self.run_id):
                 self._run_job(executor, job, resumed=True)
@@ -442,6 +448,10 @@ class Orchestrator:
             job_passed=passed_before,
         )
         job_dir = self.run_dir / "attempts" / f"j{job.job_index:04d}"
+        if resumed and job_dir.is_dir():
+            # Half-written attempt folders of the killed run: never renamed into place, so never read.
+            for stale in job_dir.glob("*/.tmp-*"):
+                shutil.rmtree(stale, ignore_errors=True)
         specs = []
         for m in missing:
             task = tasks.get(m.task_key)

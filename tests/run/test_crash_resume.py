@@ -136,3 +136,29 @@ def test_resume_refuses_plan_flags_with_exit_2(mini_ws, cli) -> None:
     result = cli("run", "--resume", "x", "--budget-attempts", "5", cwd=mini_ws.root)
     assert result.returncode == 2
     assert "--budget-attempts" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_sigkill_with_the_real_harness_then_resume(mini_ws, cli, tmp_path) -> None:
+    """Same protocol through the real harness, sandbox and verifier (scripted model replies)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scripted", Path(__file__).with_name("scripted.py"))
+    scripted = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scripted)
+    script = tmp_path / "script.json"
+    expected = scripted.write_script(mini_ws, script, count=4)
+    env = {"RSI_MODEL_OVERRIDE": f"scripted:{script}", "RSI_TEST_CRASH_AT": "attempt_recorded:2"}
+    args = ("run", "-p", "mini", "--budget-attempts", "6", "--limit-tasks", "4", "--job-size", "4", "--no-report",
+            "--sandbox", "local")
+    first = cli(*args, cwd=mini_ws.root, env=env)
+    assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
+    run_id = latest_run(mini_ws)
+    second = cli("run", "--resume", run_id, "--no-report", cwd=mini_ws.root, env={**env, "RSI_TEST_CRASH_AT": ""})
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert query(mini_ws, "PRAGMA integrity_check") == [("ok",)]
+    rows = query(mini_ws, "SELECT task_key, verdict, trajectory_path FROM attempts WHERE run_id = ?", run_id)
+    assert len(rows) == 6 and len({r for r in rows}) == 6
+    for task_key, verdict, trajectory in rows:
+        assert verdict == ("passed" if expected[task_key] else "failed"), (task_key, verdict)
+        assert Path(trajectory).is_file() and "/.tmp-" not in trajectory
+    assert not list(mini_ws.run_dir(run_id).glob("attempts/*/*/.tmp-*"))
