@@ -309,7 +309,8 @@ def decide_promotion(
             reason="gate: no heldout tasks attempted by both the candidate "
             f"({candidate.config_name}) and the parent configuration ({parent_hash})"
             + (f"; missing heldout attempts of: {', '.join(missing)}" if missing else ""),
-            hint="run both configurations on the heldout split (`rsi run ... --split heldout` or `rsi eval`)",
+            hint="run both configurations on the heldout split (`rsi run --split heldout`, or `rsi eval`) "
+            "and pass that run too: `rsi promote TRAIN_RUN HELDOUT_RUN`",
         )
     if lift.ci.low <= gate.min_lift:
         return decided(
