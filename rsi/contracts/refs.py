@@ -64,12 +64,17 @@ def _pinned_ref(workspace: Workspace, loaded: LoadedContract) -> str:
 
     try:
         repo = git.Repo(workspace.root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return loaded.name
+    try:
         tag = revision_tags(repo, loaded.name).get(loaded.revision)
         if tag is None:
             return loaded.name
         tagged = read_at(repo, tag.commit.hexsha, repo_path(repo, loaded.path))
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, UserInputError, ValueError):
+    except (UserInputError, ValueError):
         return loaded.name
+    finally:
+        repo.close()  # no lingering `git cat-file` helpers from a lookup done on every resolve
     return f"{loaded.name}@r{loaded.revision}" if tagged == loaded.source else loaded.name
 
 

@@ -461,6 +461,8 @@ def revision_log(workspace: Workspace, name: str) -> list[RevisionEntry]:
     repo = open_repo(workspace)
     path = workspace.contract_path(name)
     relative = repo_path(repo, path)
+    if not path.is_file() and not _committed(repo, relative):
+        raise UserInputError(f"{name}: no contract {path}, and none in git history at HEAD")
     tags = revision_tags(repo, name)
     tagged_commits = {tag.commit.hexsha: number for number, tag in tags.items()}
     chosen: dict[int, tuple[git.Commit, LoadedContract]] = {}
