@@ -226,7 +226,7 @@ def _recombinations(winners: Sequence[Configuration]) -> list[VariantProposal]:
     out = []
     for i, first in enumerate(winners):
         for second in winners[i + 1:]:
-            if first.contract_ref != second.contract_ref:
+            if (first.spec.hcp.name, first.spec.hcp.revision) != (second.spec.hcp.name, second.spec.hcp.revision):
                 continue  # settings of different contracts do not mix key by key
             keys = sorted(set(first.overrides) | set(second.overrides))
             differing = [k for k in keys if first.overrides.get(k, _MISSING) != second.overrides.get(k, _MISSING)]

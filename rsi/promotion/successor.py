@@ -158,8 +158,9 @@ def propose_portfolio(
     anchor = anchor or ranked_configs[0]
     base = base_ref(workspace, anchor)
     contract = resolve_ref(workspace, base)
-    same_base = {h: c for h, c in stored.configurations.items() if c.contract_ref == anchor.contract_ref}
-    notes = [f"{c.name}: resolved against another contract ({c.contract_ref}); left out"
+    origin = (anchor.spec.hcp.name, anchor.spec.hcp.revision)  # refs differ in spelling, revisions do not
+    same_base = {h: c for h, c in stored.configurations.items() if (c.spec.hcp.name, c.spec.hcp.revision) == origin}
+    notes = [f"{c.name}: resolved against another contract revision ({c.spec.hcp.name} r{c.spec.hcp.revision}); left out"
              for h, c in stored.configurations.items() if h not in same_base and h in {e.config_hash for e in evidence.configs}]
 
     def identify(variant: VariantProposal) -> str:
