@@ -153,6 +153,11 @@ def load_contract_text(text: str, path: Path, ref: str, reader: PromptReader, fi
         source = parse_source(label, text)
     except TomlSyntaxError as error:
         raise ContractError([error.problem], hint="fix the TOML syntax first") from None
+    if "portfolio" in source.data and "hcp" not in source.data:
+        raise ContractError(
+            [source.problem(("portfolio",), "this file is a portfolio, not a contract")],
+            hint="check it with `rsi portfolio validate PATH`",
+        )
     spec, prompt, problems = validate_data(source.data, reader)
     if problems or spec is None:
         raise ContractError(

@@ -130,3 +130,10 @@ def test_configuration_from_contract_with_overrides() -> None:
     assert inline.system_prompt == "Be brief." and inline.spec.harness.system_prompt_file == ""
     with pytest.raises(ContractError, match="harness.max_turns"):
         configuration_from_contract(loaded, overrides={"harness.max_turns": 0})
+
+
+def test_a_portfolio_given_as_a_contract_says_so() -> None:
+    with pytest.raises(ContractError) as raised:
+        load_contract(REPO / "portfolios" / "default.toml")
+    [problem] = raised.value.problems
+    assert problem.key == "portfolio" and "is a portfolio, not a contract" in problem.message
