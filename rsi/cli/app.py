@@ -18,6 +18,7 @@ from rsi.cli import (
     cmd_doctor,
     cmd_hcp,
     cmd_portfolio,
+    cmd_promote,
     cmd_run,
     cmd_serve,
     cmd_tasks,
@@ -57,7 +58,9 @@ def root(
     state.workspace_dir = workspace
 
 
-for module in (cmd_workspace, cmd_hcp, cmd_portfolio, cmd_tasks, cmd_doctor, cmd_attempt, cmd_serve, cmd_run):
+for module in (
+    cmd_workspace, cmd_hcp, cmd_portfolio, cmd_tasks, cmd_doctor, cmd_attempt, cmd_serve, cmd_run, cmd_promote,
+):
     module.register(app)
 
 
