@@ -365,7 +365,6 @@ def _revise_locked(
             f"{relative}: has uncommitted edits; revise refuses to build on an unrecorded state",
             hint=f"commit or discard them first (see `git diff -- {relative}`)",
         )
-    tagged = list(recovered.tagged if recovered else []) + _ensure_head_tagged(repo, name, relative)
 
     old_text = path.read_text(encoding="utf-8")
     old = load_contract(path)
@@ -395,6 +394,8 @@ def _revise_locked(
             f"tag {tag} already exists but {relative} at HEAD is r{old.revision}",
             hint="the contract's history diverged from its tags; inspect `git log -- " + relative + "`",
         )
+    # Only now, with the new revision known valid, tag the committed one if it lacks its tag.
+    tagged = list(recovered.tagged if recovered else []) + _ensure_head_tagged(repo, name, relative)
     summary, _, body = message.strip().partition("\n")
     commit_message = format_commit_message(
         f"hcp({name}): r{revision}: {summary.strip()}",

@@ -119,7 +119,7 @@ def test_revise_rejects_bad_changes_without_touching_anything(workspace, sets, e
         revise_contract(workspace, "default", sets, "bad")
     assert text in "\n".join(raised.value.lines())
     assert path.read_text() == original and git(workspace, "rev-parse", "HEAD") == head
-    assert git(workspace, "status", "--porcelain") == ""
+    assert git(workspace, "status", "--porcelain") == "" and tags(workspace) == []
 
 
 def test_revise_cli_reads_values_as_toml_and_exits_2_on_bad_keys(workspace, cli) -> None:
