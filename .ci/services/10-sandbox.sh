@@ -7,18 +7,16 @@ apt-get install -y -qq --no-install-recommends \
     bubblewrap podman runc debootstrap curl python3-minimal python3-pytest util-linux >/dev/null
 
 # podman as root on these machines needs two settings (see docs/sandbox.md): root cannot raise
-# ulimits past the hard cap, and crun refuses the hybrid cgroup layout.
-mkdir -p /etc/containers
-if ! grep -q '^# rsi sandbox settings' /etc/containers/containers.conf 2>/dev/null; then
-    cat >>/etc/containers/containers.conf <<'CONF'
-# rsi sandbox settings
+# ulimits past the hard cap, and crun refuses the hybrid cgroup layout. A drop-in file (rewritten
+# each time, so idempotent) never clashes with tables already in containers.conf.
+mkdir -p /etc/containers/containers.conf.d
+cat >/etc/containers/containers.conf.d/50-rsi-sandbox.conf <<'CONF'
 [containers]
 default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
 
 [engine]
 runtime = "runc"
 CONF
-fi
 
 RSI_PODMAN_SOCK=/run/rsi-podman.sock
 if ! curl -sf --unix-socket "$RSI_PODMAN_SOCK" http://d/_ping >/dev/null 2>&1; then

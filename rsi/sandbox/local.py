@@ -260,15 +260,18 @@ class LocalSandbox:
                 f"private /tmp; {who}; rlimits",
             )
         unprivileged = self.drop_privileges or not self.as_root
+        why = self.bwrap_note if self.bwrap_note != "bwrap works" else "bubblewrap disabled by configuration"
+        who = "; runs as nobody" if self.drop_privileges else ""
+        if not self.as_root:
+            who = "; runs as the calling user (it can signal the caller's own processes)"
         return Isolation(
             backend="local-bare",
             network_isolated=False,
             filesystem_readonly=False,
             pid_namespace=False,
             unprivileged_user=unprivileged,
-            notes=f"no bubblewrap ({self.bwrap_note}): rlimits, scrubbed environment and process-group kill "
-            f"only; the host file system and network are reachable"
-            + ("; runs as nobody" if self.drop_privileges else ""),
+            notes=f"no bubblewrap ({why}): rlimits, scrubbed environment and process-tree kill "
+            f"only; the host file system and network are reachable{who}",
         )
 
     # -- launching --------------------------------------------------------------------------------

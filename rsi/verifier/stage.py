@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,9 +51,46 @@ def refused_name(name: str) -> bool:
     return name in HIJACK_NAMES or name.endswith(HIJACK_SUFFIXES)
 
 
+STALE_AFTER_S = 6 * 3600
+
+
+def _fresh_parent() -> Path:
+    """/tmp/rsi-verify-<uid>/ when it is safely ours (a real dir, our own, 0711), else the temp dir.
+
+    One parent lets a later verification sweep roots left behind by a verifier that was SIGKILLed.
+    """
+    base = Path(tempfile.gettempdir())
+    parent = base / f"rsi-verify-{os.geteuid()}"
+    try:
+        parent.mkdir(mode=0o711, exist_ok=True)
+        st = os.lstat(parent)
+    except OSError:
+        return base
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or stat.S_IMODE(st.st_mode) != 0o711:
+        return base
+    return parent
+
+
+def _sweep_stale(parent: Path) -> None:
+    cutoff = time.time() - STALE_AFTER_S
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name.startswith("v-") and entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            continue
+
+
 def make_fresh_root() -> Path:
     """A new private root for one verification: 0711, so the sandbox user can reach work/ only."""
-    root = Path(tempfile.mkdtemp(prefix="rsi-verify-"))
+    parent = _fresh_parent()
+    if parent.name.startswith("rsi-verify-"):
+        _sweep_stale(parent)
+    root = Path(tempfile.mkdtemp(prefix="v-" if parent.name.startswith("rsi-verify-") else "rsi-verify-", dir=parent))
     os.chmod(root, 0o711)
     (root / "work").mkdir(mode=0o755)
     return root

@@ -144,7 +144,7 @@ def test_auto_prefers_bwrap_when_it_works():
 def test_bare_mode_says_what_it_does_not_isolate():
     iso = make_sandbox("local", use_bwrap=False).isolation()
     assert (iso.network_isolated, iso.filesystem_readonly, iso.pid_namespace) == (False, False, False)
-    assert "no bubblewrap" in iso.notes
+    assert "no bubblewrap" in iso.notes and "network are reachable" in iso.notes
 
 
 def test_docker_with_missing_image_is_a_sandbox_error(backends, workdir: Path):

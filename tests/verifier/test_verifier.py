@@ -227,3 +227,18 @@ def test_verify_never_raises_on_its_own_crash(make_cases_task, final_workdir):
     assert outcome.verdict is Verdict.ERROR
     assert "boom" in outcome.reason
     assert json.loads(outcome.model_dump_json())["verdict"] == "error"
+
+
+def test_fresh_roots_left_by_a_killed_verifier_are_swept(make_cases_task, final_workdir):
+    from rsi.verifier.stage import STALE_AFTER_S, make_fresh_root, remove_fresh_root
+
+    first = make_fresh_root()
+    old = time.time() - STALE_AFTER_S - 60
+    os.utime(first, (old, old))
+    second = make_fresh_root()
+    try:
+        assert not first.exists()
+        assert second.exists() and (second / "work").is_dir()
+        assert oct(second.stat().st_mode & 0o777) == oct(0o711)
+    finally:
+        remove_fresh_root(second)
