@@ -1,0 +1,208 @@
+"""Simulated portfolios: pass-probability matrices with latent structure, and a scheduler simulator.
+
+A `PassMatrix` says how likely each configuration passes each task. `generate_matrix` builds one
+the way portfolios behave in the Macaron report: every configuration alone passes few tasks (3-10%
+by default) while the union covers everything. The structure is latent skill per tag: each
+configuration is a specialist in one or two tags (strong on tasks carrying them, near zero
+elsewhere), plus a general ability, a task difficulty and per-cell noise, so a scheduler that learns
+per-tag success does better than one that does not. `simulate` runs any `rsi.scheduler` scheduler
+against a matrix with seeded Bernoulli outcomes (common random numbers: the k-th attempt of
+configuration c on task t has the same outcome whichever scheduler asks for it) and returns the
+attempts spent to reach full coverage and the coverage curve. `PassMatrix.oracle_attempts` is the
+lower bound: each task attempted only with its best configuration, sum over tasks of 1 / p_best.
+
+Pure and seeded: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field, replace
+
+from rsi.scheduler import AttemptFact, Budget, ConfigOption, Scheduler, ScheduleRequest, TaskOption
+
+
+@dataclass(frozen=True)
+class MatrixSpec:
+    """How to generate a pass-probability matrix. Defaults: the report's scale (122 x 12)."""
+
+    n_tasks: int = 122
+    n_configs: int = 12
+    n_tags: int = 12
+    second_tag_rate: float = 0.3  # share of tasks carrying a second tag
+    specialties: tuple[int, int] = (1, 2)  # tags each configuration is a specialist in (min, max)
+    family_size: int = 1  # >1: configurations come in families sharing specialties (correlated)
+    specialist_logit: float = 6.0  # skill added on a specialty tag
+    general_sd: float = 0.5  # spread of general ability across configurations
+    difficulty_sd: float = 0.8  # spread of task difficulty (shared by every configuration)
+    cell_sd: float = 0.6  # per (configuration, task) noise
+    config_rate: tuple[float, float] = (0.03, 0.10)  # each configuration's mean pass rate is kept here
+    min_best_p: float = 0.3  # every task has a configuration at least this good (the union covers all)
+    tag_noise: float = 0.0  # share of tasks whose visible tags are replaced by a random one
+    structured: bool = True  # False: no tag structure at all (tags carry no information)
+
+
+@dataclass(frozen=True)
+class PassMatrix:
+    configs: tuple[ConfigOption, ...]
+    tasks: tuple[TaskOption, ...]
+    p: tuple[tuple[float, ...], ...]  # p[c][t]
+
+    def best_p(self, t: int) -> float:
+        return max(row[t] for row in self.p)
+
+    def oracle_attempts(self) -> float:
+        """Expected attempts when every task is attempted only with its best configuration."""
+        return sum(1.0 / self.best_p(t) for t in range(len(self.tasks)))
+
+    def config_rates(self) -> list[float]:
+        """Each configuration's mean pass probability over the tasks."""
+        return [sum(row) / len(row) for row in self.p]
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x > -50 else 0.0
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
+
+def generate_matrix(spec: MatrixSpec = MatrixSpec(), seed: int = 0) -> PassMatrix:
+    """A matrix following `spec` (see the module docstring), deterministic in `seed`."""
+    rng = random.Random(f"matrix:{seed}")
+    tags = [f"tag{g}" for g in range(spec.n_tags)]
+    task_tags: list[tuple[int, ...]] = []
+    for _ in range(spec.n_tasks):
+        first = rng.randrange(spec.n_tags)
+        chosen = [first]
+        if spec.n_tags > 1 and rng.random() < spec.second_tag_rate:
+            chosen.append(rng.choice([g for g in range(spec.n_tags) if g != first]))
+        task_tags.append(tuple(chosen))
+    difficulty = [rng.gauss(0, spec.difficulty_sd) for _ in range(spec.n_tasks)]
+
+    # Specialties: every tag gets a specialist family first, then random extras.
+    n_families = math.ceil(spec.n_configs / max(1, spec.family_size))
+    order = list(range(spec.n_tags))
+    rng.shuffle(order)
+    family_tags: list[set[int]] = [set() for _ in range(n_families)]
+    for i, g in enumerate(order):
+        family_tags[i % n_families].add(g)
+    for fam in family_tags:
+        want = rng.randint(*spec.specialties)
+        while len(fam) < min(want, spec.n_tags):
+            fam.add(rng.randrange(spec.n_tags))
+    config_tags = [family_tags[c // max(1, spec.family_size)] for c in range(spec.n_configs)]
+    general = [rng.gauss(0, spec.general_sd) for _ in range(spec.n_configs)]
+
+    logits: list[list[float]] = []
+    for c in range(spec.n_configs):
+        row = []
+        for t in range(spec.n_tasks):
+            if spec.structured:
+                skill = spec.specialist_logit if config_tags[c] & set(task_tags[t]) else 0.0
+            else:
+                skill = spec.specialist_logit if rng.random() < 0.2 else 0.0
+            row.append(skill + general[c] - difficulty[t] + rng.gauss(0, spec.cell_sd))
+        logits.append(row)
+
+    # Calibrate: shift each configuration so its mean rate lies in config_rate.
+    lo, hi = spec.config_rate
+    target = (lo + hi) / 2
+    shifts = [_solve_shift(row, target) for row in logits]
+    # Keep the configurations' spread: general ability moves each around the target, clamped to range.
+    p = []
+    for c, row in enumerate(logits):
+        base = shifts[c] + general[c] * 0.5
+        prow = [_sigmoid(x + base) for x in row]
+        rate = sum(prow) / len(prow)
+        if rate < lo or rate > hi:
+            base = _solve_shift(row, min(max(rate, lo), hi))
+            prow = [_sigmoid(x + base) for x in row]
+        p.append(prow)
+    # The union covers everything: lift each task's best cell to min_best_p.
+    for t in range(spec.n_tasks):
+        best = max(range(spec.n_configs), key=lambda c: p[c][t])
+        if p[best][t] < spec.min_best_p:
+            p[best][t] = spec.min_best_p
+
+    visible = []
+    for t in range(spec.n_tasks):
+        shown = task_tags[t]
+        if spec.tag_noise and rng.random() < spec.tag_noise:
+            shown = (rng.randrange(spec.n_tags),)
+        visible.append(TaskOption(f"sim/t{t:03d}", "train", tuple(tags[g] for g in shown)))
+    configs = tuple(ConfigOption(f"c{c:02d}", f"config-{c}") for c in range(spec.n_configs))
+    return PassMatrix(configs, tuple(visible), tuple(tuple(row) for row in p))
+
+
+def _solve_shift(row: list[float], target: float) -> float:
+    """The logit shift giving `row` a mean pass probability of `target` (bisection)."""
+    lo, hi = -30.0, 30.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        rate = sum(_sigmoid(x + mid) for x in row) / len(row)
+        lo, hi = (mid, hi) if rate < target else (lo, mid)
+    return (lo + hi) / 2
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    scheduler: str
+    attempts: int  # attempts spent when the run stopped
+    full_coverage: bool
+    covered: int
+    jobs: int
+    curve: tuple[int, ...] = field(repr=False)  # covered tasks after each attempt
+
+    @property
+    def attempts_to_full(self) -> int | None:
+        return self.attempts if self.full_coverage else None
+
+
+def _outcome(seed: int, config: int, task: int, k: int, p: float) -> bool:
+    # Common random numbers: the k-th try of (config, task) is the same event for every scheduler.
+    return random.Random(f"outcome:{seed}:{config}:{task}:{k}").random() < p
+
+
+def simulate(
+    scheduler: Scheduler,
+    matrix: PassMatrix,
+    seed: int = 0,
+    *,
+    job_size: int = 8,
+    attempts_per_task: int = 1,
+    max_attempts: int = 20_000,
+) -> SimulationResult:
+    """Run `scheduler` against `matrix` until it stops, covers every task or spends `max_attempts`."""
+    c_index = {c.config_hash: i for i, c in enumerate(matrix.configs)}
+    t_index = {t.key: i for i, t in enumerate(matrix.tasks)}
+    history: list[AttemptFact] = []
+    tries: dict[tuple[int, int], int] = {}
+    covered: set[int] = set()
+    curve: list[int] = []
+    jobs = 0
+    base = ScheduleRequest(
+        configs=matrix.configs, tasks=matrix.tasks, seed=seed, job_size=job_size, attempts_per_task=attempts_per_task
+    )
+    while len(covered) < len(matrix.tasks) and len(history) < max_attempts:
+        request = replace(base, history=history, budget=Budget(attempts=max_attempts - len(history)), job_index=jobs)
+        proposal = scheduler.propose(request)
+        if proposal is None:
+            break
+        jobs += 1
+        c = c_index[proposal.config_hash]
+        for key in proposal.task_keys:
+            t = t_index[key]
+            for _ in range(proposal.attempts_per_task):
+                k = tries.get((c, t), 0)
+                tries[(c, t)] = k + 1
+                passed = _outcome(seed, c, t, k, matrix.p[c][t])
+                if passed:
+                    covered.add(t)
+                history.append(AttemptFact(proposal.config_hash, key, passed))
+                curve.append(len(covered))
+    return SimulationResult(
+        scheduler.name, len(history), len(covered) == len(matrix.tasks), len(covered), jobs, tuple(curve)
+    )
