@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from rsi.sandbox.base import Sandbox
 from rsi.tasks.load import load_cases, prepare_workdir
 from rsi.tasks.spec import Task
 from rsi.verdict import Verdict
@@ -99,7 +100,7 @@ def _stage(task: Task, probe: Probe, workdir: Path) -> bool:
     return True
 
 
-def check_task(task: Task, sandbox: object, require_reference: bool = True) -> TaskCheckResult:
+def check_task(task: Task, sandbox: Sandbox, require_reference: bool = True) -> TaskCheckResult:
     """Run the three probes of one task through the real verifier in `sandbox`."""
     from rsi.verifier import verify  # the verifier pulls in sandbox code; keep import-time light
 

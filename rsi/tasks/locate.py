@@ -103,7 +103,7 @@ def dotted(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _message(error: dict[str, Any]) -> str:
+def _message(error: Any) -> str:
     if error["type"] == "extra_forbidden":
         return "unknown key"
     if error["type"] == "missing":
