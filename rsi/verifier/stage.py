@@ -156,27 +156,26 @@ def stage_submission(
         rel_root = Path(root).relative_to(src)
         keep_dirs = []
         for name in dirs:
-            rel = rel_root / name
             if refused_name(name) or (rel_root == Path(".") and name in exclude_top):
-                staged.refused.append(f"{rel}/: reserved name")
+                staged.refused.append(f"{(rel_root / name).as_posix()}/: reserved name")
             else:
                 keep_dirs.append(name)
         dirs[:] = keep_dirs  # fwalk honours in-place pruning
         for name in sorted(files):
-            rel = (rel_root / name).as_posix()
-            if only is not None and rel not in only:
+            rel_file = (rel_root / name).as_posix()
+            if only is not None and rel_file not in only:
                 continue
             if refused_name(name) or (rel_root == Path(".") and name in exclude_top):
-                staged.refused.append(f"{rel}: reserved name")
+                staged.refused.append(f"{rel_file}: reserved name")
                 continue
             if len(staged.copied) >= MAX_FILES:
-                staged.refused.append(f"{rel}: file count cap reached")
+                staged.refused.append(f"{rel_file}: file count cap reached")
                 continue
-            reason = _copy_one(name, root_fd, dest / rel, budget)
+            reason = _copy_one(name, root_fd, dest / rel_file, budget)
             if reason:
-                staged.refused.append(f"{rel}: {reason}")
+                staged.refused.append(f"{rel_file}: {reason}")
             else:
-                staged.copied.append(rel)
+                staged.copied.append(rel_file)
     return staged
 
 
