@@ -41,7 +41,15 @@ def serve(
     ] = None,
     max_batch: Annotated[
         int | None,
-        typer.Option("--max-batch", min=1, help="Rows per batched generate (default: the contract's serving.max_batch)."),
+        typer.Option(
+            "--max-batch",
+            min=1,
+            help="Rows per batched generate (default: the contract's serving.max_batch).",
+        ),
+    ] = None,
+    dtype: Annotated[
+        str | None,
+        typer.Option("--dtype", help="bfloat16, float32 or float16 (default: the contract's serving.dtype)."),
     ] = None,
 ) -> None:
     """Serve the contract's base model and specialists over an OpenAI-compatible API (vLLM's shapes).
@@ -58,6 +66,7 @@ def serve(
         port=port,
         adapters=parse_adapter_flags(adapter or []),
         max_batch=max_batch,
+        dtype=dtype,
         workspace_dir=state.workspace_dir,
     )
     run_server(spec, on_ready=lambda line: console.print(line, markup=False))

@@ -6,8 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rsi.contracts.schema import ContractSpec
-from rsi.errors import WorkspaceError
+from pydantic import ValidationError as PydanticValidationError
+
+from rsi.contracts.schema import ContractSpec, ServingSpec
+from rsi.errors import UserInputError, WorkspaceError
 from rsi.workspace import Workspace, find_workspace, shipped_root
 
 
@@ -21,6 +23,7 @@ class ServeSpec:
     adapters: dict[str, str] = field(default_factory=dict)
     """Extra adapters, name -> folder, on top of the contract's specialists."""
     max_batch: int | None = None
+    dtype: str | None = None
     workspace_dir: Path | None = None
 
 
@@ -51,14 +54,18 @@ def run_server(spec: ServeSpec, on_ready: Callable[[str], None] | None = None) -
     from rsi.models.server import create_app
 
     contract, workspace = resolve_contract(spec.contract, spec.workspace_dir)
-    if spec.max_batch is not None:
-        contract = contract.model_copy(
-            update={"serving": contract.serving.model_copy(update={"max_batch": spec.max_batch})}
-        )
     # Always the embedded backend: `rsi serve` IS the server that the openai backend talks to.
-    contract = contract.model_copy(
-        update={"serving": contract.serving.model_copy(update={"backend": "embedded"})}
-    )
+    serving: dict[str, object] = {**contract.serving.model_dump(), "backend": "embedded"}
+    if spec.max_batch is not None:
+        serving["max_batch"] = spec.max_batch
+    if spec.dtype is not None:
+        serving["dtype"] = spec.dtype
+    try:
+        contract = contract.model_copy(update={"serving": ServingSpec.model_validate(serving)})
+    except PydanticValidationError as error:
+        raise UserInputError(
+            f"rsi serve: {error.errors()[0]['loc'][0]}: {error.errors()[0]['msg']}"
+        ) from error
     model = make_model(contract, workspace, shared=False)
     try:
         adapters = {name: str(path) for name, path in specialist_paths(contract, workspace).items()}

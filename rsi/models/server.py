@@ -5,6 +5,7 @@ The request and response shapes follow vLLM's OpenAI server, including its LoRA 
 openai backend talks to `rsi serve` and to vLLM alike:
 
     GET  /health                      200 when the model is loaded
+    GET  /stats                       batching counters (rsi's extension)
     GET  /v1/models                   the base, then each adapter (with `parent` = the base)
     POST /v1/chat/completions         messages, n, temperature, top_p, max_tokens, stop, seed, model
     POST /v1/load_lora_adapter        {"lora_name", "lora_path"}: hot load, no restart (adapter hand-off)
@@ -85,6 +86,12 @@ def create_app(
     @app.get("/health")
     def health() -> dict[str, str]:
         return {"status": "ok"}
+
+    @app.get("/stats")
+    def stats() -> dict[str, Any]:
+        """rsi's own extension (not in vLLM): how much batching happened, for benchmarks and tests."""
+        counters = getattr(model, "stats", None)
+        return dict(vars(counters)) if counters is not None else {}
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
