@@ -109,3 +109,20 @@ def test_bad_refs_exit_2(workspace, cli) -> None:
         result = cli("diff", "default", ref, cwd=workspace.root)
         assert result.returncode == 2, (ref, result.stdout, result.stderr)
         assert "Traceback" not in result.stderr and result.stderr.startswith("error: ")
+
+
+def test_rich_rendering_on_a_terminal_keeps_bracketed_values(tmp_path: Path, monkeypatch) -> None:
+    """On a TTY the diff is coloured; values such as ["submit"] or [base] must not be eaten as markup."""
+    from rsi.cli import cmd_hcp
+
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "repl.md").write_text((REPO / "hcp" / "prompts" / "repl.md").read_text() + "\nSee [base].\n")
+    other = tmp_path / "default.toml"
+    other.write_text(DEFAULT.read_text().replace('tools = ["submit", "save_tool"]', 'tools = ["[bold]submit"]'))
+    result = diff_contracts(load_contract(DEFAULT), load_contract(other))
+    monkeypatch.setattr(cmd_hcp, "is_tty", lambda: True)
+    with cmd_hcp.console.capture() as captured:
+        cmd_hcp.render_diff(result)
+    text = captured.get()
+    assert '"[bold]submit"' in text and "+See [base]." in text
+    assert "harness.tools:" in text and "different; clocks moved: harness" in text
