@@ -80,7 +80,8 @@ class OpenAIModel:
 
     @property
     def name(self) -> str:
-        return self.base_model()
+        """The base model's name once known, else the endpoint (no network call: protocol checks read it)."""
+        return self._base_model or self.base_url
 
     def base_model(self) -> str:
         """The served base model's name: as given, else the first model of /v1/models without a parent."""
