@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import resource
+import secrets
 import shutil
 import subprocess
 import threading
@@ -33,7 +34,7 @@ import time
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal
 
 from rsi.errors import SandboxError
 from rsi.sandbox._process import (
@@ -52,6 +53,9 @@ from rsi.sandbox.base import ExecResult, Isolation, Limits
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SYSTEM_PYTHON_CANDIDATES = ("/usr/bin/python3", "/usr/local/bin/python3")
 MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+# Fresh per-run uids: far above normal accounts, rootless-podman subuid ranges (100000-) and 65534.
+PER_RUN_UID_BASE = 2_000_000_000
+PER_RUN_UID_SPAN = 100_000_000
 
 
 def system_python() -> str | None:
@@ -69,7 +73,15 @@ def sandbox_env(workdir: str, extra: dict[str, str] | None) -> dict[str, str]:
     Nothing is inherited from this process, so API keys, tokens, DB URLs and PYTHON* variables of the
     orchestrator never reach attempt code.
     """
-    env = {"PATH": SAFE_PATH, "LANG": "C.UTF-8", "HOME": workdir, "TMPDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "PATH": SAFE_PATH,
+        "LANG": "C.UTF-8",
+        "HOME": workdir,
+        "TMPDIR": "/tmp",
+        "USER": "sandbox",  # per-run uids have no passwd entry; getpass.getuser() reads these
+        "LOGNAME": "sandbox",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     env.update(extra or {})
     return env
 
@@ -105,7 +117,9 @@ def _bare_user_drop(uid: int, gid: int, rlimits: Callable[[], None]) -> Callable
     return apply
 
 
-def _bwrap_argv(bwrap: str, workdir: Path, as_root: bool, status_fd: int, setpriv: str | None) -> list[str]:
+def _bwrap_argv(
+    bwrap: str, workdir: Path, as_root: bool, status_fd: int, setpriv: str | None, uid: int = SANDBOX_UID, gid: int = SANDBOX_GID
+) -> list[str]:
     root = Path("/")
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net", "--unshare-ipc"]
     argv += ["--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
@@ -118,7 +132,7 @@ def _bwrap_argv(bwrap: str, workdir: Path, as_root: bool, status_fd: int, setpri
             argv += ["--symlink", os.readlink(path), str(path)]
         elif path.is_dir():
             argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     # bwrap would create the workdir's missing parents as root with mode 0700, which the sandbox
     # user could not traverse (absolute paths to its own working directory would fail).
     for parent in reversed(workdir.parents[:-1]):
@@ -127,7 +141,7 @@ def _bwrap_argv(bwrap: str, workdir: Path, as_root: bool, status_fd: int, setpri
     argv += ["--json-status-fd", str(status_fd), "--"]
     if as_root:
         assert setpriv is not None
-        argv += [setpriv, f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_GID}", "--clear-groups"]
+        argv += [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
         argv += ["--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
     return argv
 
@@ -228,8 +242,17 @@ class LocalSandbox:
         use_bwrap: bool | None = None,
         drop_privileges: bool = True,
         output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
+        uid: int | Literal["per-run"] = "per-run",
     ) -> None:
-        """`use_bwrap=None` uses it when the probe succeeds; True fails loudly when it does not."""
+        """`use_bwrap=None` uses it when the probe succeeds; True fails loudly when it does not.
+
+        `uid` (only when rsi runs as root): "per-run" gives every run/start its own unused uid
+        (and gid) above 2,000,000,000; an int (e.g. 65534, nobody) uses that one for all. A fresh
+        uid keeps sandboxes apart where namespaces do not: RLIMIT_NPROC counts processes per uid
+        host-wide, so with one shared uid a fork bomb in one attempt starves every concurrent
+        sandbox of processes (even the exec after the uid switch fails), and in bare mode processes
+        of one attempt could signal or write into another's.
+        """
         works, why = probe_bwrap()
         if use_bwrap and not works:
             raise SandboxError(f"bubblewrap requested but unusable: {why}", hint="run `rsi doctor`")
@@ -237,6 +260,7 @@ class LocalSandbox:
         self.bwrap_note = why
         self.as_root = os.geteuid() == 0
         self.drop_privileges = drop_privileges and self.as_root
+        self.uid = uid
         self.output_limit_bytes = output_limit_bytes
         python = system_python()
         # Without a drop to nobody the current interpreter stays usable as a fallback.
@@ -246,10 +270,20 @@ class LocalSandbox:
         """Where the working directory appears inside the sandbox: bound at its own path."""
         return str(Path(workdir).resolve())
 
+    def _uid_words(self) -> str:
+        return "a fresh uid per run" if self.uid == "per-run" else f"uid {self.uid}"
+
+    def _pick_ids(self) -> tuple[int, int]:
+        """The (uid, gid) the next sandboxed process runs as (when rsi is root)."""
+        if self.uid == "per-run":
+            fresh = PER_RUN_UID_BASE + secrets.randbelow(PER_RUN_UID_SPAN)
+            return fresh, fresh
+        return self.uid, SANDBOX_GID if self.uid == SANDBOX_UID else self.uid
+
     # -- what is isolated -------------------------------------------------------------------------
     def isolation(self) -> Isolation:
         if self.use_bwrap:
-            who = "uid 65534 via setpriv" if self.as_root else f"uid {os.geteuid()} (not root), no capabilities"
+            who = f"{self._uid_words()} via setpriv" if self.as_root else f"uid {os.geteuid()} (not root), no capabilities"
             return Isolation(
                 backend="local-bwrap",
                 network_isolated=True,
@@ -261,7 +295,7 @@ class LocalSandbox:
             )
         unprivileged = self.drop_privileges or not self.as_root
         why = self.bwrap_note if self.bwrap_note != "bwrap works" else "bubblewrap disabled by configuration"
-        who = "; runs as nobody" if self.drop_privileges else ""
+        who = f"; runs as {self._uid_words()}" if self.drop_privileges else ""
         if not self.as_root:
             who = "; runs as the calling user (it can signal the caller's own processes)"
         return Isolation(
@@ -288,16 +322,17 @@ class LocalSandbox:
         pass_fds: tuple[int, ...] = ()
         status_read: int | None = None
         try:
+            uid, gid = self._pick_ids()
             if self.use_bwrap:
                 if self.as_root:
-                    give_to_sandbox_user(workdir)
+                    give_to_sandbox_user(workdir, uid, gid)
                 bwrap = shutil.which("bwrap")
                 setpriv = shutil.which("setpriv", path=SAFE_PATH + ":/usr/sbin:/sbin")
                 if bwrap is None:
                     raise SandboxError("bwrap disappeared from PATH")
                 status_read, status_write = os.pipe()
                 pass_fds = (status_write,)
-                full = _bwrap_argv(bwrap, workdir, self.as_root, status_write, setpriv) + list(argv)
+                full = _bwrap_argv(bwrap, workdir, self.as_root, status_write, setpriv, uid, gid) + list(argv)
                 preexec = rlimits
             else:
                 full = list(argv)
@@ -308,8 +343,8 @@ class LocalSandbox:
                             f"{workdir} is not reachable by the sandbox user (a parent lacks o+x)",
                             hint="put attempt working directories under a world-traversable folder",
                         )
-                    give_to_sandbox_user(workdir)
-                    preexec = _bare_user_drop(SANDBOX_UID, SANDBOX_GID, rlimits)
+                    give_to_sandbox_user(workdir, uid, gid)
+                    preexec = _bare_user_drop(uid, gid, rlimits)
             popen = subprocess.Popen(
                 full,
                 cwd=workdir,
