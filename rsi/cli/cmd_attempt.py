@@ -22,6 +22,11 @@ def _verdict_style(verdict: str) -> str:
     )
 
 
+def _out(renderable) -> None:  # noqa: ANN001 - any rich renderable
+    # The shared console soft-wraps (good for plain lines); boxes must wrap inside their borders.
+    console.print(renderable, soft_wrap=False)
+
+
 def render_trajectory(trajectory, *, full: bool = False) -> None:  # noqa: ANN001 - Trajectory, imported lazily
     """Print one trajectory readably (rich on a TTY, plain text otherwise)."""
     from rich.panel import Panel
@@ -44,12 +49,12 @@ def render_trajectory(trajectory, *, full: bool = False) -> None:  # noqa: ANN00
     if trajectory.sandbox is not None:
         head.add_row("sandbox", trajectory.sandbox.backend)
     head.add_row("seed", str(trajectory.seed))
-    console.print(head)
+    _out(head)
 
     for step in trajectory.steps:
         if step.source in ("system", "user"):
             body = step.message if full or len(step.message) < 1200 else step.message[:1200] + " …"
-            console.print(Panel(Text(body), title=f"[bold]{step.source}[/]", title_align="left", border_style="blue"))
+            _out(Panel(Text(body), title=f"[bold]{step.source}[/]", title_align="left", border_style="blue"))
             continue
         if step.source == "environment":
             console.print(Text(f"[environment] {step.message}", style="yellow"))
@@ -73,11 +78,10 @@ def render_trajectory(trajectory, *, full: bool = False) -> None:  # noqa: ANN00
             parts.append(Text("(empty reply)", style="dim"))
         from rich.console import Group
 
-        console.print(Panel(Group(*parts), title=title, title_align="left", border_style="cyan"))
+        _out(Panel(Group(*parts), title=title, title_align="left", border_style="cyan"))
         if step.observation is not None:
             style = "red" if step.execution is not None and step.execution.error else "dim"
-            console.print(Panel(Text(step.observation, style=style), title="observation", title_align="left",
-                                border_style=style))
+            _out(Panel(Text(step.observation, style=style), title="observation", title_align="left", border_style=style))
 
     outcome = trajectory.outcome
     metrics = trajectory.final_metrics
