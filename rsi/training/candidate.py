@@ -1,0 +1,227 @@
+"""Contract revisions for adapters: the candidate that routes to a new adapter, and its promotion.
+
+Design choice (documented in docs/training.md): a trained adapter never changes the parent contract
+directly. Registering it writes a revision of a separate **candidate contract**,
+`hcp/<parent>-candidate.toml`, through the normal revision machinery (`revise_contract`: tomlkit
+edit, atomic write, `git commit --only`, tag `hcp/<parent>-candidate/r<N>`). That revision is the
+parent's runtime (its base, harness, routing and specialists, copied as they are at the parent's
+HEAD) plus the new adapter as a `[[specialists]]` entry named `sft` (its specialist revision bumped
+each time) and `[routing] policy = "fixed", specialist = "sft"`, so every turn of the candidate is
+served by the adapter. Its commit carries `Adapter-Id` and `Adapter-Parent` trailers.
+
+Promotion is explicit and separate: only `promote_adapter` (called by `rsi eval` when the gate
+passes, or by a generation) revises the parent with the same specialist and routing sets, with the
+evaluation's numbers as trailers (`Adapter-Eval`, `Eval-Lift`, `Eval-Retention`, ...). A rerun finds
+its own commit by the `Adapter-Eval` trailer and writes nothing twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rsi.contracts.schema import SpecialistSpec
+from rsi.errors import RevisionError
+from rsi.workspace import Workspace
+
+SPECIALIST_NAME = "sft"
+CANDIDATE_SUFFIX = "-candidate"
+ADAPTER_TRAILER = "Adapter-Id"
+EVAL_TRAILER = "Adapter-Eval"
+
+
+@dataclass(frozen=True)
+class ContractRevisionRef:
+    """A contract revision written (or found) for an adapter."""
+
+    name: str
+    revision: int
+    tag: str
+    commit: str
+    content_hash: str
+    written: bool
+
+    @property
+    def ref(self) -> str:
+        return f"{self.name}@r{self.revision}"
+
+    def summary(self) -> dict[str, Any]:
+        return {"name": self.name, "revision": self.revision, "ref": self.ref, "tag": self.tag,
+                "commit": self.commit, "content_hash": self.content_hash, "written": self.written}
+
+
+def candidate_name(parent: str) -> str:
+    return parent if parent.endswith(CANDIDATE_SUFFIX) else f"{parent}{CANDIDATE_SUFFIX}"
+
+
+def _relative(workspace: Workspace, name: str) -> str:
+    return workspace.contract_path(name).relative_to(workspace.root).as_posix()
+
+
+def _find_commit(workspace: Workspace, name: str, trailer: str, value: str) -> tuple[str, int] | None:
+    from rsi.contracts.gitio import open_repo, parse_commit_message, repo_path
+
+    repo = open_repo(workspace)
+    try:
+        relative = repo_path(repo, workspace.contract_path(name))
+        try:
+            commits = list(repo.iter_commits(paths=relative))
+        except Exception:  # no commit yet
+            return None
+        for commit in commits:
+            _, _, trailers = parse_commit_message(str(commit.message))
+            if trailers.get(trailer) == value and trailers.get("HCP-Name") == name:
+                return commit.hexsha, int(trailers.get("HCP-Revision", "0") or 0)
+        return None
+    finally:
+        repo.close()
+
+
+def _ref_of(workspace: Workspace, name: str, commit: str, revision: int, written: bool) -> ContractRevisionRef:
+    from rsi.contracts.refs import resolve_ref
+    from rsi.promotion.promote import ensure_tag
+
+    tag, _ = ensure_tag(workspace, name, revision, commit)
+    loaded = resolve_ref(workspace, f"{name}@r{revision}")
+    return ContractRevisionRef(name, revision, tag, commit, loaded.content_hash, written)
+
+
+def ensure_revision_tagged(workspace: Workspace, name: str) -> None:
+    """Tag the committed revision of hcp/<name>.toml if its tag is missing (a fresh `rsi init` tags nothing),
+    so lineage and `rsi eval --against NAME@rN` can name it. A dirty or uncommitted file is left alone."""
+    import tomllib
+
+    from rsi.contracts.gitio import open_repo, read_at, repo_path, revision_tags, tag_name
+
+    path = workspace.contract_path(name)
+    if not path.is_file():
+        return
+    repo = open_repo(workspace)
+    try:
+        relative = repo_path(repo, path)
+        text = read_at(repo, "HEAD", relative)
+        if text is None or text != path.read_text(encoding="utf-8"):
+            return
+        revision = tomllib.loads(text).get("hcp", {}).get("revision")
+        if not isinstance(revision, int) or revision in revision_tags(repo, name):
+            return
+        last = next(repo.iter_commits(paths=relative, max_count=1))
+        repo.create_tag(tag_name(name, revision), ref=last.hexsha, message=f"HCP contract {name} revision {revision}")
+    finally:
+        repo.close()
+
+
+def specialist_for(parent_spec: Any, adapter_id: str, relative_path: str, rank: int, target_modules: list[str]) -> SpecialistSpec:
+    """The `sft` specialist entry for an adapter: its revision follows the parent's `sft`, if any."""
+    previous = next((s for s in parent_spec.specialists if s.name == SPECIALIST_NAME), None)
+    return SpecialistSpec(
+        name=SPECIALIST_NAME,
+        revision=(previous.revision + 1) if previous else 1,
+        path=relative_path,
+        sha256=adapter_id,
+        rank=rank,
+        target_modules=list(target_modules),
+        role="SFT on selected passing trajectories (rsi train)",
+    )
+
+
+def runtime_with_adapter(parent_spec: Any, specialist: SpecialistSpec) -> Any:
+    """The parent's spec with `specialist` replacing any same-named one, and fixed routing to it."""
+    others = [s for s in parent_spec.specialists if s.name != specialist.name]
+    routing = parent_spec.routing.model_copy(update={"policy": "fixed", "specialist": specialist.name, "rules": []})
+    return parent_spec.model_copy(update={"specialists": [*others, specialist], "routing": routing})
+
+
+def _ensure_candidate_file(workspace: Workspace, parent: Any, name: str) -> None:
+    """Create hcp/<name>.toml as a copy of the parent's committed text, renamed, as revision 1 (committed, tagged)."""
+    import tomlkit
+
+    from rsi.contracts.gitio import open_repo, repo_path, revision_tags, tag_name
+
+    path = workspace.contract_path(name)
+    repo = open_repo(workspace)
+    try:
+        relative = repo_path(repo, path)
+        committed = True
+        try:
+            repo.head.commit.tree / relative  # noqa: B018 - raises KeyError when absent
+        except (KeyError, ValueError):
+            committed = False
+        if not committed:
+            document = tomlkit.parse(parent.source)
+            document["hcp"]["name"] = name
+            document["hcp"]["revision"] = 1
+            document["hcp"]["parent"] = 0
+            document["hcp"]["notes"] = f"Adapter candidates of {parent.name} (written by rsi train; promote explicitly)."
+            path.write_text(tomlkit.dumps(document), encoding="utf-8")
+            repo.git.add("--", relative)
+            repo.git.commit("--only", "--no-verify", "-m",
+                            f"hcp({name}): r1: candidate contract for adapters of {parent.name}", "--", relative)
+        if 1 not in revision_tags(repo, name):
+            first = list(repo.iter_commits(paths=relative))[-1]
+            repo.create_tag(tag_name(name, 1), ref=first.hexsha, message=f"HCP contract {name} revision 1")
+    finally:
+        repo.close()
+
+
+def write_candidate(workspace: Workspace, parent_name: str, adapter_id: str, adapter_path: str, rank: int,
+                    target_modules: list[str], parent_ref: str | None = None) -> ContractRevisionRef:
+    """Write (or find) the candidate revision that serves `adapter_id` on top of the parent's runtime."""
+    from rsi.contracts.refs import resolve_ref
+    from rsi.contracts.revisions import revise_contract
+    from rsi.promotion.changes import promotion_sets
+    from rsi.promotion.promote import load_head_contract
+
+    name = candidate_name(parent_name)
+    found = _find_commit(workspace, name, ADAPTER_TRAILER, adapter_id)
+    if found is not None:
+        return _ref_of(workspace, name, found[0], found[1], written=False)
+    parent = resolve_ref(workspace, parent_ref) if parent_ref else load_head_contract(workspace, parent_name)
+    _ensure_candidate_file(workspace, parent, name)
+    current = load_head_contract(workspace, name)
+    specialist = specialist_for(parent.spec, adapter_id, adapter_path, rank, target_modules)
+    desired = runtime_with_adapter(parent.spec, specialist)
+    sets = promotion_sets(current.spec, current.system_prompt, desired, parent.system_prompt,
+                          read_prompt_file=lambda rel: _read_prompt(current, rel))
+    outcome = revise_contract(
+        workspace, name, sets,
+        f"adapter {adapter_id[:12]} as specialist {SPECIALIST_NAME} r{specialist.revision} over {parent.name} "
+        f"r{parent.revision}\n\nNot promoted: `rsi eval {name}@rN --against {parent.name}@r{parent.revision}` decides.",
+        {ADAPTER_TRAILER: adapter_id, "Adapter-Parent": f"{parent.name}@r{parent.revision} {parent.content_hash}"},
+    )
+    return ContractRevisionRef(name, outcome.revision, outcome.tag, outcome.commit, outcome.content_hash, True)
+
+
+def _read_prompt(contract: Any, relative: str) -> str | None:
+    try:
+        return str(contract.reader.read(relative))
+    except Exception:
+        return None
+
+
+def promote_adapter(workspace: Workspace, parent_name: str, candidate_ref: str, eval_id: str,
+                    trailers: dict[str, str], body: str) -> ContractRevisionRef:
+    """Revise the parent with the candidate's specialists and routing (idempotent by `Adapter-Eval`)."""
+    from rsi.contracts.refs import resolve_ref
+    from rsi.contracts.revisions import revise_contract
+    from rsi.promotion.promote import load_head_contract
+
+    found = _find_commit(workspace, parent_name, EVAL_TRAILER, eval_id)
+    if found is not None:
+        return _ref_of(workspace, parent_name, found[0], found[1], written=False)
+    parent = load_head_contract(workspace, parent_name)
+    candidate = resolve_ref(workspace, candidate_ref)
+    sets: dict[str, Any] = {}
+    if parent.spec.specialists != candidate.spec.specialists:
+        sets["specialists"] = [s.model_dump(mode="json") for s in candidate.spec.specialists]
+    if parent.spec.routing != candidate.spec.routing:
+        sets["routing"] = candidate.spec.routing.model_dump(mode="json")
+    if not sets:
+        raise RevisionError(f"{parent_name} already serves the candidate's specialists and routing; nothing to promote")
+    specialist = next(s for s in candidate.spec.specialists if s.name == SPECIALIST_NAME)
+    outcome = revise_contract(
+        workspace, parent_name, sets,
+        f"promote adapter {specialist.sha256[:12]} ({SPECIALIST_NAME} r{specialist.revision}) from {candidate.ref}\n\n{body}",
+        {EVAL_TRAILER: eval_id, ADAPTER_TRAILER: specialist.sha256, "Adapter-Candidate": candidate.ref, **trailers},
+    )
+    return ContractRevisionRef(parent_name, outcome.revision, outcome.tag, outcome.commit, outcome.content_hash, True)
