@@ -212,11 +212,14 @@ class ThompsonScheduler:
     able_strength: float = 2.0  # pseudo-attempts pulling an able cell towards the able rate r1
     unable_strength: float = 20.0  # pseudo-attempts pinning an unable cell near the unable rate r0
     em_iterations: int = 8
+    assume_coverable: bool = True  # every tag has an able configuration (see _fit_mixture)
+    tag_failure_cap: float = 3.0  # failures of c on t count f / (1 + f / cap) times per tag (saturating)
     credit_power: float = 3.0  # a pass on a multi-tag task is credited to tags by rate ** power
     r0_prior_strength: float = 20.0  # pseudo-attempts behind unable_rate_prior in the EM
     able_rate_prior: float = 0.3  # a priori pass rate of an able cell (the EM moves it)
     unable_rate_prior: float = 0.01  # an unable cell (nearly) never passes
     broken_prior: float = 0.15  # a priori chance that an able configuration still cannot do a task
+    task_able_prior: float = 0.05  # a priori chance that a configuration can do a task its tags say it cannot
     hardness_grid: tuple[float, ...] = (1.0, 0.6, 0.3)  # task hardness multipliers (uniform prior)
     per_task_draws: bool = True  # draw each task's cells separately (see _draw_tasks)
     temperature: float = 0.0  # 1: Thompson draws; 0: posterior means (greedy); between: tempered
@@ -265,8 +268,11 @@ class ThompsonScheduler:
             n_all += n
             s_all += s
             tags = tags_of.get(t, ("",))
+            # A task failed again and again says more about that task than about the tag: the
+            # failures of c on t count f / (1 + f / cap) times at the tag level (at most `cap`).
+            failures = (n - s) / (1.0 + (n - s) / self.tag_failure_cap)
             for g in tags:
-                n_cg[(c, g)] += n - s
+                n_cg[(c, g)] += failures
             if s:
                 if len(tags) == 1:
                     n_cg[(c, tags[0])] += s
@@ -324,6 +330,21 @@ class ThompsonScheduler:
             r1, r0 = min(max(r1, 1e-4), 0.99), min(max(r0, 1e-5), 0.99)
             if r0 > r1:
                 r0, r1 = r1, r0
+        if self.assume_coverable:
+            # The portfolio is meant to cover every task: condition each tag on "at least one
+            # configuration is able at it". P(able_c | any able) = P(able_c) / P(any able), which
+            # lifts the cells with the least evidence against them when every cell looks unable,
+            # instead of hammering whichever configuration once got lucky.
+            by_tag: dict[str, list[tuple[str, str]]] = defaultdict(list)
+            for cell in cells:
+                by_tag[cell[1]].append(cell)
+            for group in by_tag.values():
+                none = 1.0
+                for cell in group:
+                    none *= 1.0 - able[cell]
+                if 0.0 < 1.0 - none < 1.0:
+                    for cell in group:
+                        able[cell] = min(1.0, able[cell] / (1.0 - none))
         return able, r1, r0
 
     def _draw_tasks(
@@ -397,12 +418,22 @@ class ThompsonScheduler:
                 # "This configuration cannot do this task", beyond tag and hardness: prior
                 # `broken_prior`, likelier after each of its failures here ("failed k times").
                 q = min(base[c] * h_mean, 1 - 1e-9)
-                if wins[c] or not self.broken_prior:
+                if wins[c]:
                     row[c] = q
                     continue
-                log_ok = math.log1p(-self.broken_prior) + tries[c] * math.log1p(-q)
-                gap = math.log(self.broken_prior) - log_ok
-                row[c] = q / (1.0 + math.exp(gap)) if gap < 700 else 0.0
+                if self.broken_prior:
+                    log_ok = math.log1p(-self.broken_prior) + tries[c] * math.log1p(-q)
+                    gap = math.log(self.broken_prior) - log_ok
+                    q = q / (1.0 + math.exp(gap)) if gap < 700 else 0.0
+                # ... and the converse: c may be able at this one task whatever its tags say
+                # (prior `task_able_prior`, at the able rate), fading with each failure of c on t.
+                if self.task_able_prior:
+                    q1 = min(r1 * h_mean, 1 - 1e-9)
+                    log_yes = math.log(self.task_able_prior) + tries[c] * math.log1p(-q1)
+                    gap = math.log1p(-self.task_able_prior) - log_yes
+                    idio = q1 / (1.0 + math.exp(gap)) if gap < 700 else 0.0
+                    q = 1.0 - (1.0 - q) * (1.0 - idio)
+                row[c] = q
             out[t.key] = row
         return out
 

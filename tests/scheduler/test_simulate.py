@@ -1,0 +1,82 @@
+"""The simulator: matrices with the intended shape, seeded outcomes, and the oracle bound."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from rsi.scheduler import make_scheduler
+from rsi.simulate import MatrixSpec, PassMatrix, generate_matrix, simulate
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_default_matrix_matches_the_report_scale(seed):
+    matrix = generate_matrix(MatrixSpec(), seed)
+    assert (len(matrix.configs), len(matrix.tasks)) == (12, 122)
+    assert all(len(row) == 122 for row in matrix.p)
+    rates = matrix.config_rates()
+    # single configurations pass 3-10% of the tasks on average...
+    assert all(0.03 <= r <= 0.10 for r in rates), rates
+    # ...while the union covers everything: every task has a configuration at least min_best_p good.
+    assert min(matrix.best_p(t) for t in range(122)) >= MatrixSpec().min_best_p
+    assert len({t.key for t in matrix.tasks}) == 122 and all(t.tags for t in matrix.tasks)
+
+
+def test_matrices_are_deterministic_in_the_seed():
+    assert generate_matrix(MatrixSpec(), 4) == generate_matrix(MatrixSpec(), 4)
+    assert generate_matrix(MatrixSpec(), 4).p != generate_matrix(MatrixSpec(), 5).p
+
+
+def test_tags_carry_the_structure():
+    """A configuration's pass rate differs far more across tags than within a tag."""
+    matrix = generate_matrix(MatrixSpec(), 0)
+    spread = []
+    for row in matrix.p:
+        by_tag: dict[str, list[float]] = {}
+        for t, task in enumerate(matrix.tasks):
+            if len(task.tags) == 1:
+                by_tag.setdefault(task.tags[0], []).append(row[t])
+        means = [statistics.mean(v) for v in by_tag.values()]
+        spread.append(max(means) / max(min(means), 1e-6))
+    assert statistics.median(spread) > 20
+
+
+def test_simulation_is_seeded_and_consistent():
+    matrix = generate_matrix(MatrixSpec(n_tasks=30, n_configs=4, n_tags=4), 1)
+    a = simulate(make_scheduler("random"), matrix, seed=3)
+    b = simulate(make_scheduler("random"), matrix, seed=3)
+    assert a == b and a.full_coverage
+    assert len(a.curve) == a.attempts and a.curve[-1] == a.covered == 30
+    assert all(x <= y for x, y in zip(a.curve, a.curve[1:], strict=False))
+    capped = simulate(make_scheduler("random"), matrix, seed=3, max_attempts=10)
+    assert capped.attempts <= 10 and not capped.full_coverage and capped.attempts_to_full is None
+
+
+def test_a_certain_matrix_needs_exactly_one_attempt_per_task():
+    # Config i passes only the tasks i, i+3, ... with certainty: the oracle needs one attempt each.
+    from rsi.scheduler import ConfigOption, TaskOption
+
+    tasks = tuple(TaskOption(f"s/t{t}", "train", (f"g{t % 3}",)) for t in range(12))
+    configs = tuple(ConfigOption(f"c{c}") for c in range(3))
+    p = tuple(tuple(1.0 if t % 3 == c else 0.0 for t in range(12)) for c in range(3))
+    matrix = PassMatrix(configs, tasks, p)
+    assert matrix.oracle_attempts() == 12
+    result = simulate(make_scheduler("thompson"), matrix, seed=0)
+    assert result.full_coverage and 12 <= result.attempts <= 24
+
+
+@pytest.mark.slow
+def test_oracle_bounds_every_scheduler_and_thompson_beats_round_robin():
+    """Sanity on the default setting (4 seeds): oracle <= each scheduler on average, and the
+    default scheduler needs at most half the attempts of round-robin (the benchmark's target)."""
+    seeds = range(4)
+    matrices = [generate_matrix(MatrixSpec(), s) for s in seeds]
+    oracle = statistics.mean(m.oracle_attempts() for m in matrices)
+    mean = {}
+    for name in ("thompson", "round-robin", "random"):
+        runs = [simulate(make_scheduler(name), m, seed=s, max_attempts=10_000) for s, m in zip(seeds, matrices, strict=True)]
+        assert all(r.full_coverage for r in runs), name
+        mean[name] = statistics.mean(r.attempts for r in runs)
+        assert mean[name] >= oracle, (name, mean[name], oracle)
+    assert mean["thompson"] * 2 <= mean["round-robin"], mean
