@@ -27,14 +27,8 @@ def _out(renderable) -> None:  # noqa: ANN001 - any rich renderable
     console.print(renderable, soft_wrap=False)
 
 
-def render_trajectory(trajectory, *, full: bool = False) -> None:  # noqa: ANN001 - Trajectory, imported lazily
-    """Print one trajectory readably (rich on a TTY, plain text otherwise)."""
-    from rich.panel import Panel
-    from rich.syntax import Syntax
+def render_header(trajectory) -> None:  # noqa: ANN001 - Trajectory, imported lazily
     from rich.table import Table
-    from rich.text import Text
-
-    from rsi.harness.routing import label
 
     head = Table.grid(padding=(0, 2))
     head.add_column(style="dim")
@@ -43,50 +37,62 @@ def render_trajectory(trajectory, *, full: bool = False) -> None:  # noqa: ANN00
     head.add_row("attempt", trajectory.attempt_id)
     head.add_row("task", f"{trajectory.task.key}  [dim]{trajectory.task.content_hash[:12]}[/]")
     head.add_row("configuration", f"{config.name}  [dim]{config.config_hash} ({config.contract_ref})[/]")
-    head.add_row("harness", f"{config.substrate}, prompt {config.prompt_style}"
-                 + (f", tools {config.tool_library}" if config.tool_library else ""))
+    head.add_row(
+        "harness",
+        f"{config.substrate}, prompt {config.prompt_style}" + (f", tools {config.tool_library}" if config.tool_library else ""),
+    )
     head.add_row("model", f"{trajectory.model.name} [dim]({trajectory.model.base_id})[/]")
     if trajectory.sandbox is not None:
         head.add_row("sandbox", trajectory.sandbox.backend)
     head.add_row("seed", str(trajectory.seed))
     _out(head)
 
-    for step in trajectory.steps:
-        if step.source in ("system", "user"):
-            body = step.message if full or len(step.message) < 1200 else step.message[:1200] + " …"
-            _out(Panel(Text(body), title=f"[bold]{step.source}[/]", title_align="left", border_style="blue"))
-            continue
-        if step.source == "environment":
-            console.print(Text(f"[environment] {step.message}", style="yellow"))
-            continue
-        title = f"[bold]turn {step.turn}[/] agent"
-        if step.routing is not None:
-            title += f" · {label(step.routing.specialist)} ({step.routing.reason}, {step.routing.turn_kind})"
-        if step.metrics is not None:
-            title += f" · {step.metrics.prompt_tokens}+{step.metrics.completion_tokens} tok"
-            if step.metrics.finish_reason == "length":
-                title += " (cut at max_tokens)"
-        parts: list = []
-        prose = step.message
-        if step.code is not None and not full:
-            prose = prose.split("```", 1)[0].strip()
-        if prose:
-            parts.append(Text(prose))
-        if step.code is not None:
-            parts.append(Syntax(step.code, "python", theme="ansi_dark", line_numbers=False, word_wrap=True))
-        elif not step.message.strip():
-            parts.append(Text("(empty reply)", style="dim"))
-        from rich.console import Group
 
-        _out(Panel(Group(*parts), title=title, title_align="left", border_style="cyan"))
-        if step.observation is not None:
-            style = "red" if step.execution is not None and step.execution.error else "dim"
-            _out(Panel(Text(step.observation, style=style), title="observation", title_align="left", border_style=style))
+def render_step(step, *, full: bool = False) -> None:  # noqa: ANN001 - Step, imported lazily
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+    from rich.text import Text
+
+    from rsi.harness.routing import label
+
+    if step.source in ("system", "user"):
+        body = step.message if full or len(step.message) < 1200 else step.message[:1200] + " …"
+        _out(Panel(Text(body), title=f"[bold]{step.source}[/]", title_align="left", border_style="blue"))
+        return
+    if step.source == "environment":
+        _out(Text(f"[environment] {step.message}", style="yellow"))
+        return
+    title = f"[bold]turn {step.turn}[/] agent"
+    if step.routing is not None:
+        title += f" · {label(step.routing.specialist)} ({step.routing.reason}, {step.routing.turn_kind})"
+    if step.metrics is not None:
+        title += f" · {step.metrics.prompt_tokens}+{step.metrics.completion_tokens} tok"
+        if step.metrics.finish_reason == "length":
+            title += " (cut at max_tokens)"
+    parts: list = []
+    prose = step.message
+    if step.code is not None and not full:
+        prose = prose.split("```", 1)[0].strip()
+    if prose:
+        parts.append(Text(prose))
+    if step.code is not None:
+        parts.append(Syntax(step.code, "python", theme="ansi_dark", line_numbers=False, word_wrap=True))
+    elif not step.message.strip():
+        parts.append(Text("(empty reply)", style="dim"))
+    _out(Panel(Group(*parts), title=title, title_align="left", border_style="cyan"))
+    if step.observation is not None:
+        style = "red" if step.execution is not None and step.execution.error else "dim"
+        _out(Panel(Text(step.observation, style=style), title="observation", title_align="left", border_style=style))
+
+
+def render_outcome(trajectory) -> None:  # noqa: ANN001 - Trajectory, imported lazily
+    from rich.text import Text
 
     outcome = trajectory.outcome
     metrics = trajectory.final_metrics
     if outcome is None:
-        console.print(Text("(unfinished: no outcome recorded)", style="yellow"))
+        _out(Text("(unfinished: no outcome recorded)", style="yellow"))
         return
     line = Text()
     line.append(outcome.verdict.value.upper(), style=_verdict_style(outcome.verdict.value))
@@ -101,6 +107,14 @@ def render_trajectory(trajectory, *, full: bool = False) -> None:  # noqa: ANN00
         f" · wall {metrics.wall_s:.1f}s · reward {outcome.reward:.2f}",
         style="dim",
     )
+
+
+def render_trajectory(trajectory, *, full: bool = False) -> None:  # noqa: ANN001 - Trajectory, imported lazily
+    """Print one trajectory readably (rich on a TTY, plain text otherwise)."""
+    render_header(trajectory)
+    for step in trajectory.steps:
+        render_step(step, full=full)
+    render_outcome(trajectory)
 
 
 def _trajectory_file(path: Path) -> Path:
@@ -130,15 +144,22 @@ def register(app: typer.Typer) -> None:
         workspace = state.workspace()
         config = resolve_configuration(workspace, configuration)
         loaded_task = resolve_task_ref(workspace, task)
-        outcome = run_single_attempt(workspace, config, loaded_task, sandbox_name=sandbox, seed=seed, out_dir=out)
+        def live(trajectory, step) -> None:  # noqa: ANN001 - the transcript, printed as it happens
+            if step.step_id == 1:
+                render_header(trajectory)
+            render_step(step)
+
+        outcome = run_single_attempt(
+            workspace, config, loaded_task, sandbox_name=sandbox, seed=seed, out_dir=out,
+            on_step=None if json_output else live,
+        )
         if json_output:
             print_json(outcome.model_dump(mode="json"))
+        elif outcome.trajectory_path is not None:
+            render_outcome(read_trajectory(outcome.trajectory_path))
+            console.print(f"trajectory: {outcome.trajectory_path}", style="dim")
         else:
-            if outcome.trajectory_path is not None:
-                render_trajectory(read_trajectory(outcome.trajectory_path))
-                console.print(f"trajectory: {outcome.trajectory_path}", style="dim")
-            else:
-                console.print(f"{outcome.verdict.value}: {outcome.reason}")
+            console.print(f"{outcome.verdict.value}: {outcome.reason}")
         if outcome.verdict.value == "error":
             raise typer.Exit(1)
 

@@ -45,6 +45,7 @@ from rsi.harness.trajectory import (
     FinalMetrics,
     FinalOutcome,
     ModelRef,
+    Step,
     TaskRef,
     Trajectory,
     utc_now,
@@ -132,12 +133,15 @@ def run_attempt(
     *,
     tools_root: Path | None = None,
     verify: Verify | None = None,
+    on_step: Callable[[Trajectory, Step], None] | None = None,
 ) -> AttemptOutcome:
     """Run one attempt and return its outcome; see the module docstring for the guarantees.
 
     `tools_root` is where tool library revisions live (default: $RSI_TOOLS_DIR, else the
     workspace's runs/tools); it is read only when the configuration names a `tool_library`.
-    `verify` defaults to the hidden verifier `rsi.verifier.verify`.
+    `verify` defaults to the hidden verifier `rsi.verifier.verify`. `on_step` observes every step
+    as it is recorded (after each turn; `rsi attempt` prints the transcript live with it); an
+    observer that raises is dropped, it never changes the attempt.
     """
     started_at = utc_now()
     clock = time.monotonic()
@@ -170,8 +174,21 @@ def run_attempt(
         started_at=started_at,
     )
 
+    shown = 0
+    observer = on_step
+
+    def notify() -> None:
+        nonlocal shown, observer
+        while observer is not None and shown < len(trajectory.steps):
+            shown += 1
+            try:
+                observer(trajectory, trajectory.steps[shown - 1])
+            except Exception:  # noqa: BLE001 - a display problem must not change the attempt
+                observer = None
+
     def checkpoint() -> None:
         write_trajectory(trajectory, trajectory_path)
+        notify()
 
     loop: LoopOutcome | None = None
     failure: BaseException | None = None
@@ -257,6 +274,7 @@ def run_attempt(
         if step.turn is not None:
             totals.turns = max(totals.turns, step.turn)
     trajectory.final_metrics = totals
+    notify()
     written: Path | None = trajectory_path
     try:
         write_trajectory(trajectory, trajectory_path)

@@ -8,11 +8,13 @@ raise UserInputError (exit 2). `run_single_attempt` never raises for the attempt
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rsi.config import Configuration
 from rsi.errors import UserInputError
 from rsi.harness.attempt import AttemptOutcome, new_attempt_id, run_attempt
+from rsi.harness.trajectory import Step, Trajectory
 from rsi.tasks.spec import Task
 from rsi.workspace import Workspace
 
@@ -56,6 +58,7 @@ def run_single_attempt(
     sandbox_name: str = "auto",
     seed: int = 0,
     out_dir: Path | None = None,
+    on_step: Callable[[Trajectory, Step], None] | None = None,
 ) -> AttemptOutcome:
     """Build the contract's model and the sandbox, run one attempt, release the model."""
     from rsi.models.factory import make_model
@@ -66,6 +69,8 @@ def run_single_attempt(
     out = out_dir or workspace.runs_dir / "attempts" / attempt_id
     model = make_model(configuration.spec, workspace)  # ModelError here: nothing was attempted
     try:
-        return run_attempt(configuration, task, model, sandbox, out, seed, attempt_id, tools_root=workspace.runs_dir / "tools")
+        return run_attempt(
+            configuration, task, model, sandbox, out, seed, attempt_id, tools_root=workspace.runs_dir / "tools", on_step=on_step
+        )
     finally:
         model.close()

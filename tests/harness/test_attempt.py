@@ -214,3 +214,18 @@ def test_each_prompt_style_reaches_the_model(style, config_factory, pyfuncs, san
     assert pyfuncs["add-two"].instruction.strip() in first_user
     assert ("plan" in first_user) == (style == "stepwise")
     assert first_user.startswith("Example") == (style == "example")
+
+
+def test_an_observer_sees_every_step_in_order_and_cannot_break_the_attempt(config_factory, pyfuncs, sandbox, open_tmp):
+    seen: list[int] = []
+    model = ScriptedModel([GOOD_ADD, SUBMIT])
+    outcome = run_attempt(config_factory(), pyfuncs["add-two"], model, sandbox, open_tmp / "a", seed=0,
+                          on_step=lambda trajectory, step: seen.append(step.step_id))
+    assert seen == [s.step_id for s in read_trajectory(outcome.trajectory_path).steps] == [1, 2, 3, 4]
+
+    def explode(trajectory, step):
+        raise RuntimeError("display broke")
+
+    again = run_attempt(config_factory(), pyfuncs["add-two"], ScriptedModel([GOOD_ADD, SUBMIT]), sandbox,
+                        open_tmp / "b", seed=0, on_step=explode)
+    assert again.verdict is Verdict.PASSED and again.turns == 2
