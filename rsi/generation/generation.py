@@ -1,0 +1,418 @@
+"""One generation, resumable step by step: run -> promote -> propose -> export -> train -> evaluate -> promote_adapter.
+
+    run_generation(workspace, GenerationSpec(contract="default"), on_note=print)
+
+| step            | does                                                                  | resumes by                          |
+|-----------------|-----------------------------------------------------------------------|-------------------------------------|
+| run             | `run_portfolio` of this generation's portfolio on the train split     | the run id, recorded as it starts   |
+| promote         | `promote_run`: the best configuration, if it passes the gate          | the Decision-Hash trailer           |
+| propose         | `propose_portfolio` -> portfolios/<contract>-g<N+1>.toml, committed    | rewrite of the same file            |
+| export          | `export_trajectories` of the run -> runs/generations/<id>/dataset/    | the manifest (written last)         |
+| train           | `train_stage`: LoRA on the contract's base, registered, candidate rev | the registry / Adapter-Id trailer   |
+| evaluate        | `evaluate`: candidate vs parent, heldout lift + retention             | the evaluation run id, recorded     |
+| promote_adapter | `apply_decision`: parent revision if the gate passes, else rejected   | the Adapter-Eval trailer            |
+
+The record (rsi.generation.state) is rewritten atomically before and after every step, so a SIGKILL
+anywhere leaves a state from which a rerun continues: finished steps are skipped (their outputs are
+read back), an interrupted step is started again and finds whatever of its work is already durable.
+The next generation runs the successor portfolio this one proposed, rebased onto the contract's
+name (so it runs on the contract's newest revision, adapter included, not the revision it was
+proposed from).
+
+Testing hook: `RSI_TEST_CRASH_AT=<point>` SIGKILLs this process at `gen:<step>:started`,
+`gen:<step>:done` or `gen:train:step<N>` (after the N-th optimizer step), for crash tests.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rsi.errors import RsiError, UserInputError
+from rsi.generation.state import (
+    STEPS,
+    GenerationState,
+    generations_dir,
+    list_generations,
+    new_generation_id,
+    now_utc,
+    read_state,
+    write_state,
+)
+from rsi.workspace import Workspace
+
+ENV_CRASH = "RSI_TEST_CRASH_AT"
+Note = Callable[[str], None]
+
+
+class GenerationSpec(BaseModel):
+    """Inputs of one generation (`rsi generation` / `rsi nightly` flags map onto these fields)."""
+
+    model_config = ConfigDict(extra="forbid")
+    contract: str = Field(default="default", description="Contract name the generation improves.")
+    portfolio: str | None = Field(default=None, description="Portfolio to run; default: the previous generation's successor, else 'default'.")
+    budget_attempts: int | None = Field(default=None, ge=1, description="Run budget; default: the contract's.")
+    limit_tasks: int | None = Field(default=None, ge=1, description="Only the first N train tasks (small slices).")
+    workers: int | None = Field(default=None, ge=1)
+    sandbox: Literal["auto", "local", "docker"] = "auto"
+    seed: int | None = None
+    max_new: int = Field(default=4, ge=0, description="New variants in the successor portfolio.")
+    max_steps: int | None = Field(default=None, ge=1, description="Training step cap.")
+    epochs: int | None = Field(default=None, ge=1)
+    learning_rate: float | None = Field(default=None, gt=0)
+    max_length: int | None = Field(default=None, ge=16)
+    threads: int | None = Field(default=None, ge=1, description="torch threads for training.")
+    limit_heldout: int | None = Field(default=None, ge=1, description="Only the first N heldout tasks in evaluation.")
+    limit_covered: int | None = Field(default=None, ge=0, description="At most N covered train tasks in evaluation.")
+
+
+def _crash_point(name: str) -> None:
+    if os.environ.get(ENV_CRASH) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class _RunIdRecorder:
+    """A run Display that hands the run id over as soon as the run exists (so a resume can find it)."""
+
+    def __init__(self, on_id: Callable[[str], None], note: Note) -> None:
+        self.on_id, self.note, self.seen = on_id, note, False
+
+    def update(self, progress: Any, event: Any = None) -> None:
+        if not self.seen and progress.run_id:
+            self.seen = True
+            self.on_id(progress.run_id)
+        if event is not None and event.kind in ("run_started", "run_resumed", "job_finished", "run_finished"):
+            self.note(f"run: {event.message}")
+
+    def close(self) -> None:
+        return None
+
+
+class Generation:
+    """Runs the steps of one generation against its state file (see the module docstring)."""
+
+    def __init__(self, workspace: Workspace, state: GenerationState, note: Note) -> None:
+        self.workspace = workspace
+        self.state = state
+        self.note = note
+        self.spec = GenerationSpec.model_validate(state.spec)
+
+    # -- bookkeeping ------------------------------------------------------------------------------
+
+    def save(self) -> None:
+        self.state = write_state(self.workspace, self.state)
+
+    def record(self, step: str, **outputs: Any) -> None:
+        """Merge outputs into a step's record and save at once (ids a resume needs are durable immediately)."""
+        self.state.step(step).outputs.update(outputs)
+        self.save()
+
+    @property
+    def folder(self) -> Path:
+        return generations_dir(self.workspace) / self.state.id
+
+    # -- driving --------------------------------------------------------------------------------
+
+    def run(self) -> GenerationState:
+        for name in STEPS:
+            record = self.state.step(name)
+            if record.finished_ok:
+                continue
+            skip = self._skip_reason(name)
+            if skip:
+                record.status, record.reason, record.finished = "skipped", skip, now_utc()
+                self.save()
+                self.note(f"{self.state.id} {name}: skipped ({skip})")
+                continue
+            record.status, record.tries, record.started, record.reason = "running", record.tries + 1, now_utc(), ""
+            self.save()
+            self.note(f"{self.state.id} {name}: started{' (try ' + str(record.tries) + ')' if record.tries > 1 else ''}")
+            _crash_point(f"gen:{name}:started")
+            try:
+                skipped = getattr(self, f"step_{name}")()
+            except Exception as error:
+                record = self.state.step(name)
+                record.status, record.finished = "failed", now_utc()
+                record.reason = f"{type(error).__name__}: {getattr(error, 'message', str(error))}"
+                self.state.status = "failed"
+                self.save()
+                raise
+            record = self.state.step(name)
+            record.status = "skipped" if skipped else "done"
+            record.reason = skipped or ""
+            record.finished = now_utc()
+            self.save()
+            self.note(f"{self.state.id} {name}: {record.status}{' (' + record.reason + ')' if skipped else ''}"
+                      f"{self._brief(name)}")
+            _crash_point(f"gen:{name}:done")
+        self.state.status = "done"
+        self.state.summary = self.summarize()
+        self.save()
+        return self.state
+
+    def _skip_reason(self, name: str) -> str:
+        steps = self.state.steps
+        if name in ("train",) and steps["export"].status == "skipped":
+            return "no dataset: " + steps["export"].reason
+        if name == "evaluate" and steps["train"].status == "skipped":
+            return "no adapter was trained"
+        if name == "promote_adapter" and steps["evaluate"].status == "skipped":
+            return "nothing was evaluated"
+        return ""
+
+    def _brief(self, name: str) -> str:
+        out = self.state.step(name).outputs
+        if name == "run" and "covered" in out:
+            return f": run {out['run_id']} covered {out['covered']}/{out['tasks']} train tasks in {out['attempts']} attempts"
+        if name == "promote":
+            return f": {out.get('status')}{' r' + str(out['revision']) if out.get('revision') else ''}"
+        if name == "export" and "examples" in out:
+            return f": {out['examples']} examples, sha256 {out['dataset_sha256'][:12]}"
+        if name == "train" and "adapter_id" in out:
+            return (f": adapter {out['adapter_id'][:12]}, loss {out['first_loss']:.3f} -> {out['final_loss']:.3f}, "
+                    f"candidate {out['candidate_ref']}")
+        if name == "evaluate" and "lift" in out:
+            lift = out["lift"]
+            return (f": lift {lift['lift']:+.3f} CI95 [{lift['lift_ci95'][0]:.3f}, {lift['lift_ci95'][1]:.3f}], "
+                    f"retention {out['retention']['retention']:.3f}")
+        if name == "promote_adapter" and "state" in out:
+            return f": adapter {out['state']}"
+        return ""
+
+    # -- steps ------------------------------------------------------------------------------------
+
+    def step_run(self) -> str | None:
+        from rsi.run.orchestrator import run_portfolio
+        from rsi.run.spec import RunSpec
+        from rsi.store import open_store
+
+        spec = self.spec
+        run_id = self.state.output("run", "run_id")
+        run_spec = RunSpec(
+            portfolio=self.state.inputs["portfolio"], split="train", budget_attempts=spec.budget_attempts,
+            limit_tasks=spec.limit_tasks, workers=spec.workers, sandbox=spec.sandbox, seed=spec.seed,
+            report=False, resume=run_id,
+        )
+        display = _RunIdRecorder(lambda rid: self.record("run", run_id=rid), self.note)
+        outcome = run_portfolio(run_spec, self.workspace, display)
+        store = open_store(self.workspace.db_url)
+        try:
+            run = store.get_run(outcome.run_id)
+            cumulative = store.coverage(run.suite, "train")
+        finally:
+            store.close()
+        self.record("run", run_id=outcome.run_id, suite=run.suite, covered=outcome.covered, tasks=outcome.tasks,
+                    attempts=outcome.attempts, passes=outcome.passes, errors=outcome.errors,
+                    stop_reason=outcome.stop_reason, cumulative_covered=len(cumulative.covered),
+                    cumulative_tasks=len(cumulative.task_keys))
+        return None
+
+    def step_promote(self) -> str | None:
+        from rsi.promotion.promote import promote_run
+
+        outcome = promote_run(self.workspace, [self.state.output("run", "run_id")], self.spec.contract)
+        decision = outcome.decision
+        self.record("promote", status=outcome.status, revision=outcome.revision, tag=outcome.tag,
+                    reason=decision.reason, hint=decision.hint or "",
+                    candidate=decision.candidate.config_name if decision.candidate else "")
+        return None
+
+    def step_propose(self) -> str | None:
+        from rsi.promotion.successor import propose_portfolio
+
+        name = f"{self.spec.contract}-g{self.state.number + 1:04d}"
+        path = self.workspace.portfolio_path(name)
+        try:
+            outcome = propose_portfolio(self.workspace, [self.state.output("run", "run_id")], path,
+                                        max_new=self.spec.max_new, seed=self.spec.seed or 0)
+        except UserInputError as error:
+            return f"no successor: {error.message}"
+        rebased = _rebase_portfolio(self.workspace, path, self.spec.contract)
+        commit = _commit_file(self.workspace, path, f"portfolio {name}: successor proposed by generation {self.state.id}")
+        self.record("propose", portfolio=name, path=str(path.relative_to(self.workspace.root)), base=outcome.base,
+                    rebased_onto=self.spec.contract if rebased else "", commit=commit,
+                    kept=[k.name for k in outcome.proposal.kept], dropped=[d.name for d in outcome.proposal.dropped],
+                    new=[v.name for v in outcome.proposal.new])
+        return None
+
+    def step_export(self) -> str | None:
+        from rsi.trajectories.export import export_trajectories
+
+        out = self.folder / "dataset"
+        try:
+            outcome = export_trajectories(self.workspace, [self.state.output("run", "run_id")], out,
+                                          contract=self.spec.contract)
+        except UserInputError as error:
+            return error.message
+        self.record("export", dataset=str(out), dataset_sha256=outcome.dataset_sha256, examples=outcome.examples)
+        return None
+
+    def step_train(self) -> str | None:
+        from rsi.contracts.refs import resolve_ref
+        from rsi.training.candidate import ensure_revision_tagged
+        from rsi.training.stage import TrainStageSpec, train_stage
+
+        spec = self.spec
+        ensure_revision_tagged(self.workspace, spec.contract)
+        parent = resolve_ref(self.workspace, spec.contract)
+        if "@r" not in parent.ref:
+            raise UserInputError(f"{spec.contract}: has uncommitted edits; a generation trains only committed revisions",
+                                 hint=f"commit or discard the edits of hcp/{spec.contract}.toml, then resume")
+
+        def progress(p: Any) -> None:
+            self.note(f"train: step {p.step}/{p.total_steps} loss {p.loss:.4f} {p.tokens_per_s:.0f} tok/s ETA {p.eta_s:.0f}s")
+            _crash_point(f"gen:train:step{p.step}")
+
+        stage = TrainStageSpec(
+            dataset=Path(self.state.output("export", "dataset")), contract=parent.ref, max_steps=spec.max_steps,
+            epochs=spec.epochs, learning_rate=spec.learning_rate, max_length=spec.max_length, threads=spec.threads,
+        )
+        outcome = train_stage(self.workspace, stage, progress=progress, on_note=lambda m: self.note(f"train: {m}"))
+        metrics = outcome.metrics
+        self.record("train", adapter_id=outcome.adapter_id, parent_ref=parent.ref,
+                    candidate_ref=outcome.candidate.get("ref", ""), steps=metrics["steps"],
+                    first_loss=metrics["first_loss"], final_loss=metrics["final_loss"],
+                    tokens_per_s=metrics["tokens_per_s"], wall_s=metrics["wall_s"])
+        return None
+
+    def step_evaluate(self) -> str | None:
+        from rsi.evaluation import EvalSpec, evaluate
+
+        spec = self.spec
+        eval_spec = EvalSpec(
+            candidate=self.state.output("train", "candidate_ref"), parent=self.state.output("train", "parent_ref"),
+            covered_runs=[self.state.output("run", "run_id")], limit_heldout=spec.limit_heldout,
+            limit_covered=spec.limit_covered, workers=spec.workers, sandbox=spec.sandbox,
+            resume=self.state.output("evaluate", "eval_id"),
+        )
+        outcome = evaluate(self.workspace, eval_spec, on_note=lambda m: self.note(f"eval: {m}"),
+                           on_created=lambda eid: self.record("evaluate", eval_id=eid))
+        self.record("evaluate", eval_id=outcome.eval_id, lift=outcome.lift, retention=outcome.retention,
+                    decision=outcome.decision.model_dump(mode="json"), attempts=outcome.attempts)
+        return None
+
+    def step_promote_adapter(self) -> str | None:
+        from rsi.evaluation import apply_decision, load_eval_outcome
+
+        outcome = apply_decision(self.workspace, load_eval_outcome(self.workspace, self.state.output("evaluate", "eval_id")))
+        self.record("promote_adapter", **outcome.applied)
+        return None
+
+    # -- summary ----------------------------------------------------------------------------------
+
+    def summarize(self) -> dict[str, Any]:
+        from rsi.promotion.promote import load_head_contract
+
+        s = self.state
+        head = load_head_contract(self.workspace, self.spec.contract)
+        return {
+            "contract": self.spec.contract,
+            "revision_start": s.inputs.get("revision"),
+            "revision_end": head.revision,
+            "portfolio": s.inputs.get("portfolio"),
+            "run_id": s.output("run", "run_id"),
+            "coverage": [s.output("run", "covered"), s.output("run", "tasks")],
+            "cumulative_coverage": [s.output("run", "cumulative_covered"), s.output("run", "cumulative_tasks")],
+            "harness": s.output("promote", "status"),
+            "successor": s.output("propose", "portfolio"),
+            "dataset_sha256": s.output("export", "dataset_sha256"),
+            "examples": s.output("export", "examples"),
+            "adapter_id": s.output("train", "adapter_id"),
+            "candidate_ref": s.output("train", "candidate_ref"),
+            "eval_id": s.output("evaluate", "eval_id"),
+            "lift": s.output("evaluate", "lift"),
+            "retention": s.output("evaluate", "retention"),
+            "adapter": s.output("promote_adapter", "state") or "none",
+        }
+
+
+def _rebase_portfolio(workspace: Workspace, path: Path, contract: str) -> bool:
+    """Point the successor at the contract's name (its newest revision at run time); keep the pinned base if
+    the variants do not resolve against it."""
+    import tomlkit
+
+    from rsi.portfolio import resolve_portfolio
+    from rsi.trajectories.export import write_atomic
+
+    original = path.read_text(encoding="utf-8")
+    document = tomlkit.parse(original)
+    if document.get("portfolio", {}).get("base") == contract:
+        return False
+    document["portfolio"]["base"] = contract
+    write_atomic(path, tomlkit.dumps(document).encode("utf-8"))
+    try:
+        resolve_portfolio(workspace, path)
+    except RsiError:
+        write_atomic(path, original.encode("utf-8"))
+        return False
+    return True
+
+
+def _commit_file(workspace: Workspace, path: Path, message: str) -> str:
+    """Commit exactly `path` (when new or changed); returns the commit holding it."""
+    from rsi.contracts.gitio import open_repo, repo_path
+
+    repo = open_repo(workspace)
+    try:
+        relative = repo_path(repo, path)
+        if repo.git.status("--porcelain", "--", relative).strip():
+            repo.git.add("--", relative)
+            repo.git.commit("--only", "--no-verify", "-m", message, "--", relative)
+        return repo.head.commit.hexsha
+    finally:
+        repo.close()
+
+
+def start_or_resume(workspace: Workspace, spec: GenerationSpec, resume: str | None = None,
+                    new: bool = False) -> tuple[GenerationState, bool]:
+    """The generation to work on: `resume` (an id), else the latest unfinished one (unless `new`), else a new one.
+
+    Returns (state, resumed). A new generation records its inputs: the contract's committed revision,
+    the portfolio (the previous generation's successor when none is given) and the previous generation.
+    """
+    from rsi.promotion.promote import load_head_contract
+
+    existing = list_generations(workspace)
+    if resume:
+        return read_state(workspace, resume), True
+    unfinished = [g for g in existing if g.status != "done"]
+    if unfinished and not new:
+        return unfinished[-1], True
+    head = load_head_contract(workspace, spec.contract)
+    previous = existing[-1] if existing else None
+    portfolio = spec.portfolio
+    if portfolio is None:
+        successor = previous.output("propose", "portfolio") if previous else None
+        portfolio = successor if successor and workspace.portfolio_path(successor).is_file() else "default"
+    if not workspace.portfolio_path(portfolio).is_file():
+        raise UserInputError(f"portfolio {portfolio!r}: {workspace.portfolio_path(portfolio)} does not exist")
+    generation_id, number = new_generation_id(existing)
+    stamp = now_utc()
+    state = GenerationState(
+        id=generation_id, number=number, created=stamp, updated=stamp, spec=spec.model_dump(mode="json"),
+        inputs={"contract": spec.contract, "revision": head.revision, "content_hash": head.content_hash,
+                "portfolio": portfolio, "previous": previous.id if previous else None},
+    )
+    return write_state(workspace, state), False
+
+
+def run_generation(workspace: Workspace, spec: GenerationSpec, on_note: Note | None = None,
+                   resume: str | None = None, new: bool = False) -> GenerationState:
+    """Run one generation to the end (resuming an unfinished one first); see the module docstring."""
+    note = on_note or (lambda _m: None)
+    state, resumed = start_or_resume(workspace, spec, resume, new)
+    if resumed:
+        done = [n for n in STEPS if state.step(n).finished_ok]
+        note(f"{state.id}: resuming ({', '.join(done) or 'no step'} finished)")
+        if state.status == "done":
+            return state
+        state.status = "running"
+    else:
+        note(f"{state.id}: new generation of {spec.contract} r{state.inputs['revision']} with portfolio "
+             f"{state.inputs['portfolio']}")
+    return Generation(workspace, state, note).run()

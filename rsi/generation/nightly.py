@@ -1,0 +1,105 @@
+"""`rsi nightly`, the cron entry point: one generation under a lock, with exit codes a wrapper can act on.
+
+- **Lock.** `runs/generations/nightly.lock` (filelock, taken without waiting). A second nightly while
+  one runs exits 0 with one line saying so: overlapping cron firings are normal, not errors. The lock
+  is an OS file lock, so a SIGKILLed holder releases it with its process.
+- **Resume.** An unfinished generation (killed, failed, or interrupted) is resumed before a new one is
+  started; finished steps are not redone (rsi.generation.generation).
+- **Output.** Plain, timestamped log lines (no colours, no progress bars: cron mails them), and a final
+  `summary:` line.
+
+Exit codes (`NightlyOutcome.exit_code`):
+
+| code | meaning                                                                          |
+|------|----------------------------------------------------------------------------------|
+| 0    | a generation completed (adapter promoted or rejected), or another nightly is running |
+| 1    | a step failed (infrastructure, model, training); the next nightly resumes it     |
+| 2    | bad configuration or input (contract, portfolio, flags); a human must fix it     |
+| 130  | interrupted (SIGINT/SIGTERM); the next nightly resumes                           |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from rsi.errors import RsiError
+from rsi.generation.generation import GenerationSpec, run_generation
+from rsi.generation.state import generations_dir
+from rsi.workspace import Workspace
+
+LOCK_FILE = "nightly.lock"
+EXIT_DONE = 0
+EXIT_LOCKED = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+@dataclass
+class NightlyOutcome:
+    exit_code: int
+    status: str
+    """'done', 'locked', 'failed', 'bad-input' or 'interrupted'."""
+    generation: str = ""
+    summary: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """One line a human reads in a cron mail."""
+    lift = summary.get("lift") or {}
+    retention = summary.get("retention") or {}
+    coverage = summary.get("coverage") or [None, None]
+    parts = [
+        f"contract {summary.get('contract')} r{summary.get('revision_start')} -> r{summary.get('revision_end')}",
+        f"coverage {coverage[0]}/{coverage[1]}",
+        f"harness {summary.get('harness')}",
+        f"adapter {str(summary.get('adapter_id') or '-')[:12]} {summary.get('adapter')}",
+    ]
+    if lift:
+        ci = lift.get("lift_ci95", [0.0, 0.0])
+        parts.append(f"lift {lift.get('lift', 0.0):+.3f} CI95 [{ci[0]:.3f}, {ci[1]:.3f}]")
+    if retention:
+        parts.append(f"retention {retention.get('retention', 1.0):.3f}")
+    return ", ".join(parts)
+
+
+def run_nightly(workspace: Workspace, spec: GenerationSpec, log: Callable[[str], None]) -> NightlyOutcome:
+    """Take the lock, resume or run one generation, log, and say how it ended (never raises RsiError)."""
+    from filelock import FileLock, Timeout
+
+    def stamped(message: str) -> None:
+        log(f"{datetime.now(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')} {message}")
+
+    folder = generations_dir(workspace)
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(folder / LOCK_FILE))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        message = f"another rsi nightly is running (lock {folder / LOCK_FILE} is held); nothing to do"
+        log(message)
+        return NightlyOutcome(EXIT_LOCKED, "locked", message=message)
+    try:
+        stamped(f"nightly: workspace {workspace.root}")
+        try:
+            state = run_generation(workspace, spec, on_note=stamped)
+        except KeyboardInterrupt:
+            stamped("nightly: interrupted; the next run resumes")
+            return NightlyOutcome(EXIT_INTERRUPTED, "interrupted", message="interrupted")
+        except RsiError as error:
+            code = EXIT_BAD_INPUT if error.exit_code == 2 else EXIT_FAILED
+            status = "bad-input" if code == EXIT_BAD_INPUT else "failed"
+            stamped(f"nightly: {status}: {error.message}" + (f" (hint: {error.hint})" if error.hint else ""))
+            return NightlyOutcome(code, status, message=error.message)
+        except Exception as error:  # anything unexpected is a failed step the next night resumes
+            stamped(f"nightly: failed: {type(error).__name__}: {error}")
+            return NightlyOutcome(EXIT_FAILED, "failed", message=f"{type(error).__name__}: {error}")
+        line = summary_line(state.summary)
+        stamped(f"summary: {state.id} done: {line}")
+        return NightlyOutcome(EXIT_DONE, "done", generation=state.id, summary=state.summary, message=line)
+    finally:
+        lock.release()
