@@ -64,3 +64,17 @@ def test_check_shipped_pyfuncs_passes_for_real(cli) -> None:
         assert _probes(result) == {"reference": "passed", "empty": "failed", "wrong": "failed"}, result["key"]
         reference = next(p for p in result["probes"] if p["probe"] == "reference")
         assert reference["reward"] == 1.0
+
+
+def test_check_shipped_workbench_script_and_pytest_kinds(cli) -> None:
+    """The general suite exercises the `script` and `pytest` verifier kinds end to end."""
+    done = cli("tasks", "check", "tasks/workbench", "--sandbox", "local", "--json", cwd=REPO, timeout=300)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0, report["failed"]
+    kinds = set()
+    for result in report["results"]:
+        assert _probes(result) == {"reference": "passed", "empty": "failed", "wrong": "failed"}, result["key"]
+    for task_dir in (REPO / "tasks" / "workbench").iterdir():
+        if (task_dir / "task.toml").is_file():
+            kinds.add("script" if (task_dir / "tests" / "test.sh").is_file() else "pytest")
+    assert kinds == {"script", "pytest"}
