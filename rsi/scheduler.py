@@ -37,6 +37,10 @@ c on task t, used greedily on posterior means by default (`temperature=0`) or wi
                          than each of them look unable; and "c cannot do t" (prior
                          `broken_prior`) grows with each failure of c on t ("failed k times").
 
+Per task, a configuration not known able at the task's tags may lead the least-tried
+configuration on that task by at most `max_lead` tries: when tags carry no information, the model
+alone keeps choosing whichever configuration got lucky once (measured worse than round-robin).
+
 Each open task votes for the configuration with its highest estimate; the job goes to the
 configuration with the largest summed estimate over its voters (up to `job_size` tasks), holding
 at most `probe_limit` tasks per cell not yet known able (one attempt mostly tells whether a
@@ -219,6 +223,7 @@ class ThompsonScheduler:
     able_rate_prior: float = 0.3  # a priori pass rate of an able cell (the EM moves it)
     unable_rate_prior: float = 0.01  # an unable cell (nearly) never passes
     broken_prior: float = 0.15  # a priori chance that an able configuration still cannot do a task
+    max_lead: int = 1  # per-task fairness among configurations not known able (see _draw_tasks); 0: off
     task_able_prior: float = 0.05  # a priori chance that a configuration can do a task its tags say it cannot
     hardness_grid: tuple[float, ...] = (1.0, 0.6, 0.3)  # task hardness multipliers (uniform prior)
     per_task_draws: bool = True  # draw each task's cells separately (see _draw_tasks)
@@ -434,6 +439,14 @@ class ThompsonScheduler:
                     idio = q1 / (1.0 + math.exp(gap)) if gap < 700 else 0.0
                     q = 1.0 - (1.0 - q) * (1.0 - idio)
                 row[c] = q
+            if self.max_lead:
+                # Fairness while nothing is known: a configuration not known able at this task's
+                # tags gets at most `max_lead` more tries here than the least-tried configuration.
+                least = min(tries.values())
+                for c in configs:
+                    known = any(able.get((c, g), 0.0) >= self.confident_able for g in tags)
+                    if not known and tries[c] - least >= self.max_lead:
+                        row[c] *= 1e-3
             out[t.key] = row
         return out
 

@@ -1,0 +1,157 @@
+"""Scheduler sample efficiency on simulated portfolios: attempts to reach full coverage.
+
+For each setting (a `rsi.simulate.MatrixSpec`) and seed, generate a pass-probability matrix, run
+every scheduler against it with seeded Bernoulli outcomes (common random numbers across
+schedulers), and count the attempts spent until every task passed once (jobs of 8 tasks, one
+attempt per task, capped at 20x the oracle). The oracle lower bound is sum over tasks of 1 / p_best
+(each task attempted only with its best configuration). Targets on the default setting: at most
+half the attempts of round-robin, and within 1.5x of the oracle.
+
+    .venv/bin/python bench/scheduler_efficiency.py [--seeds N] [--settings a,b] [--write]
+
+`--write` replaces the `## scheduler_efficiency` section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rsi.scheduler import make_scheduler
+from rsi.simulate import MatrixSpec, generate_matrix, simulate
+
+SECTION = "## scheduler_efficiency"
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+SCHEDULERS = ["thompson", "thompson-draws", "round-robin", "random", "best-single"]
+SETTINGS: dict[str, tuple[str, MatrixSpec]] = {
+    "default": ("122 tasks x 12 configs, 12 tags, 1-2 specialties per config", MatrixSpec()),
+    "diffuse": (
+        "8 tags (broader, weaker specialists), p_best floor 0.2",
+        MatrixSpec(n_tags=8, specialist_logit=4.5, min_best_p=0.2),
+    ),
+    "easier": ("stronger specialists, p_best floor 0.5", MatrixSpec(specialist_logit=7.5, min_best_p=0.5, difficulty_sd=0.5)),
+    "harder": (
+        "more task difficulty and cell noise, p_best floor 0.15",
+        MatrixSpec(min_best_p=0.15, difficulty_sd=1.2, cell_sd=0.9),
+    ),
+    "fewer-configs": ("4 configs, 4 tags", MatrixSpec(n_configs=4, n_tags=4)),
+    "correlated": ("configs in families of 3 sharing specialties", MatrixSpec(family_size=3, n_tags=6)),
+    "noisy-tags": ("30% of tasks show a wrong tag", MatrixSpec(tag_noise=0.3)),
+    "no-structure": ("abilities independent of tags (tags useless)", MatrixSpec(structured=False)),
+    "larger": ("300 tasks x 24 configs, 24 tags", MatrixSpec(n_tasks=300, n_configs=24, n_tags=24)),
+}
+
+
+def run_setting(spec: MatrixSpec, seeds: range) -> dict:
+    matrices = [generate_matrix(spec, s) for s in seeds]
+    oracle = [m.oracle_attempts() for m in matrices]
+    rates = [r for m in matrices for r in m.config_rates()]
+    best = sorted(m.best_p(t) for m in matrices for t in range(len(m.tasks)))
+    out = {
+        "oracle": statistics.mean(oracle),
+        "rates": (min(rates), max(rates)),
+        "p_best_median": best[len(best) // 2],
+        "schedulers": {},
+    }
+    for name in SCHEDULERS:
+        started = time.perf_counter()
+        attempts, unfinished, to_half = [], 0, []
+        for s, m, o in zip(seeds, matrices, oracle, strict=True):
+            result = simulate(make_scheduler(name), m, seed=s, max_attempts=int(20 * o))
+            attempts.append(result.attempts)
+            unfinished += not result.full_coverage
+            half = next((i + 1 for i, v in enumerate(result.curve) if v * 2 >= len(m.tasks)), result.attempts)
+            to_half.append(half)
+        out["schedulers"][name] = {
+            "mean": statistics.mean(attempts),
+            "sd": statistics.pstdev(attempts),
+            "unfinished": unfinished,
+            "to_half": statistics.mean(to_half),
+            "seconds": time.perf_counter() - started,
+        }
+    return out
+
+
+def render(results: dict[str, dict], n_seeds: int) -> str:
+    lines = [
+        f"Mean attempts to full coverage over {n_seeds} seeds (sd in brackets); `>` marks a mean that includes "
+        "runs stopped at the cap (20x oracle) before full coverage, with their count. Jobs of 8 tasks, 1 attempt each.",
+        "",
+        "| setting | config pass rates | median p_best | oracle | thompson | thompson-draws | round-robin | random "
+        "| best-single | thompson / oracle | round-robin / thompson |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, r in results.items():
+        cells = []
+        for s in SCHEDULERS:
+            x = r["schedulers"][s]
+            mark = f"> {x['mean']:.0f} ({x['unfinished']} capped)" if x["unfinished"] else f"{x['mean']:.0f} ({x['sd']:.0f})"
+            cells.append(mark)
+        t = r["schedulers"]["thompson"]["mean"]
+        rr = r["schedulers"]["round-robin"]["mean"]
+        lo, hi = r["rates"]
+        lines.append(
+            f"| {name} | {lo:.3f}-{hi:.3f} | {r['p_best_median']:.2f} | {r['oracle']:.0f} | " + " | ".join(cells)
+            + f" | **{t / r['oracle']:.2f}** | **{rr / t:.2f}** |"
+        )
+    lines += ["", "Settings:", ""]
+    for name in results:
+        desc, spec = SETTINGS[name]
+        changed = {k: v for k, v in asdict(spec).items() if v != asdict(MatrixSpec())[k]}
+        lines.append(f"- `{name}`: {desc}" + (f" (`MatrixSpec({', '.join(f'{k}={v!r}' for k, v in changed.items())})`)" if changed else ""))
+    d = results.get("default")
+    if d:
+        t = d["schedulers"]["thompson"]
+        lines += [
+            "",
+            f"Default setting, attempts to cover half the tasks: thompson {t['to_half']:.0f}, "
+            + ", ".join(f"{s} {d['schedulers'][s]['to_half']:.0f}" for s in SCHEDULERS[1:])
+            + ".",
+        ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=8)
+    parser.add_argument("--settings", default=",".join(SETTINGS))
+    parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
+    args = parser.parse_args()
+    names = [n for n in args.settings.split(",") if n]
+    unknown = [n for n in names if n not in SETTINGS]
+    if unknown:
+        parser.error(f"unknown settings {unknown}; known: {', '.join(SETTINGS)}")
+    results = {}
+    started = time.perf_counter()
+    for name in names:
+        results[name] = run_setting(SETTINGS[name][1], range(args.seeds))
+        print(f"{name}: done ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    body = render(results, args.seeds)
+    print(body)
+    if args.write:
+        command = "python bench/scheduler_efficiency.py" + "".join(f" {a}" for a in sys.argv[1:])
+        header = (
+            f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}; "
+            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {time.perf_counter() - started:.0f} s in all.\n\n"
+        )
+        write_section(header + body + f"\n\nReproduce: `{command}`")
+
+
+def write_section(body: str) -> None:
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
+    section = f"{SECTION}\n\n{body.rstrip()}\n\n"
+    text = pattern.sub(lambda _m: section, text) if pattern.search(text) else text.rstrip() + "\n\n" + section
+    RESULTS.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
