@@ -88,16 +88,26 @@ def _load_task(task_dir: str, task_key: str) -> Any:
     return task
 
 
-def close_shared() -> None:
-    """Release this process's models (the orchestrator calls it when a run ends)."""
+def close_shared(timeout_s: float = 10.0) -> None:
+    """Release this process's models (the orchestrator calls it when a run ends).
+
+    Best effort within `timeout_s`: a model busy with an abandoned generation may not stop at
+    once, and the run's results are already recorded, so the process does not wait for it.
+    """
     with _lock:
         models = list(_models.values())
         _models.clear()
         _sandboxes.clear()
         _tasks.clear()
-    for model in models:
-        with contextlib.suppress(Exception):  # best effort: the run's results are already recorded
-            model.close()
+
+    def close_all() -> None:
+        for model in models:
+            with contextlib.suppress(Exception):
+                model.close()
+
+    closer = threading.Thread(target=close_all, name="rsi-close-models", daemon=True)
+    closer.start()
+    closer.join(timeout_s)
 
 
 def _scripted_model(path: str, task_id: str) -> Any:

@@ -340,13 +340,14 @@ class Orchestrator:
             executor.cancel()
             raise
         finally:
-            executor.close()
-            if self.attempt_fn is None:
-                close_shared()
+            # Record the end first: closing workers and models may be slow (a model mid-generation).
             self._save_state(force=True)
             with contextlib.suppress(StoreError):  # the store failed: the original error is the one to report
                 self.store.finish_run(self.run_id, status)
             self._emit("run_finished", f"{status}: {reason}", job_index=None)
+            executor.close()
+            if self.attempt_fn is None:
+                close_shared(timeout_s=10.0)
         report_path = ""
         if self.spec.report:
             try:
