@@ -468,7 +468,7 @@ class ThompsonScheduler:
         best = {key: max(row, key=lambda c: (row[c], -configs.index(c))) for key, row in draws.items()}
 
         def take(c: str, keys: list[str], room: int, used: dict) -> list[str]:
-            out = []
+            out: list[str] = []
             for k in keys:
                 if len(out) >= room:
                     break

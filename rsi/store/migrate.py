@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, inspect, select
+from sqlalchemy import Connection, Engine, Table, inspect, select
 from sqlmodel import SQLModel
 
 from rsi.errors import StoreError
@@ -53,12 +53,16 @@ def read_version(conn: Connection) -> int | None:
     """The stored version, or None for a database without rsi tables."""
     if not inspect(conn).has_table(rows.SchemaVersionRow.__tablename__):
         return None
-    value = conn.execute(select(rows.SchemaVersionRow.version)).scalar()
+    value = conn.execute(select(_table().c.version)).scalar()
     return int(value) if value is not None else None
 
 
+def _table() -> Table:
+    return rows.SchemaVersionRow.__table__  # type: ignore[attr-defined,no-any-return]
+
+
 def _write_version(conn: Connection, version: int) -> None:
-    table = rows.SchemaVersionRow.__table__
+    table = _table()
     updated = conn.execute(table.update().values(version=version, updated=utc_now()))
     if updated.rowcount == 0:
         conn.execute(table.insert().values(id=1, version=version, updated=utc_now()))

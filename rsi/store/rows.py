@@ -91,7 +91,8 @@ class AttemptRow(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("idem_key", name="uq_attempts_idem_key"),
         Index("ix_attempts_run_job", "run_id", "job_index"),
-        Index("ix_attempts_task_passed", "task_key", "passed"),
+        # Coverage seeks (task, passed) once per task: cost grows with tasks, not attempts.
+        Index("ix_attempts_task_passed", "task_key", "passed", "run_id"),
         Index("ix_attempts_config_task", "configuration_hash", "task_key"),
     )
     id: int | None = Field(default=None, primary_key=True)

@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, case, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, Table, and_, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from rsi.errors import StoreError
@@ -57,13 +57,13 @@ from rsi.verdict import Verdict
 RUN_STATUSES = ("running", "done", "stopped", "failed")
 JOB_STATUSES = ("running", "done", "failed", "cancelled")
 
-A = AttemptRow.__table__
-S = AttemptStatsRow.__table__
-T = TaskRow.__table__
-TT = TaskTagRow.__table__
-J = JobRow.__table__
-R = RunRow.__table__
-C = ConfigurationRow.__table__
+A: Table = AttemptRow.__table__  # type: ignore[attr-defined]
+S: Table = AttemptStatsRow.__table__  # type: ignore[attr-defined]
+T: Table = TaskRow.__table__  # type: ignore[attr-defined]
+TT: Table = TaskTagRow.__table__  # type: ignore[attr-defined]
+J: Table = JobRow.__table__  # type: ignore[attr-defined]
+R: Table = RunRow.__table__  # type: ignore[attr-defined]
+C: Table = ConfigurationRow.__table__  # type: ignore[attr-defined]
 
 
 def open_store(url: str) -> Store:
@@ -186,7 +186,8 @@ class Store:
                 r.key: r
                 for r in conn.execute(select(T.c.key, T.c.split, T.c.tags, T.c.content_hash).where(T.c.key.in_(list(infos))))
             }
-            fresh, changed = [], []
+            fresh: list[dict[str, Any]] = []
+            changed: list[tuple[str, dict[str, Any]]] = []
             for key, i in infos.items():
                 values = {"split": i.split, "tags": list(i.tags), "content_hash": i.content_hash, "updated": now}
                 old = stored.get(key)
@@ -334,7 +335,7 @@ class Store:
         """Fold a batch into attempt_stats (portable UPDATE-then-INSERT; one writer per run)."""
         for task_key, (attempts, passes, errors, tokens, wall_s, pass_job) in deltas.items():
             where = and_(S.c.run_id == run_id, S.c.configuration_hash == config_hash, S.c.task_key == task_key)
-            first = S.c.first_pass_job
+            first: Any = S.c.first_pass_job
             if pass_job is not None:
                 first = case((S.c.first_pass_job.is_(None), pass_job), (S.c.first_pass_job > pass_job, pass_job), else_=S.c.first_pass_job)
             done = conn.execute(
@@ -504,54 +505,62 @@ class Store:
 
     def covered_tasks(self, suite: str, split: str | None = "train", run_ids: Sequence[str] | None = None) -> set[str]:
         """Keys of tasks with at least one passing attempt (across all runs, or only `run_ids`)."""
-        query = (
-            select(S.c.task_key)
-            .distinct()
-            .join(T, T.c.key == S.c.task_key)
-            .where(S.c.passes > 0, self._stats_scope(suite, split, run_ids))
-        )
         with self._read() as conn:
-            return set(conn.execute(query).scalars())
+            return self._covered(conn, suite, split, run_ids)
+
+    @staticmethod
+    def _covered(conn: Connection, suite: str, split: str | None, run_ids: Sequence[str] | None) -> set[str]:
+        # Straight off attempts: ix_attempts_task_passed answers with one index seek per task.
+        cond = [A.c.passed, T.c.suite == suite]
+        if split is not None:
+            cond.append(T.c.split == split)
+        if run_ids is not None:
+            cond.append(A.c.run_id.in_(list(run_ids)))
+        query = select(A.c.task_key).distinct().join(T, T.c.key == A.c.task_key).where(*cond)
+        return set(conn.execute(query).scalars())
 
     def coverage(self, suite: str, split: str | None = "train", run_ids: Sequence[str] | None = None) -> CoverageResult:
+        keys_query = select(T.c.key).where(T.c.suite == suite)
+        if split is not None:
+            keys_query = keys_query.where(T.c.split == split)
         with self._read() as conn:
-            keys_query = select(T.c.key).where(T.c.suite == suite)
-            if split is not None:
-                keys_query = keys_query.where(T.c.split == split)
             keys = frozenset(conn.execute(keys_query).scalars())
-        return CoverageResult(suite, split, keys, frozenset(self.covered_tasks(suite, split, run_ids)))
+            covered = frozenset(self._covered(conn, suite, split, run_ids))
+        return CoverageResult(suite, split, keys, covered)
 
     def task_stats(self, suite: str, split: str | None = None, run_ids: Sequence[str] | None = None) -> list[TaskStats]:
         """Per task (attempted or not): counted attempts, passes, errors, first passing (run, job)."""
-        query = (
-            select(S.c.task_key, S.c.run_id, S.c.attempts, S.c.passes, S.c.errors, S.c.first_pass_job, R.c.created)
+        scope = self._stats_scope(suite, split, run_ids)
+        totals_query = (
+            select(S.c.task_key, func.sum(S.c.attempts), func.sum(S.c.passes), func.sum(S.c.errors))
+            .join(T, T.c.key == S.c.task_key)
+            .where(scope)
+            .group_by(S.c.task_key)
+        )
+        first_query = (
+            select(S.c.task_key, R.c.created, S.c.run_id, func.min(S.c.first_pass_job))
             .join(T, T.c.key == S.c.task_key)
             .join(R, R.c.id == S.c.run_id)
-            .where(self._stats_scope(suite, split, run_ids))
+            .where(scope, S.c.first_pass_job.is_not(None))
+            .group_by(S.c.task_key, S.c.run_id, R.c.created)
         )
         tasks_query = select(T.c.key, T.c.split, T.c.tags).where(T.c.suite == suite).order_by(T.c.key)
         if split is not None:
             tasks_query = tasks_query.where(T.c.split == split)
         with self._read() as conn:
             tasks = list(conn.execute(tasks_query))
-            agg: dict[str, list[Any]] = defaultdict(lambda: [0, 0, 0, None])
-            for r in conn.execute(query):
-                a = agg[r.task_key]
-                a[0] += r.attempts
-                a[1] += r.passes
-                a[2] += r.errors
-                if r.first_pass_job is not None:
-                    candidate = (r.created, r.run_id, r.first_pass_job)
-                    if a[3] is None or candidate < a[3]:
-                        a[3] = candidate
+            totals = {r[0]: (int(r[1] or 0), int(r[2] or 0), int(r[3] or 0)) for r in conn.execute(totals_query)}
+            first: dict[str, tuple[Any, str, int]] = {}
+            for key, created, run_id, job in conn.execute(first_query):
+                candidate = (created, run_id, int(job))
+                if key not in first or candidate < first[key]:
+                    first[key] = candidate
         out = []
         for t in tasks:
-            attempts, passes, errors, first = agg.get(t.key, [0, 0, 0, None])
+            attempts, passes, errors = totals.get(t.key, (0, 0, 0))
+            f = first.get(t.key)
             out.append(
-                TaskStats(
-                    t.key, t.split, tuple(t.tags), attempts, passes, errors,
-                    first[1] if first else None, first[2] if first else None,
-                )
+                TaskStats(t.key, t.split, tuple(t.tags), attempts, passes, errors, f[1] if f else None, f[2] if f else None)
             )
         return out
 
