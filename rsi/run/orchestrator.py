@@ -227,11 +227,9 @@ class Orchestrator:
 
     def _load_counters(self) -> None:
         """Totals of this run so far, from the store (so a resumed run's display and budget are exact)."""
+        # Quarantine starts empty in every session: a resume usually follows a fix of the cause.
         c = _Counters()
-        open_jobs = {j.job_index for j in self.store.open_jobs(self.run_id)}
         for row in self.store.list_attempts(self.run_id):
-            if not row.counted and row.job_index not in open_jobs:
-                c.quarantined.add(row.task_key)
             if row.counted:
                 c.history.append((row.configuration_hash, row.task_key, row.passed))
                 c.attempts += 1
