@@ -1,0 +1,178 @@
+"""`rsi eval`: paired heldout lift + retention on covered tasks, the gate, promotion or rejection, resume.
+
+Attempts run through the real harness, sandbox and verifier; only the model is scripted, chosen per side
+(the candidate routes every turn to its `sft` specialist, the parent to the bare base), so the verdicts
+that decide are real verifier verdicts. The real-model evaluation is in test_train_real.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rsi.evaluation import EvalSpec, RetentionEstimate, apply_decision, decide_adapter, evaluate
+from rsi.promotion.decision import GatePolicy, paired_lift
+from rsi.run.attempt_fn import HarnessAttempt
+
+
+def _helpers():
+    import importlib.util
+    import sys
+
+    name = "rsi_tests_training_conftest"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+class BySide:
+    """The real attempt function, with a scripted model file per side (candidate = routes to a specialist)."""
+
+    def __init__(self, root: Path, candidate: Path, parent: Path) -> None:
+        self.root, self.files, self.calls = str(root), {"candidate": candidate, "parent": parent}, []
+
+    def __call__(self, spec):
+        side = "candidate" if spec.config.spec.routing.specialist else "parent"
+        self.calls.append((side, spec.task_key))
+        return HarnessAttempt(workspace_root=self.root, model_override=f"scripted:{self.files[side]}")(spec)
+
+
+def wrong_script(path: Path, task_ids) -> Path:
+    path.write_text(json.dumps({"tasks": {t: ["```python\nsubmit()\n```"] for t in task_ids}}))
+    return path
+
+
+@pytest.fixture
+def setup(workspace, cli, scripted_env, tmp_path, monkeypatch):
+    """A parent run that covered the first 2 train tasks, and a candidate revision with a registered adapter."""
+    from rsi.tasks.load import load_suite
+    from rsi.training.candidate import ensure_revision_tagged, write_candidate
+    from rsi.training.registry import register_adapter
+
+    helpers = _helpers()
+    monkeypatch.setenv("RSI_WORKSPACE", str(workspace.root))
+    helpers.make_small_contract(cli, workspace, scripted_env)
+    run_id, _ = helpers.run_and_export(cli, workspace, scripted_env, tmp_path / "sft", tasks=2)
+    ensure_revision_tagged(workspace, "default")
+    folder = tmp_path / "peft"
+    folder.mkdir()
+    (folder / "adapter_config.json").write_text("{}")
+    (folder / "adapter_model.safetensors").write_bytes(b"weights")
+    record = register_adapter(workspace, folder, {
+        "name": "sft", "base": {}, "dataset": {}, "source_runs": [run_id], "parent_contract": {"ref": "default@r2"},
+        "hyperparameters": {}, "metrics": {}, "code": {"rsi_version": "0.1.0"}})
+    candidate = write_candidate(workspace, "default", record.id, record.relative_adapter_dir(workspace), 8,
+                                ["q_proj", "v_proj"], parent_ref="default@r2")
+    tasks = load_suite(workspace, "pyfuncs")
+    return {"run_id": run_id, "record": record, "candidate": candidate.ref, "tasks": tasks,
+            "solutions": Path(scripted_env["RSI_MODEL_OVERRIDE"].partition(":")[2])}
+
+
+def test_gate_decisions_are_pure_and_explain_themselves() -> None:
+    gate = GatePolicy(min_lift=0.0, retention_min=0.9)
+    strong = paired_lift({f"t{i}": True for i in range(8)}, {f"t{i}": False for i in range(8)})
+    assert decide_adapter(strong, RetentionEstimate(4, 4, 4), gate).promote
+    low_retention = decide_adapter(strong, RetentionEstimate(4, 3, 4), gate)
+    assert not low_retention.promote and "retention 0.750 (3/4) is below retention_min 0.9" in low_retention.reason
+    flat = paired_lift({"a": True, "b": False}, {"a": True, "b": False})
+    assert not decide_adapter(flat, RetentionEstimate(0, 0, 0), gate).promote
+    assert "does not lie above min_lift" in decide_adapter(flat, RetentionEstimate(0, 0, 0), gate).reason
+    disabled = GatePolicy(enabled=False)
+    assert decide_adapter(paired_lift({"a": True}, {"a": False}), RetentionEstimate(1, 0, 1), disabled).promote
+    assert not decide_adapter(paired_lift({}, {}), RetentionEstimate(0, 0, 0), gate).promote
+
+
+@pytest.mark.slow
+def test_lifting_candidate_is_promoted_into_the_parent(workspace, setup, tmp_path) -> None:
+    heldout = sorted(t.id for t in setup["tasks"] if t.spec.split == "heldout")[:3]
+    parent_script = wrong_script(tmp_path / "wrong.json", [t.id for t in setup["tasks"]])
+    fn = BySide(workspace.root, setup["solutions"], parent_script)
+    spec = EvalSpec(candidate=setup["candidate"], parent="default@r2", limit_heldout=3, workers=3)
+    outcome = evaluate(workspace, spec, attempt_fn=fn)
+    assert [k.rpartition("/")[2] for k in outcome.heldout_tasks] == heldout
+    assert len(outcome.covered_tasks) == 2  # what the parent's configuration solved in the stored run
+    assert outcome.lift["table"] == {"both": 0, "candidate_only": 3, "parent_only": 0, "neither": 0}
+    assert outcome.lift["lift_ci95"][0] > 0 and outcome.retention["retention"] == 1.0
+    assert outcome.promote and outcome.attempts == 10
+    # same seed for both sides on each task
+    from rsi.store import open_store
+
+    store = open_store(workspace.db_url)
+    try:
+        rows = store.list_attempts(outcome.eval_id)
+    finally:
+        store.close()
+    seeds = {}
+    for row in rows:
+        seeds.setdefault(row.task_key, set()).add(row.seed)
+    assert all(len(s) == 1 for s in seeds.values()) and len(seeds) == 5
+
+    applied = apply_decision(workspace, outcome)
+    assert applied.applied["state"] == "promoted" and applied.applied["revision"]["ref"] == "default@r3"
+    from rsi.contracts.refs import resolve_ref
+
+    promoted = resolve_ref(workspace, "default")
+    assert promoted.revision == 3 and promoted.spec.routing.specialist == "sft"
+    assert promoted.spec.specialists[0].sha256 == setup["record"].id
+    status = json.loads((setup["record"].folder / "status.json").read_text())
+    assert status["state"] == "promoted" and status["promotion"]["ref"] == "default@r3"
+    assert json.loads((workspace.run_dir(outcome.eval_id) / "eval.json").read_text())["applied"]["state"] == "promoted"
+    again = apply_decision(workspace, outcome)  # idempotent: finds its Adapter-Eval commit
+    assert again.applied["revision"]["written"] is False and resolve_ref(workspace, "default").revision == 3
+
+
+@pytest.mark.slow
+def test_regressing_candidate_is_rejected_with_its_numbers(workspace, setup, tmp_path) -> None:
+    heldout_ids = [t.id for t in setup["tasks"] if t.spec.split == "heldout"]
+    train_ids = [t.id for t in setup["tasks"] if t.spec.split == "train"]
+    solutions = json.loads(setup["solutions"].read_text())["tasks"]
+    forgetful = tmp_path / "forgetful.json"  # solves heldout tasks, forgets the covered train tasks
+    forgetful.write_text(json.dumps({"tasks": {**{t: solutions[t] for t in heldout_ids},
+                                               **{t: ["```python\nsubmit()\n```"] for t in train_ids}}}))
+    fn = BySide(workspace.root, forgetful, wrong_script(tmp_path / "wrong.json", heldout_ids + train_ids))
+    outcome = evaluate(workspace, EvalSpec(candidate=setup["candidate"], parent="default@r2", limit_heldout=4), attempt_fn=fn)
+    assert outcome.lift["lift"] == 1.0 and outcome.retention == {"covered": 2, "still_solved": 0, "retention": 0.0,
+                                                                  "parent_resolved": 0}
+    assert not outcome.promote and "retention 0.000 (0/2) is below retention_min 0.9" in outcome.decision.reason
+    applied = apply_decision(workspace, outcome)
+    assert applied.applied["state"] == "rejected"
+    status = json.loads((setup["record"].folder / "status.json").read_text())
+    assert status["state"] == "rejected" and status["evaluation"]["retention"]["retention"] == 0.0
+    from rsi.contracts.refs import resolve_ref
+
+    assert resolve_ref(workspace, "default").revision == 2
+
+
+@pytest.mark.slow
+def test_interrupted_evaluation_resumes_without_repeating(workspace, setup) -> None:
+    fn = BySide(workspace.root, setup["solutions"], setup["solutions"])
+    spec = EvalSpec(candidate=setup["candidate"], parent="default@r2", limit_heldout=2, limit_covered=1)
+    created = []
+
+    def crash(eval_id: str) -> None:
+        created.append(eval_id)
+        raise KeyboardInterrupt  # killed right after planning, before any attempt
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(workspace, spec, on_created=crash, attempt_fn=fn)
+    assert fn.calls == []
+    resumed = evaluate(workspace, EvalSpec(candidate="-", parent="-", resume=created[0]), attempt_fn=fn)
+    assert resumed.eval_id == created[0] and len(fn.calls) == 6 and resumed.attempts == 6
+    again = evaluate(workspace, EvalSpec(candidate="-", parent="-", resume=created[0]), attempt_fn=fn)
+    assert len(fn.calls) == 6 and again.lift == resumed.lift  # nothing left to run, same numbers
+
+
+@pytest.mark.slow
+def test_eval_cli_exit_codes(workspace, setup, shim, scripted_env) -> None:
+    done = shim("eval", setup["candidate"], "--against", "default@r2", "--limit-heldout", "2", "--limit-covered", "0",
+                cwd=workspace.root, env=scripted_env)
+    # the same scripted model on both sides: no lift, so the gate rejects (exit 1) and says why
+    assert done.returncode == 1, done.stderr + done.stdout
+    assert "decision: REJECT: lift +0.000" in done.stdout and "applied: rejected" in done.stdout
+    bad = shim("eval", "nosuch@r1", "--against", "default@r2", cwd=workspace.root, env=scripted_env)
+    assert bad.returncode == 2 and "nosuch@r1" in bad.stderr and "Traceback" not in bad.stderr
