@@ -24,7 +24,7 @@ from rsi.errors import UserInputError
 from rsi.sandbox.base import Isolation
 from rsi.verdict import Verdict
 
-SCHEMA_VERSION = "rsi-trajectory/1"
+SCHEMA_VERSION: Literal["rsi-trajectory/1"] = "rsi-trajectory/1"
 
 StepSource = Literal["system", "user", "agent", "environment"]
 TurnKind = Literal["first", "after_error", "after_output"]

@@ -77,3 +77,24 @@ def test_repl_substrate_with_the_real_model(real_model, config_factory, pyfuncs,
     for step in trajectory.steps:
         if step.source == "agent":
             assert step.observation  # every turn got an observation: output, error or a correction
+
+
+def test_rsi_attempt_runs_the_real_model_and_prints_the_transcript(cli, workspace):
+    import tomlkit
+
+    contract = tomlkit.parse((workspace.hcp_dir / "default.toml").read_text())
+    contract["hcp"]["name"] = "quick"
+    contract["harness"]["substrate"] = "text"
+    contract["harness"]["system_prompt_file"] = "prompts/text.md"
+    contract["harness"]["sampling"]["max_tokens"] = 48
+    contract["harness"]["timeouts"]["model_s"] = 600
+    (workspace.hcp_dir / "quick.toml").write_text(tomlkit.dumps(contract))
+
+    done = cli("attempt", "hcp/quick.toml", "pyfuncs/add-two", "--seed", "1", cwd=workspace.root)
+    assert done.returncode == 0, done.stderr
+    assert "pyfuncs/add-two" in done.stdout and "turn 1 agent" in done.stdout
+    assert ("PASSED" in done.stdout) or ("FAILED" in done.stdout)
+    (path,) = (workspace.runs_dir / "attempts").glob("*/trajectory.json")
+    trajectory = read_trajectory(path)
+    assert trajectory.seed == 1 and trajectory.configuration.substrate == "text"
+    assert trajectory.final_metrics.completion_tokens > 0
