@@ -150,6 +150,13 @@ def test_an_invalid_routing_regex_is_an_error_with_its_key(config_factory, pyfun
     assert "routing.rules[1].pattern" in outcome.reason
 
 
+def test_an_unknown_tool_name_is_an_error_with_its_key(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"tools": ["submit", "run_hidden_tests"]})
+    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel([GOOD_ADD]), sandbox, open_tmp)
+    assert outcome.verdict is Verdict.ERROR and outcome.error_class == "ContractError"
+    assert "harness.tools" in outcome.reason and "run_hidden_tests" in outcome.reason
+
+
 def test_the_agent_deadline_ends_the_attempt_as_timeout(config_factory, pyfuncs, sandbox, open_tmp):
     config = config_factory(harness={"max_turns": 5, "timeouts": {"agent_s": 1.5}})
     model = ScriptedModel(["```python\nx = 1\n```"] * 5, delay_s=1.0)
