@@ -114,6 +114,8 @@ class _Session:
         last_expr = None
         if tree.body and isinstance(tree.body[-1], ast.Expr):
             last_expr = ast.Expression(tree.body.pop().value)
+        # Re-armed every cell: an earlier cell may have replaced the handler.
+        signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, self.step_s)
         try:
             exec(compile(tree, filename, "exec"), self.namespace)

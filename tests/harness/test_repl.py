@@ -116,3 +116,9 @@ def test_a_repl_that_cannot_start_is_a_sandbox_error(sandbox, workdir: Path):
     session = ReplSession(sandbox, workdir, Limits(wall_s=30), python="/nonexistent/python3", startup_s=10)
     with pytest.raises(SandboxError):
         session.start()
+
+
+def test_the_step_timer_is_rearmed_after_agent_code_replaces_its_handler(repl: ReplSession):
+    assert repl.run("import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)").error is None
+    result = repl.run("while True:\n    pass")
+    assert result.timed_out and not result.died
