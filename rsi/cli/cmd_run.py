@@ -23,7 +23,7 @@ SLURM_PANEL = "SLURM"
 
 # Fields a resumed run takes from its stored plan; giving them with --resume is an error.
 PLAN_FIELDS = ("portfolio", "suite", "split", "budget_attempts", "budget_tokens", "budget_minutes",
-               "attempts_per_task", "job_size", "seed", "limit_tasks")
+               "attempts_per_task", "job_size", "seed", "limit_tasks", "scheduler")
 
 
 def _open_store(db: str | None) -> Any:
@@ -50,6 +50,7 @@ def run_command(
     job_size: Annotated[int | None, typer.Option("--job-size", help="Most tasks one job targets.", rich_help_panel=RUN_PANEL)] = None,
     attempts_per_task: Annotated[int | None, typer.Option("--attempts-per-task", help="Attempts per task in a job.", rich_help_panel=RUN_PANEL)] = None,
     seed: Annotated[int | None, typer.Option(help="Scheduling and sampling seed.", rich_help_panel=RUN_PANEL)] = None,
+    scheduler: Annotated[str | None, typer.Option(help="thompson, or a baseline: round-robin, random, best-single.", rich_help_panel=RUN_PANEL)] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume run RUN_ID (after a crash, kill or Ctrl-C).", rich_help_panel=RUN_PANEL)] = None,
     spec_file: Annotated[Path | None, typer.Option("--spec", help="A RunSpec TOML file; flags override its fields.", rich_help_panel=RUN_PANEL)] = None,
     budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", help="Counted attempts to spend.", rich_help_panel=BUDGET_PANEL)] = None,
@@ -74,7 +75,7 @@ def run_command(
 
     flags = {
         "portfolio": portfolio, "suite": suite, "split": split, "limit_tasks": limit_tasks, "job_size": job_size,
-        "attempts_per_task": attempts_per_task, "seed": seed, "resume": resume, "budget_attempts": budget_attempts,
+        "attempts_per_task": attempts_per_task, "seed": seed, "scheduler": scheduler, "resume": resume, "budget_attempts": budget_attempts,
         "budget_tokens": budget_tokens, "budget_minutes": budget_minutes, "executor": executor, "workers": workers,
         "sandbox": sandbox, "db": db, "report": report,
     }

@@ -13,12 +13,15 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from rsi.errors import ExecutorError
 from rsi.executors.base import AttemptFn, AttemptResult, AttemptSpec, call_safely, error_result
 
 GRACE_S = 30.0
+# After a result arrives, wait this long for others so they are recorded in one transaction:
+# nothing against attempts that take seconds, a large saving when many finish together.
+GATHER_S = 0.005
 
 
 def default_workers() -> int:
@@ -31,12 +34,15 @@ class LocalExecutor:
 
     name = "local"
 
-    def __init__(self, fn: AttemptFn, workers: int | None = None, grace_s: float = GRACE_S) -> None:
+    def __init__(
+        self, fn: AttemptFn, workers: int | None = None, grace_s: float = GRACE_S, gather_s: float = GATHER_S
+    ) -> None:
         if workers is not None and workers < 1:
             raise ExecutorError(f"local executor: workers must be at least 1, got {workers}")
         self.fn = fn
         self.workers = workers or default_workers()
         self.grace_s = grace_s
+        self.gather_s = gather_s
         self._pool: ThreadPoolExecutor | None = None
         self._cancelled = threading.Event()
 
@@ -65,7 +71,10 @@ class LocalExecutor:
         futures: dict[Future[AttemptResult], AttemptSpec] = {pool.submit(timed, spec): spec for spec in specs}
         try:
             while futures and not self._cancelled.is_set():
-                done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
+                done, pending = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
+                if done and pending and self.gather_s > 0:
+                    more, _ = wait(pending, timeout=self.gather_s, return_when=ALL_COMPLETED)
+                    done = done | more
                 batch: list[AttemptResult] = []
                 for future in done:
                     spec = futures.pop(future)

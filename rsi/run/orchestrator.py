@@ -49,7 +49,6 @@ from rsi.run.spec import ResolvedRun, RunEvent, RunOutcome, RunProgress, RunSpec
 from rsi.verdict import Verdict
 from rsi.workspace import Workspace
 
-SCHEDULER = "thompson"
 STATE_FILE = "state.json"
 LOCK_FILE = ".lock"
 
@@ -113,6 +112,7 @@ def resolve_run(spec: RunSpec, configs: Sequence[Configuration]) -> ResolvedRun:
         budget_minutes=spec.budget_minutes,
         attempts_per_task=spec.attempts_per_task or evaluation.attempts_per_task,
         job_size=spec.job_size,
+        scheduler=spec.scheduler,
         seed=spec.seed if spec.seed is not None else evaluation.seed,
         limit_tasks=spec.limit_tasks,
         max_error_retries=spec.max_error_retries,
@@ -182,7 +182,7 @@ class Orchestrator:
                 "minutes": resolved.budget_minutes,
             },
             seed=resolved.seed,
-            scheduler=SCHEDULER,
+            scheduler=resolved.scheduler,
             args={
                 "spec": self.spec.model_dump(mode="json"),
                 "resolved": resolved.model_dump(mode="json"),
@@ -381,7 +381,7 @@ class Orchestrator:
         from rsi.scheduler import ConfigOption, ScheduleRequest, TaskOption, make_scheduler
 
         r = self.resolved
-        scheduler = make_scheduler(SCHEDULER)
+        scheduler = make_scheduler(r.scheduler)
         configs = [ConfigOption(c.config_hash, c.name) for c in self.configs]
         all_options = [TaskOption(t.key, t.spec.split, tuple(t.spec.tags)) for t in self.tasks]
         while True:

@@ -31,6 +31,9 @@ class RunSpec(BaseModel):
     budget_minutes: float | None = Field(default=None, gt=0, description="Stop planning jobs after this much wall time.")
     attempts_per_task: int | None = Field(default=None, ge=1, description="Attempts per task in a job; default: evaluation.attempts_per_task.")
     job_size: int = Field(default=8, ge=1, description="Most tasks one job targets.")
+    scheduler: Literal["thompson", "round-robin", "random", "best-single"] = Field(
+        default="thompson", description="Job policy (rsi.scheduler): thompson, or a baseline to compare with."
+    )
     executor: Literal["local", "slurm"] = Field(default="local", description="Where attempts run.")
     workers: int | None = Field(default=None, ge=1, description="Attempts at once (local threads, or SLURM array parallelism).")
     sandbox: Literal["auto", "local", "docker"] = Field(default="auto", description="Sandbox backend for attempts.")
@@ -88,6 +91,7 @@ class ResolvedRun(BaseModel):
     budget_minutes: float | None
     attempts_per_task: int
     job_size: int
+    scheduler: str = "thompson"
     seed: int
     limit_tasks: int | None
     max_error_retries: int
