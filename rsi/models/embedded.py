@@ -267,15 +267,17 @@ class EmbeddedModel:
             if request.specialist is not None and request.specialist not in self._adapters:
                 outcome[index] = UnknownAdapterError(f"specialist {request.specialist!r} was unloaded")
                 continue
-            encoded[index] = self._encode(request)
+            tokens = self._encode(request)
+            if len(tokens) >= self.max_positions:  # fail this request alone, not its whole batch
+                outcome[index] = UserInputError(
+                    f"prompt of {len(tokens)} tokens leaves no room in the {self.max_positions}-token context"
+                )
+                continue
+            encoded[index] = tokens
             rows.extend((index, k) for k in range(request.n))
         if rows:
             width = max(len(p) for p in encoded.values())
             budget = self.max_positions - width
-            if budget < 1:
-                raise ModelError(
-                    f"prompt of {width} tokens leaves no room in the {self.max_positions}-token context"
-                )
             ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
             mask = torch.zeros((len(rows), width), dtype=torch.long)
             for r, (index, _) in enumerate(rows):  # left padding: every prompt ends at column `width`

@@ -29,7 +29,9 @@ def test_greedy_is_deterministic_and_counts_tokens(model, ask_fn) -> None:
     assert first.completions[0].text == second.completions[0].text
     assert "Paris" in first.completions[0].text
     encoded = model.tokenizer.apply_chat_template(
-        [{"role": "user", "content": "What is the capital of France?"}], tokenize=False, add_generation_prompt=True
+        [{"role": "user", "content": "What is the capital of France?"}],
+        tokenize=False,
+        add_generation_prompt=True,
     )
     assert first.prompt_tokens == len(model.tokenizer(encoded, add_special_tokens=False)["input_ids"])
     assert 0 < first.completion_tokens <= 12
@@ -137,3 +139,11 @@ def test_replace_and_unload_adapters(model, adapter_dirs, ask_fn) -> None:
 def test_bad_adapter_folder_is_user_error(model, tmp_path) -> None:
     with pytest.raises(UserInputError, match="adapter_config.json"):
         model.load_adapter("broken", str(tmp_path))
+
+
+def test_an_overlong_prompt_fails_alone(model, ask_fn) -> None:
+    too_long = model.submit(ask_fn("word " * (model.max_positions + 10), max_tokens=2))
+    fine = model.submit(ask_fn("Say yes.", max_tokens=2))
+    with pytest.raises(UserInputError, match="context"):
+        too_long.result()
+    assert fine.result().completion_tokens == 2
