@@ -139,7 +139,9 @@ def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], Non
         target_modules=list(hyper.target_modules), task_type="CAUSAL_LM", bias="none",
     )
     try:
-        model = get_peft_model(model, config)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # transformers deprecations raised inside peft
+            model = get_peft_model(model, config)
     except ValueError as error:  # e.g. a target module the base does not have
         raise TrainingError(f"peft refused the LoRA config: {error}", hint="check [training] target_modules") from error
     model.to(device)

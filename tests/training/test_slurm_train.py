@@ -1,0 +1,55 @@
+"""`rsi train --executor slurm`: the same recipe as a submitit job on the real single-node SLURM of
+.ci/services/20-slurm.sh (CPU node here: --gpus 0), registered like a local training."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import need
+
+pytestmark = pytest.mark.slow
+
+
+def slurm_idle() -> bool:
+    if not shutil.which("sinfo"):
+        return False
+    try:
+        out = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return any(state in out for state in ("idle", "mixed", "allocated"))
+
+
+@pytest.mark.timeout(900)
+def test_training_runs_as_a_slurm_job(workspace, tmp_path, monkeypatch) -> None:
+    need(os.environ.get("RSI_TEST_SLURM") == "1" or slurm_idle(), "single-node SLURM (.ci/services/20-slurm.sh)")
+    need(slurm_idle(), "SLURM node idle (sinfo)")
+    from rsi.training.stage import TrainStageSpec, train_stage
+
+    monkeypatch.setenv("RSI_WORKSPACE", str(workspace.root))
+    lines = [json.dumps({"messages": [{"role": "user", "content": f"Return {i} + 1."},
+                                      {"role": "assistant", "content": f"```python\nprint({i} + 1)\n```"}]})
+             for i in range(3)]
+    data = ("\n".join(lines) + "\n").encode()
+    dataset = tmp_path / "data"
+    dataset.mkdir()
+    (dataset / "train.jsonl").write_bytes(data)
+    (dataset / "manifest.json").write_text(json.dumps({"dataset": {"file": "train.jsonl", "sha256": hashlib.sha256(data).hexdigest()},
+                                                       "source": {"runs": ["r1"]}}))
+    notes: list[str] = []
+    outcome = train_stage(workspace, TrainStageSpec(
+        dataset=dataset, executor="slurm", max_steps=2, batch_size=2, max_length=128, learning_rate=1e-3,
+        slurm={"gpus": 0, "cpus": 1, "mem_gb": 3, "time_min": 15, "poll_s": 0.5},
+    ), on_note=notes.append)
+    assert any(n.startswith("slurm job ") for n in notes) and any("COMPLETED" in n or "FINISHED" in n for n in notes), notes
+    assert outcome.lineage["executor"] == "slurm" and outcome.metrics["steps"] == 2
+    assert outcome.metrics["device"] == "cpu" and outcome.metrics["losses"][-1] < outcome.metrics["losses"][0]
+    assert (workspace.adapters_dir / outcome.adapter_id / "adapter" / "adapter_model.safetensors").is_file()
+    assert list((workspace.runs_dir / "slurm-train").glob("train-*/*_submission.sh"))
+    assert outcome.candidate["ref"] == "default-candidate@r2"
