@@ -47,7 +47,8 @@ def test_training_runs_as_a_slurm_job(workspace, tmp_path, monkeypatch) -> None:
         dataset=dataset, executor="slurm", max_steps=2, batch_size=2, max_length=128, learning_rate=1e-3,
         slurm={"gpus": 0, "cpus": 1, "mem_gb": 3, "time_min": 15, "poll_s": 0.5},
     ), on_note=notes.append)
-    assert any(n.startswith("slurm job ") for n in notes) and any("COMPLETED" in n or "FINISHED" in n for n in notes), notes
+    # without accounting (no slurmdbd) the last state seen may stay RUNNING; the result file is what counts
+    assert any(n.startswith("slurm job ") and n.endswith(("RUNNING", "COMPLETED", "FINISHED")) for n in notes), notes
     assert outcome.lineage["executor"] == "slurm" and outcome.metrics["steps"] == 2
     assert outcome.metrics["device"] == "cpu" and outcome.metrics["losses"][-1] < outcome.metrics["losses"][0]
     assert (workspace.adapters_dir / outcome.adapter_id / "adapter" / "adapter_model.safetensors").is_file()
