@@ -222,7 +222,7 @@ class ThompsonScheduler:
     r0_prior_strength: float = 20.0  # pseudo-attempts behind unable_rate_prior in the EM
     able_rate_prior: float = 0.3  # a priori pass rate of an able cell (the EM moves it)
     unable_rate_prior: float = 0.01  # an unable cell (nearly) never passes
-    broken_prior: float = 0.15  # a priori chance that an able configuration still cannot do a task
+    broken_prior: float = 0.3  # a priori chance that an able configuration still cannot do a task
     max_lead: int = 1  # per-task fairness among configurations not known able (see _draw_tasks); 0: off
     task_able_prior: float = 0.05  # a priori chance that a configuration can do a task its tags say it cannot
     hardness_grid: tuple[float, ...] = (1.0, 0.6, 0.3)  # task hardness multipliers (uniform prior)
