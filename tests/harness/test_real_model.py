@@ -68,7 +68,7 @@ def test_repl_substrate_with_the_real_model(real_model, config_factory, pyfuncs,
     from rsi.workspace import shipped_root
 
     config = config_factory(
-        harness={"substrate": "repl", "max_turns": 2, "sampling": {"max_tokens": 96}, "timeouts": TIMEOUTS},
+        harness={"substrate": "repl", "max_turns": 2, "sampling": {"max_tokens": 64}, "timeouts": TIMEOUTS},
         system_prompt=(shipped_root() / "hcp" / "prompts" / "repl.md").read_text(),
     )
     outcome = run_attempt(config, _roomy(pyfuncs["add-two"]), real_model, sandbox, open_tmp / "repl", seed=0)
