@@ -108,7 +108,10 @@ def judge_cases(
         process = sandbox.start(argv, workdir, limits, env={"PYTHONHASHSEED": "0"})
     except SandboxError as error:
         return VerifierOutcome(verdict=Verdict.ERROR, reason=f"sandbox failed to start: {error.message}")
+    # `reason` may travel (trajectories, reports, reflective prompts): it names case numbers only.
+    # Hidden inputs and expected values stay in `output`, which is never shown to an agent.
     log: list[str] = []
+    first_miss = ""
     passed = 0
     verdict: Verdict | None = None
     reason = ""
@@ -142,10 +145,13 @@ def judge_cases(
                 break
             call = f"{cases.function}(*{_describe(case.args)}, **{_describe(case.kwargs)})"
             if not answer.get("ok"):
+                error_name = str(answer.get("error", "")).split(":", 1)[0][:60]
+                first_miss = first_miss or f"case {index} raised {error_name}"
                 log.append(f"case {index}: {call} raised {answer.get('error', '')}")
             elif matches(answer.get("value"), case.expected, cases.compare, cases.rel_tol, cases.abs_tol):
                 passed += 1
             else:
+                first_miss = first_miss or f"case {index} returned a wrong value"
                 log.append(
                     f"case {index}: {call} returned {_describe(answer.get('value'))}, expected {_describe(case.expected)}"
                 )
@@ -156,7 +162,7 @@ def judge_cases(
     stderr = process.stderr_text() if hasattr(process, "stderr_text") else ""
     if verdict is None:
         verdict = Verdict.PASSED if passed == total else Verdict.FAILED
-        reason = f"{passed}/{total} cases passed" + ("" if passed == total else f"; first: {log[0]}")
+        reason = f"{passed}/{total} cases passed" + ("" if passed == total else f"; {first_miss}")
     output = "\n".join(log[:20] + ([f"stderr:\n{stderr[-2000:]}"] if stderr.strip() else []))
     return VerifierOutcome(
         verdict=verdict,

@@ -36,7 +36,10 @@ def test_reference_passes_and_wrong_fails(isolating_backend, make_cases_task, fi
     bad = verify(task, final_workdir({"solution.py": "def double(x):\n    return x * 2 if x > 0 else 0\n"}), isolating_backend)
     assert bad.verdict is Verdict.FAILED
     assert 0 < bad.reward < 1
-    assert "expected" in bad.reason
+    assert "wrong value" in bad.reason
+    # The reason may travel into trajectories and prompts: no hidden inputs or expected values in it.
+    assert "expected" not in bad.reason and "-3" not in bad.reason and "-6" not in bad.reason
+    assert "expected -6" in bad.output  # the details stay in the never-shown output
 
 
 HOSTILE = {
