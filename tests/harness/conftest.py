@@ -22,6 +22,37 @@ def sandbox():
     return make_sandbox("local")
 
 
+def make_backend(name: str):
+    """A sandbox backend by name; skipped locally (failed in CI) where this machine lacks it."""
+    import os
+
+    from rsi.sandbox.local import probe_bwrap
+    from rsi.sandbox.select import make_sandbox
+    from tests.conftest import need
+
+    if name == "local-bwrap":
+        works, why = probe_bwrap()
+        need(works, f"bubblewrap: {why}")
+        return make_sandbox("local", use_bwrap=True)
+    if name == "local-bare":
+        return make_sandbox("local", use_bwrap=False)
+    socket = Path("/run/rsi-podman.sock")
+    url = os.environ.get("RSI_DOCKER_HOST") or (f"unix://{socket}" if socket.exists() else None)
+    need(url is not None, "a Docker-API engine (RSI_DOCKER_HOST; .ci/services/10-sandbox.sh)")
+    sandbox = make_sandbox("docker", base_url=url)
+    try:
+        sandbox.client().ping()
+    except Exception as error:  # noqa: BLE001 - any engine failure means "not on this machine"
+        need(False, f"Docker-API engine at {url}: {error}")
+    return sandbox
+
+
+@pytest.fixture(params=["local-bwrap", "local-bare", "docker"])
+def every_backend(request):
+    """Each sandbox backend in turn: the harness must not depend on which one serves it."""
+    return make_backend(request.param)
+
+
 @pytest.fixture
 def open_tmp():
     """A temp folder every user can traverse (mode 0755), removed afterwards.

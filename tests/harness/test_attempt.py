@@ -48,6 +48,13 @@ def test_a_correct_solution_then_submit_passes_and_the_trajectory_round_trips(
     assert last.seed == 7 and last.max_tokens == config.spec.harness.sampling.max_tokens
 
 
+def test_a_whole_attempt_on_every_sandbox_backend(every_backend, config_factory, pyfuncs, open_tmp):
+    model = ScriptedModel([GOOD_ADD, "```python\nfrom solution import add\nadd(2, 3)\n```", SUBMIT])
+    outcome = attempt(config_factory(), pyfuncs["add-two"], model, every_backend, open_tmp)
+    assert (outcome.verdict, outcome.turns) == (Verdict.PASSED, 3), outcome.reason
+    assert outcome.isolation == every_backend.isolation()
+
+
 def test_max_turns_without_submit_is_verified_and_fails(config_factory, pyfuncs, sandbox, open_tmp):
     wrong = "```python\nopen('solution.py', 'w').write('def add(a, b):\\n    return a - b\\n')\n```"
     outcome = attempt(config_factory(harness={"max_turns": 2}), pyfuncs["add-two"], ScriptedModel([wrong, wrong]),

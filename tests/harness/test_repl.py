@@ -124,34 +124,9 @@ def test_the_step_timer_is_rearmed_after_agent_code_replaces_its_handler(repl: R
     assert result.timed_out and not result.died
 
 
-def _backend(name: str):
-    """A sandbox backend by name; skipped locally (failed in CI) where this machine lacks it."""
-    import os
 
-    from rsi.sandbox.local import probe_bwrap
-    from rsi.sandbox.select import make_sandbox
-    from tests.conftest import need
-
-    if name == "local-bwrap":
-        works, why = probe_bwrap()
-        need(works, f"bubblewrap: {why}")
-        return make_sandbox("local", use_bwrap=True)
-    if name == "local-bare":
-        return make_sandbox("local", use_bwrap=False)
-    url = os.environ.get("RSI_DOCKER_HOST") or ("unix:///run/rsi-podman.sock" if Path("/run/rsi-podman.sock").exists() else None)
-    need(url is not None, "a Docker-API engine (RSI_DOCKER_HOST; .ci/services/10-sandbox.sh)")
-    sandbox = make_sandbox("docker", base_url=url)
-    try:
-        sandbox.isolation()
-        sandbox.client().ping()
-    except (SandboxError, Exception) as error:  # noqa: BLE001 - any engine failure means "not here"
-        need(False, f"Docker-API engine at {url}: {error}")
-    return sandbox
-
-
-@pytest.mark.parametrize("backend", ["local-bwrap", "local-bare", "docker"])
-def test_the_repl_substrate_works_on_every_sandbox_backend(backend: str, workdir: Path):
-    sandbox = _backend(backend)
+def test_the_repl_substrate_works_on_every_sandbox_backend(every_backend, workdir: Path):
+    sandbox = every_backend
     session = ReplSession(sandbox, workdir, Limits(wall_s=120, cpu_s=60), python=sandbox.python, step_s=1.5,
                           grace_s=3.0, tools=["submit"], env={"PYTHONDONTWRITEBYTECODE": "1"})
     session.start()
