@@ -146,6 +146,8 @@ class Orchestrator:
         self.progress = RunProgress(run_id="")
         self._elapsed_before_s = 0.0
         self._session_start = clock()
+        self._jobs_wall_s = 0.0  # wall time spent in jobs this session, and the attempts they counted
+        self._jobs_attempts = 0
         self._last_state_write = 0.0
 
     # -- setup ----------------------------------------------------------------------------------
@@ -399,12 +401,18 @@ class Orchestrator:
                 job_index=job_index, job_size=r.job_size, attempts_per_task=r.attempts_per_task,
                 split=None if r.split == "all" else r.split,
                 tokens_per_attempt=(c.tokens / c.attempts) if c.attempts and c.tokens else None,
+                # Observed wall time per attempt, parallelism included: sizes the last job to the time left.
+                wall_s_per_attempt=(self._jobs_wall_s / self._jobs_attempts) if self._jobs_attempts else None,
             )
             proposal = scheduler.propose(request)
             if proposal is None:
                 covered = len(c.covered & self._target_keys)
                 if covered >= len(self._target_keys):
                     return f"every target task covered ({covered}/{len(self._target_keys)})"
+                per_attempt = request.wall_s_per_attempt
+                if budget.wall_s is not None and per_attempt and budget.wall_s < per_attempt * r.attempts_per_task:
+                    return (f"time budget nearly spent ({budget.wall_s:.0f}s left, an attempt takes about "
+                            f"{per_attempt:.0f}s)")
                 return "the scheduler proposed no further job"
             job = self.store.start_job(
                 self.run_id, proposal.config_hash, list(proposal.task_keys), proposal.attempts_per_task,
@@ -470,6 +478,7 @@ class Orchestrator:
                 )
             )
         counted_before = self.counters.attempts
+        job_started_s = self.clock()
         queue = [s for s in specs if s.try_index <= r.max_error_retries]
         # Keys already out of retries stay errors; they hold no budget and the job can finish.
         while queue:
@@ -502,6 +511,8 @@ class Orchestrator:
             if spec.try_index > r.max_error_retries:
                 self.counters.quarantined.add(spec.task_key)
         failed = bool(specs) and self.counters.attempts == counted_before
+        self._jobs_wall_s += self.clock() - job_started_s
+        self._jobs_attempts += self.counters.attempts - counted_before
         self.store.finish_job(self.run_id, job.job_index, "failed" if failed else "done")
         _crash_point("job_finished")
         self._save_state()
