@@ -107,6 +107,40 @@ def test_a_dead_repl_is_reported_and_restarted(config_factory, pyfuncs, sandbox,
     assert first.execution.session_died and "restarted" in first.observation
 
 
+class _StartsOnce:
+    """The real sandbox, failing exactly the second start (the REPL's restart; the verifier's works)."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self.name = inner.name
+        self.python = inner.python
+        self.starts = 0
+
+    def start(self, *args, **kwargs):
+        from rsi.errors import SandboxError
+
+        self.starts += 1
+        if self.starts == 2:
+            raise SandboxError("sandbox engine went away")
+        return self._inner.start(*args, **kwargs)
+
+    def __getattr__(self, item):
+        return getattr(self._inner, item)
+
+
+def test_a_repl_that_dies_and_cannot_restart_ends_the_attempt_and_is_still_verified(
+    config_factory, pyfuncs, sandbox, open_tmp
+):
+    crash = GOOD_ADD.replace("\n```", "\nimport os\nos._exit(1)\n```")
+    model = ScriptedModel([crash, SUBMIT])
+    outcome = attempt(config_factory(harness={"max_turns": 3}), pyfuncs["add-two"], model, _StartsOnce(sandbox), open_tmp)
+    assert (outcome.verdict, outcome.ended_by, outcome.turns) == (Verdict.PASSED, "session_died", 1)
+    failing = ScriptedModel(["```python\nimport os\nos._exit(1)\n```"])
+    lost = attempt(config_factory(), pyfuncs["add-two"], failing, _StartsOnce(sandbox), open_tmp / "second")
+    assert (lost.verdict, lost.ended_by) == (Verdict.FAILED, "session_died")
+    assert "could not be restarted: sandbox engine went away" in lost.reason
+
+
 def test_huge_output_is_truncated_to_observation_chars(config_factory, pyfuncs, sandbox, open_tmp):
     config = config_factory(harness={"max_turns": 1, "observation_chars": 400})
     model = ScriptedModel(["```python\nprint('START')\nprint('x' * 100000)\nprint('END')\n```"])
