@@ -166,6 +166,14 @@ def test_a_model_outage_is_an_error_not_a_failure(config_factory, pyfuncs, sandb
     assert trajectory.outcome.verdict is Verdict.ERROR and trajectory.final_metrics.turns == 1
 
 
+def test_a_model_slower_than_model_s_is_an_error(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"timeouts": {"model_s": 0.5, "agent_s": 60}})
+    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel([GOOD_ADD], delay_s=3.0), sandbox, open_tmp)
+    assert (outcome.verdict, outcome.error_class) == (Verdict.ERROR, "ModelError")
+    assert "did not answer within model_s=0.5s" in outcome.reason
+    assert outcome.wall_s < 3.0  # the harness did not wait for the stuck backend
+
+
 class _BrokenPython:
     """The real sandbox, misconfigured with an interpreter that does not exist."""
 
