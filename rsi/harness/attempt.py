@@ -159,7 +159,6 @@ def run_attempt(
     clock = time.monotonic()
     attempt_id = attempt_id or new_attempt_id(task, config, seed)
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     trajectory_path = out_dir / "trajectory.json"
     workdir = out_dir / "workdir"
     harness = config.spec.harness
@@ -206,6 +205,7 @@ def run_attempt(
     failure: BaseException | None = None
     session: ReplSession | None = None
     try:
+        out_dir.mkdir(parents=True, exist_ok=True)
         trajectory.sandbox = sandbox.isolation()
         problems = routing_problems(config.spec.routing) + harness_problems(harness)
         if problems:

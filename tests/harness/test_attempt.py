@@ -285,3 +285,12 @@ def test_an_observer_sees_every_step_in_order_and_cannot_break_the_attempt(confi
     again = run_attempt(config_factory(), pyfuncs["add-two"], ScriptedModel([GOOD_ADD, SUBMIT]), sandbox,
                         open_tmp / "b", seed=0, on_step=explode)
     assert again.verdict is Verdict.PASSED and again.turns == 2
+
+
+def test_an_unwritable_attempt_folder_is_an_error_not_an_exception(config_factory, pyfuncs, sandbox, open_tmp):
+    blocker = open_tmp / "file"
+    blocker.write_text("not a folder")
+    outcome = run_attempt(config_factory(), pyfuncs["add-two"], ScriptedModel([GOOD_ADD]), sandbox,
+                          blocker / "attempt", seed=0)
+    assert outcome.verdict is Verdict.ERROR and outcome.trajectory_path is None
+    assert outcome.error_class in ("FileExistsError", "NotADirectoryError")
