@@ -34,7 +34,7 @@ import warnings
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rsi.errors import ModelError, UserInputError
 from rsi.models.base import Completion, GenerationRequest, GenerationResult
@@ -318,13 +318,13 @@ class EmbeddedModel:
             self.stats.largest_batch_rows = max(self.stats.largest_batch_rows, len(rows))
             for index, done in completions.items():
                 request = requests[index]
-                tokens = sum(c.completion_tokens for c in done)
+                used = sum(c.completion_tokens for c in done)
                 self.stats.requests += 1
-                self.stats.completion_tokens += tokens
+                self.stats.completion_tokens += used
                 outcome[index] = GenerationResult(
                     completions=done,
                     prompt_tokens=len(encoded[index]),
-                    completion_tokens=tokens,
+                    completion_tokens=used,
                     specialist=request.specialist,
                 )
         return [o if o is not None else ModelError("request was not served") for o in outcome]
@@ -338,10 +338,10 @@ class EmbeddedModel:
     def _finish_row(
         self, generated: Any, stopper: _RowStopper, row: int, request: GenerationRequest
     ) -> Completion:
-        count = stopper.lengths[row] if stopper.lengths[row] is not None else int(generated.shape[0])
-        tokens = generated[:count].tolist()
-        reason = stopper.reasons[row] or "length"
-        text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+        recorded = stopper.lengths[row]
+        count = recorded if recorded is not None else int(generated.shape[0])
+        reason: Literal["stop", "length"] = "stop" if stopper.reasons[row] == "stop" else "length"
+        text = str(self.tokenizer.decode(generated[:count].tolist(), skip_special_tokens=True))
         cut = min((p for p in (text.find(s) for s in request.stop) if p >= 0), default=-1)
         if cut >= 0:
             text, reason = text[:cut], "stop"

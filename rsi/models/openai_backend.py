@@ -70,6 +70,9 @@ class OpenAIModel:
             timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
         )
         self._base_model = base_model
+        # The base model's name once known, else the endpoint: a plain attribute, because protocol
+        # checks read `name` and must not trigger a network call.
+        self.name: str = base_model or self.base_url
         self.served_names: dict[str, str] = {}
         """specialist -> served model name, for servers that name adapters differently (vLLM revisions)."""
 
@@ -78,11 +81,6 @@ class OpenAIModel:
         """Read the API key from the environment variable the contract names (absent: no key)."""
         return cls(base_url, api_key=os.environ.get(api_key_env) or None, **kwargs)
 
-    @property
-    def name(self) -> str:
-        """The base model's name once known, else the endpoint (no network call: protocol checks read it)."""
-        return self._base_model or self.base_url
-
     def base_model(self) -> str:
         """The served base model's name: as given, else the first model of /v1/models without a parent."""
         if self._base_model is None:
@@ -90,7 +88,7 @@ class OpenAIModel:
             bases = [m["id"] for m in models if not m.get("parent")]
             if not bases:
                 raise ModelError(f"{self.base_url}/v1/models lists no base model")
-            self._base_model = bases[0]
+            self._base_model = self.name = bases[0]
         return self._base_model
 
     def list_models(self) -> list[dict[str, Any]]:

@@ -188,7 +188,7 @@ def _convert_into(gguf: Path, dest: Path) -> None:
         model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
     # The dequantized model still carries the GGUF quantizer; save_pretrained refuses it, and the saved
     # folder must be a plain float model anyway (vLLM and peft read it as such).
-    model.hf_quantizer = None
+    setattr(model, "hf_quantizer", None)  # noqa: B010 (transformers types it as a module)
     model.config.quantization_config = None
     with contextlib.suppress(AttributeError):
         del model.config.quantization_config
