@@ -43,6 +43,9 @@ CONTAINER_WORKDIR = "/work"
 CONTAINER_PATH = "/usr/local/bin:/usr/bin:/bin"
 LABEL = "rsi.sandbox"
 NPROC_ULIMIT = 4096
+DEADLINE_LABEL = "rsi.deadline"
+SWEEP_EVERY_S = 60.0
+ORPHAN_GRACE_S = 60
 
 
 KNOWN_SOCKETS = ("/run/rsi-podman.sock", "/run/podman/podman.sock", "/var/run/docker.sock")
@@ -144,6 +147,10 @@ class DockerProcess:
         self._timer.daemon = True
         self._timer.start()
 
+    @property
+    def container_id(self) -> str:
+        return str(self._container.id)
+
     def _demux(self) -> None:
         def to_stdout(chunk: bytes) -> None:
             with contextlib.suppress(OSError, ValueError):
@@ -225,6 +232,7 @@ class DockerSandbox:
         nano_cpus: int = 1_000_000_000,
         output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
         tmpfs_mb: int = 64,
+        orphan_grace_s: float = ORPHAN_GRACE_S,
     ) -> None:
         self.base_url = base_url or default_base_url()
         self.image = image or os.environ.get("RSI_SANDBOX_IMAGE") or DEFAULT_IMAGE
@@ -232,6 +240,8 @@ class DockerSandbox:
         self.output_limit_bytes = output_limit_bytes
         self.tmpfs_mb = tmpfs_mb
         self._client: Any = None
+        self._last_sweep = 0.0
+        self.orphan_grace_s = orphan_grace_s
 
     # -- engine -----------------------------------------------------------------------------------
     def client(self) -> Any:
@@ -251,6 +261,21 @@ class DockerSandbox:
                 ) from error
             self._client = client
         return self._client
+
+    def _sweep_orphans(self, client: Any) -> None:
+        """Remove sandbox containers past their deadline (at most once a minute per instance)."""
+        now = time.time()
+        if now - self._last_sweep < SWEEP_EVERY_S:
+            return
+        self._last_sweep = now
+        try:
+            for container in client.containers.list(all=True, filters={"label": LABEL}):
+                deadline = container.labels.get(DEADLINE_LABEL, "")
+                if deadline.isdigit() and int(deadline) + self.orphan_grace_s < now:
+                    with contextlib.suppress(Exception):
+                        container.remove(force=True)
+        except Exception:  # housekeeping must never fail a launch
+            return
 
     def engine_version(self) -> str:
         info = self.client().version()
@@ -282,6 +307,8 @@ class DockerSandbox:
         client = self.client()
         import docker
         from docker.types import Ulimit
+
+        self._sweep_orphans(client)
 
         give_to_sandbox_user(workdir)
         mb = 1024 * 1024
@@ -316,7 +343,9 @@ class DockerSandbox:
                 ],
                 stdin_open=True,
                 hostname="sandbox",
-                labels={LABEL: "1"},
+                # The wall limit is enforced by a timer in this process; the label lets a later
+                # launch remove containers that outlived an orchestrator killed with SIGKILL.
+                labels={LABEL: "1", DEADLINE_LABEL: str(int(time.time() + limits.wall_s))},
             )
         except docker.errors.ImageNotFound as error:
             raise SandboxError(

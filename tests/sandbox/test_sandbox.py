@@ -373,3 +373,36 @@ def test_chown_of_workdir_never_follows_planted_links(backend, workdir: Path, op
     result = backend.run(py(backend, "print('ok')"), workdir, Limits(wall_s=20))
     assert result.exit_code == 0
     assert target.stat().st_uid == 0
+
+
+def test_docker_containers_of_a_killed_orchestrator_are_swept(backends, workdir: Path):
+    """An orchestrator SIGKILLed mid-attempt leaves its container; the next launch removes it."""
+    import subprocess
+    import sys
+
+    from tests.sandbox.conftest import make_backend
+
+    base = backends.get("docker") or make_backend("docker")
+    marker = f"orphan-{os.getpid()}-{time.monotonic_ns()}"
+    script = (
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "from rsi.sandbox.select import make_sandbox\n"
+        "from rsi.sandbox.base import Limits\n"
+        f"sb = make_sandbox('docker', base_url={base.base_url!r})\n"
+        f"proc = sb.start(['sleep', '600'], Path({str(workdir)!r}), Limits(wall_s=1), env={{'MARK': {marker!r}}})\n"
+        "print(proc.container_id, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    container_id = done.stdout.strip()
+    assert done.returncode == -9 and container_id, done.stderr
+    client = base.client()
+    assert client.containers.get(container_id).status == "running"  # orphaned, still running
+    time.sleep(1.5)
+    sweeper = make_sandbox("docker", base_url=base.base_url, orphan_grace_s=0)
+    assert sweeper.run(["true"], workdir, Limits(wall_s=20)).exit_code == 0
+    import docker
+
+    with pytest.raises(docker.errors.NotFound):
+        client.containers.get(container_id)
