@@ -5,7 +5,7 @@ the simulator (rsi.simulate) and tests drive it directly.
 
     from rsi.scheduler import Budget, ConfigOption, ScheduleRequest, TaskOption, make_scheduler
 
-    scheduler = make_scheduler("thompson")           # or "round-robin", "random", "best-single"
+    scheduler = make_scheduler("thompson")  # or "thompson-draws", "round-robin", "random", "best-single"
     request = ScheduleRequest(
         configs=[ConfigOption("3f2a...", "baseline"), ...],
         tasks=[TaskOption("pyfuncs/add", "train", ("math",)), ...],

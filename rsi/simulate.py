@@ -37,7 +37,7 @@ class MatrixSpec:
     general_sd: float = 0.5  # spread of general ability across configurations
     difficulty_sd: float = 0.8  # spread of task difficulty (shared by every configuration)
     cell_sd: float = 0.6  # per (configuration, task) noise
-    config_rate: tuple[float, float] = (0.03, 0.10)  # each configuration's mean pass rate is kept here
+    config_rate: tuple[float, float] = (0.03, 0.10)  # each configuration's mean pass rate (before the min_best_p lift)
     min_best_p: float = 0.3  # every task has a configuration at least this good (the union covers all)
     tag_noise: float = 0.0  # share of tasks whose visible tags are replaced by a random one
     structured: bool = True  # False: no tag structure at all (tags carry no information)
