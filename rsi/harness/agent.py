@@ -150,12 +150,18 @@ def run_repl_loop(
             else:
                 observation = prompts.no_code_correction(harness.end_marker, by_call)
         else:
+            dropped = 0
+            if completion.finish_reason == "length":
+                # A reply cut mid-statement still runs up to its last complete statement.
+                code, dropped = replies.trim_cut_code(code)
             cell = session.run(code)
             for tool in cell.saved_tools:
                 trajectory.tools_saved.append(SavedToolRecord(turn=turn, **tool.__dict__))
             observation = prompts.observation_text(
                 cell.output, cell.error, harness.observation_chars, turns_left=turns_left or None
             )
+            if dropped:
+                observation = prompts.cut_note(dropped) + observation
             execution = Execution(
                 error=bool(cell.error) or cell.died,
                 timed_out=cell.timed_out,

@@ -106,3 +106,9 @@ def no_code_correction(end_marker: str, end_by_call: bool) -> str:
     """The corrective observation for a reply without a runnable code block."""
     finish = f" Call {end_marker} in a code block when done." if end_by_call else f" Write {end_marker} when done."
     return "Your reply had no ```python code block, so nothing ran. Reply with one ```python block." + finish
+
+
+def cut_note(dropped_lines: int) -> str:
+    """Prefix for the observation of a reply cut at max_tokens whose unfinished tail was not run."""
+    plural = "s" if dropped_lines != 1 else ""
+    return f"(Your reply was cut off; its last {dropped_lines} unfinished line{plural} did not run.)\n"

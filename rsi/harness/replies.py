@@ -7,6 +7,7 @@ Blocks tagged with another language (```bash, ```text, ```output) are ignored.
 
 from __future__ import annotations
 
+import ast
 import re
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -38,3 +39,28 @@ def solution_code(reply: str) -> str | None:
 def mentions_marker(reply: str, marker: str) -> bool:
     """Whether a textual end marker (e.g. 'DONE') appears in the reply."""
     return bool(marker) and marker in reply
+
+
+def trim_cut_code(code: str) -> tuple[str, int]:
+    """Code from a reply cut at max_tokens, up to its last complete statement.
+
+    Returns the longest prefix of whole lines that parses, and how many trailing lines were
+    dropped; (code, 0) when it parses as is, and also when no prefix parses (then running it shows
+    the model its syntax error).
+    """
+    try:
+        ast.parse(code)
+        return code, 0
+    except SyntaxError:
+        pass
+    lines = code.splitlines()
+    for keep in range(len(lines) - 1, 0, -1):
+        prefix = "\n".join(lines[:keep])
+        if not prefix.strip():
+            break
+        try:
+            ast.parse(prefix)
+        except SyntaxError:
+            continue
+        return prefix, len(lines) - keep
+    return code, 0

@@ -80,6 +80,17 @@ def test_malformed_output_gets_a_corrective_observation(config_factory, pyfuncs,
     assert model.requests[1].messages[-1].content == steps[0].observation
 
 
+def test_a_reply_cut_at_max_tokens_runs_its_complete_statements(config_factory, pyfuncs, sandbox, open_tmp):
+    reply = GOOD_ADD[: -len("```")] + "values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]\n```"
+    max_tokens = (len(reply) - 30) // 4  # the scripted model cuts at 4 characters per token
+    config = config_factory(harness={"max_turns": 1, "sampling": {"max_tokens": max_tokens}})
+    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel([reply]), sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED, outcome.reason
+    step = [s for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"][0]
+    assert step.metrics.finish_reason == "length" and "values" not in step.code
+    assert step.observation.startswith("(Your reply was cut off; its last 1 unfinished line did not run.)")
+
+
 def test_state_persists_across_turns(config_factory, pyfuncs, sandbox, open_tmp):
     model = ScriptedModel([
         "```python\nbody = 'def add(a, b):\\n    return a + b\\n'\n```",

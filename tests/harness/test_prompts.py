@@ -49,3 +49,10 @@ def test_observation_of_nothing_and_of_an_error():
     assert "(no output)" in prompts.observation_text("", None, 100)
     shown = prompts.observation_text("partial\n", "ValueError: bad\n", 1000, turns_left=1)
     assert "partial\nValueError: bad" in shown and shown.endswith("(1 turn left)")
+
+
+def test_code_cut_at_max_tokens_runs_up_to_its_last_complete_statement():
+    assert replies.trim_cut_code("x = 1\ny = 2") == ("x = 1\ny = 2", 0)
+    assert replies.trim_cut_code("x = 1\ndef f(a):\n    return a\ndef g(") == ("x = 1\ndef f(a):\n    return a", 1)
+    assert replies.trim_cut_code("values = [1,\n  2,") == ("values = [1,\n  2,", 0)  # nothing parses: unchanged
+    assert prompts.cut_note(2).startswith("(Your reply was cut off; its last 2 unfinished lines did not run.)")
