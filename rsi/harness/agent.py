@@ -238,12 +238,16 @@ def run_text_once(
     chosen: int | None = None
     for index, completion in enumerate(result.completions):
         code = replies.solution_code(completion.text)
+        dropped = 0
+        if code is not None and completion.finish_reason == "length":
+            trimmed, dropped = replies.trim_cut_code(code)
+            code = trimmed.rstrip("\n") + "\n"
         if code is not None and chosen is None:
             chosen = index
             target = safe_solution_path(workdir, solution_file)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(code, encoding="utf-8")
-            note = f"written to {solution_file}"
+            note = f"written to {solution_file}" + (f" (cut off: last {dropped} unfinished line(s) dropped)" if dropped else "")
         elif code is None:
             note = "not used: no ```python code block"
         else:

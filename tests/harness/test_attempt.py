@@ -265,6 +265,16 @@ def test_text_substrate_takes_the_first_completion_with_a_code_block(config_fact
     assert notes[2].startswith("not used: completion 2")
 
 
+def test_text_substrate_drops_the_unfinished_tail_of_a_cut_completion(config_factory, pyfuncs, sandbox, open_tmp):
+    reply = "```python\ndef add(a, b):\n    return a + b\n\n\ndef unfinished_helper(x, y, z):\n    return [x,"
+    config = config_factory(harness={"substrate": "text", "sampling": {"max_tokens": (len(reply) - 2) // 4}})
+    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel([reply]), sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED, outcome.reason
+    assert outcome.final_code == "def add(a, b):\n    return a + b\n"
+    step = [s for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"][0]
+    assert step.observation.startswith("written to solution.py (cut off: last")
+
+
 def test_text_substrate_without_any_code_fails_with_a_reason(config_factory, pyfuncs, sandbox, open_tmp):
     config = config_factory(harness={"substrate": "text"})
     outcome = attempt(config, pyfuncs["add-two"], ScriptedModel(["just words"]), sandbox, open_tmp)
