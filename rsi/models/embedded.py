@@ -243,6 +243,10 @@ class EmbeddedModel:
     def _run_batch(self, batch: list[_Pending]) -> None:
         try:
             with self._lock:
+                # A caller that cancelled its future before its batch started costs nothing.
+                batch = [p for p in batch if p.future.set_running_or_notify_cancel()]
+                if not batch:
+                    return
                 results = self._generate_batch([p.request for p in batch])
         except Exception as error:
             failure = error if isinstance(error, ModelError) else ModelError(f"generation failed: {error}")

@@ -147,3 +147,14 @@ def test_an_overlong_prompt_fails_alone(model, ask_fn) -> None:
     with pytest.raises(UserInputError, match="context"):
         too_long.result()
     assert fine.result().completion_tokens == 2
+
+
+def test_a_cancelled_request_is_not_generated(model, ask_fn) -> None:
+    served_before = model.stats.requests
+    with model._lock:  # hold the worker so both requests are still queued when one is cancelled
+        dropped = model.submit(ask_fn("Say no.", max_tokens=2))
+        kept = model.submit(ask_fn("Say yes.", max_tokens=2))
+        assert dropped.cancel()
+    assert kept.result().completion_tokens == 2
+    assert dropped.cancelled()
+    assert model.stats.requests == served_before + 1
