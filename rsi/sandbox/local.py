@@ -107,12 +107,44 @@ def _rlimit_setter(limits: Limits) -> Callable[[], None]:
     return apply
 
 
+def _die_with_parent_setter() -> Callable[[], None]:
+    """preexec step: SIGKILL the child when the thread that started it dies (as bwrap's
+    --die-with-parent does), so a SIGKILLed orchestrator leaves no bare-mode attempt running.
+    Looked up before fork: nothing but the prctl call itself happens in the child."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):
+        return lambda: None
+    pr_set_pdeathsig, sigkill = 1, 9
+
+    def apply() -> None:
+        prctl(pr_set_pdeathsig, sigkill, 0, 0, 0)
+
+    return apply
+
+
 def _bare_user_drop(uid: int, gid: int, rlimits: Callable[[], None]) -> Callable[[], None]:
+    die_with_parent = _die_with_parent_setter()
+
     def apply() -> None:
         rlimits()
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
+        die_with_parent()  # after the uid change, which clears it
+
+    return apply
+
+
+def _bare_preexec(rlimits: Callable[[], None]) -> Callable[[], None]:
+    die_with_parent = _die_with_parent_setter()
+
+    def apply() -> None:
+        rlimits()
+        die_with_parent()
 
     return apply
 
@@ -336,7 +368,7 @@ class LocalSandbox:
                 preexec = rlimits
             else:
                 full = list(argv)
-                preexec = rlimits
+                preexec = _bare_preexec(rlimits)
                 if self.drop_privileges:
                     if not reachable_by_others(workdir):
                         raise SandboxError(
@@ -430,5 +462,8 @@ class LocalSandbox:
     def start(
         self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None = None
     ) -> LocalProcess:
+        """Start a long-lived process. It is bound to the calling THREAD (bwrap --die-with-parent,
+        PR_SET_PDEATHSIG): if that thread exits, the process is killed. Start it from a thread
+        that outlives it (the attempt's own thread), never from a short-lived helper thread."""
         popen = self._popen(argv, workdir, limits, env, stdin_pipe=True)
         return LocalProcess(popen, limits.wall_s, sweep_pipes=not self.use_bwrap)

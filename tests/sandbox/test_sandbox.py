@@ -406,3 +406,31 @@ def test_docker_containers_of_a_killed_orchestrator_are_swept(backends, workdir:
 
     with pytest.raises(docker.errors.NotFound):
         client.containers.get(container_id)
+
+
+@pytest.mark.parametrize("use_bwrap", [True, False], ids=["local-bwrap", "local-bare"])
+def test_local_sandbox_dies_with_a_sigkilled_orchestrator(use_bwrap: bool, backends, workdir: Path):
+    import subprocess
+    import sys
+
+    from tests.sandbox.conftest import make_backend
+
+    if use_bwrap:
+        backends.get("local-bwrap") or make_backend("local-bwrap")  # skips/fails without bwrap
+    beat = "import time\nwhile True:\n    open('beat', 'w').write(str(time.time())); time.sleep(0.05)\n"
+    script = (
+        "import os, signal, time\n"
+        "from pathlib import Path\n"
+        "from rsi.sandbox.select import make_sandbox\n"
+        "from rsi.sandbox.base import Limits\n"
+        f"sb = make_sandbox('local', use_bwrap={use_bwrap})\n"
+        f"proc = sb.start([sb.python, '-c', {beat!r}], Path({str(workdir)!r}), Limits(wall_s=600))\n"
+        f"while not Path({str(workdir / 'beat')!r}).exists(): time.sleep(0.05)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == -9, done.stderr
+    time.sleep(0.5)
+    first = (workdir / "beat").read_text()
+    time.sleep(0.6)
+    assert (workdir / "beat").read_text() == first, "the sandboxed process outlived its orchestrator"
