@@ -25,7 +25,7 @@ from rsi.errors import ModelError, SandboxError
 from rsi.harness import prompts, replies
 from rsi.harness.repl import ReplSession
 from rsi.harness.routing import TurnRecord, build_context, choose_specialist, turn_kind
-from rsi.harness.trajectory import Execution, SavedToolRecord, StepMetrics, Trajectory
+from rsi.harness.trajectory import Execution, SavedToolRecord, StepMetrics, Trajectory, clean_text
 from rsi.models.base import ChatMessage, ChatModel, GenerationRequest, GenerationResult
 
 
@@ -130,7 +130,7 @@ def run_repl_loop(
             outcome.ended_by = "agent_timeout"
             break
         completion = result.completions[0]
-        reply = completion.text
+        reply = clean_text(completion.text)
         outcome.turns = turn
         outcome.prompt_tokens += result.prompt_tokens
         outcome.completion_tokens += result.completion_tokens
@@ -237,7 +237,7 @@ def run_text_once(
         return LoopOutcome(ended_by="agent_timeout")
     chosen: int | None = None
     for index, completion in enumerate(result.completions):
-        code = replies.solution_code(completion.text)
+        code = replies.solution_code(clean_text(completion.text))
         dropped = 0
         if code is not None and completion.finish_reason == "length":
             trimmed, dropped = replies.trim_cut_code(code)

@@ -291,7 +291,7 @@ def run_attempt(
     try:
         write_trajectory(trajectory, trajectory_path)
         write_saved_tools(trajectory, out_dir)
-    except OSError as error:  # without its trajectory an attempt is not evidence
+    except Exception as error:  # noqa: BLE001 - without its trajectory an attempt is not evidence
         written = None
         final.verdict, final.error_class = Verdict.ERROR, type(error).__name__
         final.reason = f"could not write the trajectory: {error}"

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rsi.errors import SandboxError
+from rsi.harness.trajectory import clean_text
 from rsi.sandbox.base import Limits, Sandbox, SandboxProcess
 
 SERVER_SOURCE_PATH = Path(__file__).with_name("repl_server.py")
@@ -168,10 +169,11 @@ class ReplSession:
             size = int(frame.get("output_bytes", 0))
             shown = len(head.encode()) + len(tail.encode())
             output = head if not tail else head + (f"\n... [{size - shown} bytes omitted] ...\n" if size > shown else "") + tail
+            error = frame.get("error")
             return CellOutcome(
-                output=output,
+                output=clean_text(output),
                 output_bytes=size,
-                error=frame.get("error"),
+                error=clean_text(error) if error else None,
                 timed_out=bool(frame.get("timed_out")),
                 submitted=bool(frame.get("submitted")),
                 wall_s=float(frame.get("wall_s", wall_s)),

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rsi.errors import UserInputError
 from rsi.sandbox.base import Isolation
@@ -32,6 +32,15 @@ TurnKind = Literal["first", "after_error", "after_output"]
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def clean_text(text: str) -> str:
+    """Text that JSON can carry: lone surrogates (e.g. from agent code's exception messages) -> '?'."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _clean(value: object) -> object:
+    return clean_text(value) if isinstance(value, str) else value
 
 
 class _Model(BaseModel):
@@ -103,6 +112,8 @@ class Step(_Model):
     execution: Execution | None = None
     metrics: StepMetrics | None = None
 
+    _texts = field_validator("message", "code", "observation", mode="before")(_clean)
+
 
 class SavedToolRecord(_Model):
     """A helper kept with `save_tool` during this attempt (candidate for the tool library)."""
@@ -113,6 +124,8 @@ class SavedToolRecord(_Model):
     cell: str = Field(description="The full cell that defined and saved it (fallback source).")
     turn: int
 
+    _texts = field_validator("name", "function", "source", "cell", mode="before")(_clean)
+
 
 class FinalOutcome(_Model):
     verdict: Verdict
@@ -122,6 +135,8 @@ class FinalOutcome(_Model):
     reward: float = 0.0
     verifier_wall_s: float = 0.0
     final_code: str | None = Field(default=None, description="The solution file as verified (None: not written).")
+
+    _texts = field_validator("reason", "final_code", mode="before")(_clean)
 
 
 class FinalMetrics(_Model):

@@ -315,3 +315,13 @@ def test_an_unwritable_attempt_folder_is_an_error_not_an_exception(config_factor
                           blocker / "attempt", seed=0)
     assert outcome.verdict is Verdict.ERROR and outcome.trajectory_path is None
     assert outcome.error_class in ("FileExistsError", "NotADirectoryError")
+
+
+def test_unencodable_text_from_the_agent_is_cleaned_not_fatal(config_factory, pyfuncs, sandbox, open_tmp):
+    reply = "Odd \ud800 text.\n```python\nraise ValueError('bad \\ud800 char')\n```"
+    model = ScriptedModel([reply, GOOD_ADD + "\n" + SUBMIT])
+    outcome = attempt(config_factory(harness={"max_turns": 2}), pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED, outcome.reason
+    first = [s for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"][0]
+    assert first.message.startswith("Odd ? text.") and "ValueError: bad ? char" in first.observation
+    assert "\ud800" not in model.requests[1].messages[-1].content  # the model is sent clean text too
