@@ -169,11 +169,11 @@ class ReplSession:
             size = int(frame.get("output_bytes", 0))
             shown = len(head.encode()) + len(tail.encode())
             output = head if not tail else head + (f"\n... [{size - shown} bytes omitted] ...\n" if size > shown else "") + tail
-            error = frame.get("error")
+            raised = frame.get("error")
             return CellOutcome(
                 output=clean_text(output),
                 output_bytes=size,
-                error=clean_text(error) if error else None,
+                error=clean_text(raised) if raised else None,
                 timed_out=bool(frame.get("timed_out")),
                 submitted=bool(frame.get("submitted")),
                 wall_s=float(frame.get("wall_s", wall_s)),
