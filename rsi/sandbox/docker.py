@@ -294,7 +294,8 @@ class DockerSandbox:
             pid_namespace=True,
             unprivileged_user=True,
             notes=f"image {self.image} at {self.base_url or 'default engine'}; network none, read-only root, "
-            f"tmpfs /tmp, uid 65534, cap_drop ALL, no-new-privileges, mem/pids/cpu limits",
+            f"tmpfs /tmp, uid {SANDBOX_UID if os.geteuid() == 0 else os.geteuid()}, cap_drop ALL, "
+            f"no-new-privileges, mem/pids/cpu limits",
         )
 
     # -- launching --------------------------------------------------------------------------------
@@ -310,7 +311,13 @@ class DockerSandbox:
 
         self._sweep_orphans(client)
 
-        give_to_sandbox_user(workdir)
+        # As root the workdir is handed to 65534, the container's user. Otherwise the container
+        # runs as the caller's own uid:gid, which already owns the workdir (as `docker run -u`).
+        if os.geteuid() == 0:
+            give_to_sandbox_user(workdir)
+            user = f"{SANDBOX_UID}:{SANDBOX_GID}"
+        else:
+            user = f"{os.geteuid()}:{os.getegid()}"
         mb = 1024 * 1024
         environment = {"PATH": CONTAINER_PATH, "LANG": "C.UTF-8", "HOME": CONTAINER_WORKDIR, "TMPDIR": "/tmp"}
         environment.update(env or {})
@@ -320,7 +327,7 @@ class DockerSandbox:
                 self.image,
                 command=list(argv),
                 working_dir=CONTAINER_WORKDIR,
-                user=f"{SANDBOX_UID}:{SANDBOX_GID}",
+                user=user,
                 environment=environment,
                 network_mode="none",
                 mem_limit=f"{limits.memory_mb}m",

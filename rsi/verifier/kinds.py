@@ -81,13 +81,13 @@ def judge_script(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits) ->
     return VerifierOutcome(verdict=Verdict.PASSED, reason="test script exited 0", reward=reward, output=output, wall_s=wall)
 
 
-_PYTEST_PROBES: dict[tuple[str, str], str | None] = {}
+_PYTEST_PROBES: dict[tuple[str, ...], str | None] = {}
 
 
 def pytest_missing(sandbox: Sandbox, workdir: Path) -> str | None:
     """Why pytest cannot run in this sandbox's Python (None when it can). Probed once per backend."""
     python = getattr(sandbox, "python", None) or "python3"
-    key = (sandbox.name, python)
+    key = (sandbox.name, python, str(getattr(sandbox, "image", "")), str(getattr(sandbox, "base_url", "")))
     if key not in _PYTEST_PROBES:
         probe_dir = workdir.parent / "pytest-probe"
         probe_dir.mkdir(exist_ok=True)
