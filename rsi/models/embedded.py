@@ -85,6 +85,7 @@ class EmbeddedModel:
         dtype: str = "bfloat16",
         max_batch: int = 8,
         gather_s: float = 0.02,
+        device: str | None = None,
     ) -> None:
         self.name = name
         self.folder = Path(folder)
@@ -97,6 +98,7 @@ class EmbeddedModel:
         self._lock = threading.RLock()  # guards the model: generate vs adapter load/unload
         self._queue: queue.Queue[Any] = queue.Queue()
         self._closed = False
+        self.device = _pick_device(device)
         self._load(dtype)
         self._worker = threading.Thread(target=self._serve_forever, name=f"rsi-embedded-{name}", daemon=True)
         self._worker.start()
@@ -124,6 +126,7 @@ class EmbeddedModel:
                 )
         except Exception as error:
             raise ModelError(f"loading the base model from {self.folder} failed: {error}") from error
+        model.to(self.device)  # type: ignore[arg-type]  # transformers wraps .to with a narrow type
         model.eval()
         self._base = model
         self._model: Any = model
@@ -303,8 +306,8 @@ class EmbeddedModel:
 
             with torch.inference_mode():
                 output = self._model.generate(
-                    input_ids=ids,
-                    attention_mask=mask,
+                    input_ids=ids.to(self.device),
+                    attention_mask=mask.to(self.device),
                     max_new_tokens=max(max_new),
                     do_sample=False,  # sampling happens per row in _RowSampler
                     logits_processor=LogitsProcessorList([sampler]),
@@ -352,6 +355,16 @@ class EmbeddedModel:
         return Completion(text=text, finish_reason=reason, completion_tokens=count)
 
 
+def _pick_device(device: str | None) -> str:
+    """`device`, else `$RSI_DEVICE`, else CUDA when present, else the CPU."""
+    chosen = device or os.environ.get("RSI_DEVICE")
+    if chosen:
+        return chosen
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def _row_generator(seed: int | None, completion_index: int) -> Any:
     import torch
 
@@ -384,7 +397,8 @@ class _RowSampler:
             if generator is None:
                 continue
             temperature, top_p = self.settings[row]
-            probs = torch.softmax(scores[row].float() / temperature, dim=-1)
+            # On the CPU, where the row's generator lives, whatever device the model runs on.
+            probs = torch.softmax(scores[row].float().cpu() / temperature, dim=-1)
             if top_p < 1.0:
                 ordered, order = torch.sort(probs, descending=True)
                 keep = torch.cumsum(ordered, dim=-1) - ordered < top_p  # always keeps the top token

@@ -13,14 +13,20 @@ DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 def make_adapter(base_folder: Path, dest: Path, seed: int, rank: int = 4) -> Path:
     """Save a real LoRA adapter (r=`rank` on q_proj/v_proj, random A and B) for the base in `dest`."""
+    import warnings
+
     import torch
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
 
     torch.manual_seed(seed)
     base = AutoModelForCausalLM.from_pretrained(base_folder)
-    config = LoraConfig(r=rank, lora_alpha=2 * rank, target_modules=["q_proj", "v_proj"], init_lora_weights=False)
-    get_peft_model(base, config).save_pretrained(dest)
+    config = LoraConfig(
+        r=rank, lora_alpha=2 * rank, target_modules=["q_proj", "v_proj"], init_lora_weights=False
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # peft calls a deprecated transformers helper
+        get_peft_model(base, config).save_pretrained(dest)
     return dest
 
 
