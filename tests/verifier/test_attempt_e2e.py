@@ -67,6 +67,10 @@ def test_hostile_attempt_changes_neither_host_nor_verdict(isolating_backend, ope
         "open('conftest.py', 'w').write('import os; os._exit(0)\\n')\n"
         "daemon = 'import time\\nwhile True:\\n    open(\"beat\", \"w\").write(str(time.time())); time.sleep(0.05)\\n'\n"
         "subprocess.Popen([sys.executable, '-c', daemon], start_new_session=True)\n"
+        "import time\n"
+        "for _ in range(200):\n"
+        "    if os.path.exists('beat'): break\n"
+        "    time.sleep(0.05)\n"
         "print('PASSED')\n"
         "```"
     )
