@@ -23,7 +23,7 @@ SLURM_PANEL = "SLURM"
 
 # Fields a resumed run takes from its stored plan; giving them with --resume is an error.
 PLAN_FIELDS = ("portfolio", "suite", "split", "budget_attempts", "budget_tokens", "budget_minutes",
-               "attempts_per_task", "job_size", "seed", "limit_tasks", "scheduler")
+               "attempts_per_task", "job_size", "seed", "limit_tasks", "scheduler", "difficulty")
 
 
 def _open_store(db: str | None) -> Any:
@@ -47,6 +47,7 @@ def run_command(
     suite: Annotated[str | None, typer.Option(help="Task suite (default: the contract's evaluation.suite).", rich_help_panel=RUN_PANEL)] = None,
     split: Annotated[str | None, typer.Option(help="train, heldout or all (default: evaluation.split).", rich_help_panel=RUN_PANEL)] = None,
     limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N tasks (demos, tests).", rich_help_panel=RUN_PANEL)] = None,
+    difficulty: Annotated[str | None, typer.Option(help="Only these difficulties, comma-separated (trivial,easy,medium,hard).", rich_help_panel=RUN_PANEL)] = None,
     job_size: Annotated[int | None, typer.Option("--job-size", help="Most tasks one job targets.", rich_help_panel=RUN_PANEL)] = None,
     attempts_per_task: Annotated[int | None, typer.Option("--attempts-per-task", help="Attempts per task in a job.", rich_help_panel=RUN_PANEL)] = None,
     seed: Annotated[int | None, typer.Option(help="Scheduling and sampling seed.", rich_help_panel=RUN_PANEL)] = None,
@@ -75,6 +76,7 @@ def run_command(
 
     flags = {
         "portfolio": portfolio, "suite": suite, "split": split, "limit_tasks": limit_tasks, "job_size": job_size,
+        "difficulty": [d.strip() for d in difficulty.split(",") if d.strip()] if difficulty else None,
         "attempts_per_task": attempts_per_task, "seed": seed, "scheduler": scheduler, "resume": resume, "budget_attempts": budget_attempts,
         "budget_tokens": budget_tokens, "budget_minutes": budget_minutes, "executor": executor, "workers": workers,
         "sandbox": sandbox, "db": db, "report": report,

@@ -115,14 +115,22 @@ def resolve_run(spec: RunSpec, configs: Sequence[Configuration]) -> ResolvedRun:
         scheduler=spec.scheduler,
         seed=spec.seed if spec.seed is not None else evaluation.seed,
         limit_tasks=spec.limit_tasks,
+        difficulty=spec.difficulty,
         max_error_retries=spec.max_error_retries,
         retry_backoff_s=spec.retry_backoff_s,
     )
 
 
-def select_tasks(tasks: Sequence[Any], split: str, limit: int | None) -> list[Any]:
-    """The run's tasks: the split asked for (all splits for 'all'), sorted by key, the first `limit`."""
-    chosen = sorted((t for t in tasks if split == "all" or t.spec.split == split), key=lambda t: t.key)
+def select_tasks(
+    tasks: Sequence[Any], split: str, limit: int | None, difficulty: Sequence[str] | None = None
+) -> list[Any]:
+    """The run's tasks: the split asked for (all splits for 'all'), of the difficulties asked for,
+    sorted by key, the first `limit`."""
+    chosen = sorted(
+        (t for t in tasks if (split == "all" or t.spec.split == split)
+         and (not difficulty or t.spec.difficulty in difficulty)),
+        key=lambda t: t.key,
+    )
     return chosen[:limit] if limit else chosen
 
 
@@ -166,9 +174,11 @@ class Orchestrator:
         if not configs:
             raise UserInputError(f"portfolio {self.spec.portfolio!r} holds no configurations")
         resolved = resolve_run(self.spec, configs)
-        tasks = select_tasks(load_suite(self.workspace, resolved.suite), resolved.split, resolved.limit_tasks)
+        tasks = select_tasks(load_suite(self.workspace, resolved.suite), resolved.split, resolved.limit_tasks,
+                             resolved.difficulty)
         if not tasks:
-            raise UserInputError(f"suite {resolved.suite!r} has no {resolved.split} tasks")
+            which = f"{'/'.join(resolved.difficulty)} " if resolved.difficulty else ""
+            raise UserInputError(f"suite {resolved.suite!r} has no {which}{resolved.split} tasks")
         # Identities first, then the run row that names them: a crash in between leaves no run.
         self.store.record_configurations(configs)
         self.store.record_tasks(tasks)

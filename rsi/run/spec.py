@@ -40,6 +40,9 @@ class RunSpec(BaseModel):
     seed: int | None = Field(default=None, description="Scheduling and sampling seed; default: evaluation.seed.")
     db: str | None = Field(default=None, description="Store URL; default: RSI_DB or runs/rsi.sqlite.")
     limit_tasks: int | None = Field(default=None, ge=1, description="Only the first N tasks (a small slice for demos/tests).")
+    difficulty: list[Literal["trivial", "easy", "medium", "hard"]] | None = Field(
+        default=None, description="Only tasks of these difficulties (applied before limit_tasks)."
+    )
     report: bool = Field(default=True, description="Write runs/<run>/report.html when the run ends.")
     resume: str | None = Field(default=None, description="Resume this run id (its stored plan wins over other fields).")
     max_error_retries: int = Field(default=2, ge=0, le=10, description="Retries of an attempt ending in an infrastructure error.")
@@ -94,6 +97,7 @@ class ResolvedRun(BaseModel):
     scheduler: str = "thompson"
     seed: int
     limit_tasks: int | None
+    difficulty: list[str] | None = None
     max_error_retries: int
     retry_backoff_s: float
 

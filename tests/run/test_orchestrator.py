@@ -157,3 +157,15 @@ def test_time_budget_stops_planning_and_sizes_the_last_job(mini_ws) -> None:
     assert "time budget" in outcome.stop_reason, outcome.stop_reason
     assert 2 <= outcome.attempts < 500
     assert elapsed < 3.0 + 2.5  # 3 s of budget; the last job was sized to what was left
+
+
+def test_difficulty_and_limit_select_the_slice(mini_ws) -> None:
+    from rsi.tasks.load import load_suite
+
+    trivial = sorted(t.key for t in load_suite(mini_ws, "pyfuncs") if t.spec.difficulty == "trivial"
+                     and t.spec.split == "train")
+    outcome = run_portfolio(RunSpec(portfolio="mini", difficulty=["trivial"], limit_tasks=3, budget_attempts=6,
+                                    report=False), mini_ws, attempt_fn=NoopAttempt(pass_rate=0.0))
+    rows, _, run = attempts_of(mini_ws, outcome.run_id)
+    assert run.args["tasks"] == trivial[:3]
+    assert {r.task_key for r in rows} <= set(trivial[:3]) and outcome.tasks == 3
