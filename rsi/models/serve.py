@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,16 +31,24 @@ class ServeSpec:
 def resolve_contract(
     ref: str | None, workspace_dir: Path | None = None
 ) -> tuple[ContractSpec, Workspace | None]:
-    """The contract to serve: REF in the workspace, a .toml path, or (no REF) the workspace's or shipped default."""
+    """The contract to serve and the workspace its specialists' paths are relative to.
+
+    REF in the workspace (found from the cwd), or a .toml path (its workspace is found from the file),
+    or no REF: the workspace's default contract, else the shipped one.
+    """
     from rsi.contracts.load import load_contract
     from rsi.contracts.refs import resolve_ref
 
+    as_file = Path(ref).expanduser() if ref is not None and Path(ref).expanduser().is_file() else None
     try:
         workspace: Workspace | None = find_workspace(explicit=workspace_dir)
     except WorkspaceError:
-        if workspace_dir is not None or (ref is not None and not Path(ref).expanduser().is_file()):
+        if workspace_dir is not None or (ref is not None and as_file is None):
             raise
         workspace = None
+        if as_file is not None:
+            with contextlib.suppress(WorkspaceError):
+                workspace = find_workspace(start=as_file.resolve().parent)
     if workspace is None:
         path = Path(ref).expanduser() if ref else shipped_root() / "hcp" / "default.toml"
         return load_contract(path).spec, None

@@ -20,3 +20,24 @@ def test_unknown_contract_exits_2(cli, workspace) -> None:
     done = cli("serve", "--contract", "nosuch", cwd=workspace.root)
     assert done.returncode == 2
     assert "nosuch" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_contract_resolution_prefers_the_workspace(workspace, tmp_path, monkeypatch) -> None:
+    from rsi.models.serve import resolve_contract
+
+    spec, found = resolve_contract("default", workspace.root)
+    assert found == workspace and spec.hcp.name == "default"
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    monkeypatch.delenv("RSI_WORKSPACE", raising=False)
+    spec, found = resolve_contract(None)  # no workspace here: the shipped default contract
+    assert found is None and spec.base.id == "SmolLM2-135M-Instruct"
+    spec, found = resolve_contract(str(workspace.contract_path("default")))  # a path finds its workspace
+    assert found == workspace and spec.hcp.name == "default"
+    loose = outside / "mine.toml"
+    loose.write_text(
+        workspace.contract_path("default").read_text().replace('system_prompt_file = "prompts/repl.md"', "")
+    )
+    spec, found = resolve_contract(str(loose))  # a contract outside any workspace
+    assert found is None and spec.hcp.name == "default"
