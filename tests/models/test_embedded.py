@@ -163,7 +163,10 @@ def test_a_cancelled_request_is_not_generated(model, ask_fn) -> None:
 def test_batches_never_exceed_max_batch_rows(model, ask_fn) -> None:
     model.stats.largest_batch_rows = 0
     with model._lock:  # queue everything first, so the worker sees the whole burst at once
-        futures = [model.submit(ask_fn(f"Pick a number, {i}.", n=n, max_tokens=2)) for i, n in enumerate((5, 4, 3, 1))]
+        futures = [
+            model.submit(ask_fn(f"Pick a number, {i}.", n=n, max_tokens=2))
+            for i, n in enumerate((5, 4, 3, 1))
+        ]
     results = [f.result() for f in futures]
     assert [len(r.completions) for r in results] == [5, 4, 3, 1]
     assert model.stats.largest_batch_rows <= model.max_batch  # the 4-row request was carried over

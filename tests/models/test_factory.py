@@ -28,7 +28,9 @@ def test_openai_backend_needs_a_url() -> None:
 def test_openai_backend_reads_the_key_from_the_named_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RSI_TEST_KEY", "sekrit")
     model = make_model(
-        contract(serving={"backend": "openai", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "RSI_TEST_KEY"})
+        contract(
+            serving={"backend": "openai", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "RSI_TEST_KEY"}
+        )
     )
     try:
         assert isinstance(model, ChatModel)
@@ -45,8 +47,12 @@ def test_handles_share_one_model_but_keep_their_own_specialists(
     from rsi.models import factory
 
     workspace = Workspace(tmp_path)
-    first = make_model(contract(specialists=[{"name": "coder", "path": str(adapter_dirs["alpha"])}]), workspace)
-    second = make_model(contract(specialists=[{"name": "coder", "path": str(adapter_dirs["beta"])}]), workspace)
+    first = make_model(
+        contract(specialists=[{"name": "coder", "path": str(adapter_dirs["alpha"])}]), workspace
+    )
+    second = make_model(
+        contract(specialists=[{"name": "coder", "path": str(adapter_dirs["beta"])}]), workspace
+    )
     try:
         assert first.model is second.model  # one set of weights, one batching queue
         shared = first.model

@@ -183,7 +183,9 @@ def served(adapter_dirs: dict[str, Path], tmp_path_factory: pytest.TempPathFacto
 def test_chat_completion_against_rsi_serve(served, ask_fn) -> None:
     url, _ = served
     model = OpenAIModel(url, timeout_s=120)
-    assert model.base_model() == "SmolLM2-135M-Instruct"  # discovered from /v1/models (the entry without parent)
+    assert (
+        model.base_model() == "SmolLM2-135M-Instruct"
+    )  # discovered from /v1/models (the entry without parent)
     result = model.generate(ask_fn("What is the capital of France?", max_tokens=10))
     assert "Paris" in result.completions[0].text
     assert result.prompt_tokens > 10 and 0 < result.completion_tokens <= 10
