@@ -117,7 +117,8 @@ def judge_cases(
     reason = ""
     try:
         answers = _Answers(process.stdout, nonce)
-        deadline = started + limits.wall_s
+        # The budget starts once the process exists: a slow container start is not the solution's time.
+        deadline = time.monotonic() + limits.wall_s
         if not _send(process, {"nonce": nonce, "module": module, "function": cases.function}):
             verdict, reason = Verdict.FAILED, "the solution process closed its input before starting"
         else:

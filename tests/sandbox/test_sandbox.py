@@ -239,7 +239,8 @@ def test_setsid_daemon_does_not_outlive_run(backend, workdir: Path):
         "            open('beat', 'w').write(str(time.time()))\n"
         "            time.sleep(0.05)\n"
         "    os._exit(0)\n"
-        "time.sleep(0.5)\n"
+        "while not os.path.exists('beat'):\n"
+        "    time.sleep(0.02)\n"
     )
     result = backend.run(py(backend, code), workdir, Limits(wall_s=10))
     assert result.exit_code == 0
@@ -253,6 +254,8 @@ def test_kill_kills_the_whole_started_tree(backend, workdir: Path):
     code = (
         "import os, subprocess, sys, time\n"
         "subprocess.Popen([sys.executable, '-c', 'import time\\nwhile True:\\n    open(\"beat\", \"w\").write(str(time.time())); time.sleep(0.05)'], start_new_session=True)\n"
+        "while not os.path.exists('beat'):\n"
+        "    time.sleep(0.02)\n"
         "print('up', flush=True)\n"
         "time.sleep(600)\n"
     )

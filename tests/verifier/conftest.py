@@ -26,7 +26,7 @@ def open_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _task(root: Path, kind: str, spec_extra: dict[str, Any] | None = None):
+def _task(root: Path, kind: str, timeout_s: float = 10):
     from rsi.sandbox.base import Limits
     from rsi.tasks.spec import Task, TaskSpec, VerifierSpec
 
@@ -34,9 +34,8 @@ def _task(root: Path, kind: str, spec_extra: dict[str, Any] | None = None):
         id=root.name,
         title=f"test task {root.name}",
         verifier=VerifierSpec(kind=kind),
-        verifier_timeout_s=3,
-        limits=Limits(wall_s=3, cpu_s=3, memory_mb=512, processes=32),
-        **(spec_extra or {}),
+        verifier_timeout_s=timeout_s,
+        limits=Limits(wall_s=timeout_s, cpu_s=max(1, int(timeout_s)), memory_mb=512, processes=32),
     )
     for path in [root, *root.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
@@ -47,7 +46,13 @@ def _task(root: Path, kind: str, spec_extra: dict[str, Any] | None = None):
 def make_cases_task(open_tmp: Path):
     """A `cases` task: `double(x)` returns 2*x; its reference solution is in solution/."""
 
-    def make(cases: list[dict[str, Any]] | None = None, compare: str = "exact", name: str = "double", raw: str | None = None):
+    def make(
+        cases: list[dict[str, Any]] | None = None,
+        compare: str = "exact",
+        name: str = "double",
+        raw: str | None = None,
+        timeout_s: float = 10,
+    ):
         root = open_tmp / "tasks" / name
         (root / "tests").mkdir(parents=True)
         (root / "solution").mkdir()
@@ -59,18 +64,18 @@ def make_cases_task(open_tmp: Path):
         }
         (root / "tests" / "cases.json").write_text(raw if raw is not None else json.dumps(data))
         (root / "solution" / "solution.py").write_text("def double(x):\n    return 2 * x\n")
-        return _task(root, "cases")
+        return _task(root, "cases", timeout_s)
 
     return make
 
 
 @pytest.fixture
 def make_script_task(open_tmp: Path):
-    def make(script: str, name: str = "scripted"):
+    def make(script: str, name: str = "scripted", timeout_s: float = 10):
         root = open_tmp / "tasks" / name
         (root / "tests").mkdir(parents=True)
         (root / "tests" / "test.sh").write_text(script)
-        return _task(root, "script")
+        return _task(root, "script", timeout_s)
 
     return make
 

@@ -182,7 +182,7 @@ def test_network_to_host_listener_is_blocked(isolating_backend, make_cases_task,
     ids=["hang_at_import", "fork_bomb", "memory_bomb"],
 )
 def test_resource_attacks_end_failed_or_timeout_in_bounded_time(attack, isolating_backend, make_cases_task, final_workdir):
-    task = make_cases_task()
+    task = make_cases_task(timeout_s=3)
     started = time.monotonic()
     outcome = verify(task, final_workdir({"solution.py": attack}), isolating_backend)
     assert outcome.verdict in (Verdict.FAILED, Verdict.TIMEOUT), outcome.reason
@@ -190,6 +190,6 @@ def test_resource_attacks_end_failed_or_timeout_in_bounded_time(attack, isolatin
 
 
 def test_loop_in_call_is_a_timeout(isolating_backend, make_cases_task, final_workdir):
-    outcome = verify(make_cases_task(), final_workdir({"solution.py": "def double(x):\n    while True: pass\n"}), isolating_backend)
+    outcome = verify(make_cases_task(timeout_s=3), final_workdir({"solution.py": "def double(x):\n    while True: pass\n"}), isolating_backend)
     assert outcome.verdict is Verdict.TIMEOUT
     assert "case 0" in outcome.reason

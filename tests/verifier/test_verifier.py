@@ -155,7 +155,7 @@ def test_script_kind_agent_cannot_replace_the_tests(backend, make_script_task, f
 
 
 def test_script_kind_timeout(backend, make_script_task, final_workdir):
-    outcome = verify(make_script_task("sleep 60\n"), final_workdir({"solution.py": ""}), backend)
+    outcome = verify(make_script_task("sleep 60\n", timeout_s=3), final_workdir({"solution.py": ""}), backend)
     assert outcome.verdict is Verdict.TIMEOUT
 
 
