@@ -185,10 +185,11 @@ def evaluate(
     note = on_note or (lambda _m: None)
     started = time.monotonic()
     store = open_store(workspace.db_url)
+    plan: dict[str, Any] = {}
     try:
         if spec.resume:
             run = store.get_run(spec.resume)
-            plan = run.args.get("eval")
+            plan = dict(run.args.get("eval") or {})
             if not plan:
                 raise UserInputError(f"run {spec.resume} is not an evaluation run")
             spec = EvalSpec.model_validate({**plan["spec"], "resume": spec.resume, "workers": spec.workers or plan["spec"].get("workers")})

@@ -118,7 +118,7 @@ def lineage_png(rows: list[LineageRow]) -> bytes:
     if lifted:
         low = [r.lift - r.lift_ci95[0] if r.lift_ci95 else 0.0 for r in lifted]  # type: ignore[operator]
         high = [r.lift_ci95[1] - r.lift if r.lift_ci95 else 0.0 for r in lifted]  # type: ignore[operator]
-        axes.errorbar([r.number for r in lifted], [r.lift for r in lifted], yerr=[low, high], marker="D",
+        axes.errorbar([r.number for r in lifted], [float(r.lift or 0.0) for r in lifted], yerr=[low, high], marker="D",
                       color="#d62728", capsize=4, label="heldout lift (95% CI)")
     axes.axhline(0.0, color="#999999", linewidth=0.8)
     axes.set_ylim(-1.05, 1.05)

@@ -129,7 +129,7 @@ def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], Non
     try:
         with offline_hub():
             tokenizer = AutoTokenizer.from_pretrained(request.base_folder)
-            model = AutoModelForCausalLM.from_pretrained(request.base_folder, dtype=dtype)
+            model: Any = AutoModelForCausalLM.from_pretrained(request.base_folder, dtype=dtype)
     except Exception as error:
         raise TrainingError(f"loading the base model from {request.base_folder} failed: {error}") from error
     tokenized = tokenize_dataset(tokenizer, dataset, hyper.max_length)
