@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,17 +76,38 @@ def run_server(spec: ServeSpec, on_ready: Callable[[str], None] | None = None) -
         raise UserInputError(
             f"rsi serve: {error.errors()[0]['loc'][0]}: {error.errors()[0]['msg']}"
         ) from error
-    model = make_model(contract, workspace, shared=False)
+    listener = bind_listener(spec.host, spec.port)  # before the model loads: a busy port fails fast
+    try:
+        model = make_model(contract, workspace, shared=False)
+    except BaseException:
+        listener.close()
+        raise
     try:
         adapters = {name: str(path) for name, path in specialist_paths(contract, workspace).items()}
         for name, path in spec.adapters.items():
             model.load_adapter(name, path)
             adapters[name] = path
         app = create_app(model, base_name=contract.base.id, adapters=adapters)
+        host, port = listener.getsockname()[:2]
         if on_ready is not None:
             names = ", ".join(sorted(adapters)) or "none"
-            on_ready(f"serving {contract.base.id} (adapters: {names}) on http://{spec.host}:{spec.port}/v1")
-        server = uvicorn.Server(uvicorn.Config(app, host=spec.host, port=spec.port, log_level="warning"))
-        server.run()
+            on_ready(f"serving {contract.base.id} (adapters: {names}) on http://{host}:{port}/v1")
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        server.run(sockets=[listener])
     finally:
+        listener.close()
         model.close()
+
+
+def bind_listener(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (port 0 picks a free one); a busy port is a UserInputError."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+        listener.listen(2048)
+    except OSError as error:
+        listener.close()
+        raise UserInputError(f"--host {host} --port {port}: cannot listen there: {error.strerror}") from error
+    return listener

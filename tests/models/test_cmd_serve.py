@@ -41,3 +41,15 @@ def test_contract_resolution_prefers_the_workspace(workspace, tmp_path, monkeypa
     )
     spec, found = resolve_contract(str(loose))  # a contract outside any workspace
     assert found is None and spec.hcp.name == "default"
+
+
+def test_busy_port_exits_2_before_loading_the_model(cli, tmp_path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = cli("serve", "--port", str(port), cwd=tmp_path, timeout=60)
+    assert done.returncode == 2
+    assert f"--port {port}" in done.stderr and "Traceback" not in done.stderr
