@@ -1,4 +1,4 @@
-"""Per-attempt overhead of each sandbox backend against a bare subprocess.
+"""Per-attempt overhead of each sandbox backend against a bare subprocess, and of one verification.
 
 Each backend runs `python3 -c pass` N times in a fresh working directory; we report the median
 and p90 wall time per run and the median overhead over a bare `subprocess.run` of the same
@@ -94,7 +94,44 @@ def measure(runs: int, docker_runs: int) -> tuple[dict[str, list[float]], dict[s
         notes["docker"] = f"{version}, image {docker.image}"
     except SandboxError as error:
         notes["docker"] = f"skipped: {error.message}"
+    _measure_verify(runs, docker_runs, samples, notes, docker if "docker" in samples else None)
     return samples, notes
+
+
+def _measure_verify(runs: int, docker_runs: int, samples, notes, docker) -> None:
+    """The whole `cases` verification of a correct 6-case solution (fresh dir, staging, judge)."""
+    import json
+
+    from rsi.sandbox.local import LocalSandbox
+    from rsi.tasks.spec import Task, TaskSpec, VerifierSpec
+    from rsi.verdict import Verdict
+    from rsi.verifier import verify
+
+    root = Path(tempfile.mkdtemp(prefix="rsi-bench-task-"))
+    try:
+        (root / "tests").mkdir()
+        cases = [{"args": [x], "expected": 2 * x} for x in (0, 1, -3, 7, 2.5, 1000)]
+        (root / "tests" / "cases.json").write_text(json.dumps({"function": "double", "cases": cases}))
+        task = Task(
+            suite="bench", spec=TaskSpec(id="double", title="double", verifier=VerifierSpec(kind="cases")),
+            root=root, instruction="", content_hash="0" * 64,
+        )
+
+        def via(sandbox) -> Callable[[Path], None]:
+            def once(work: Path) -> None:
+                (work / "solution.py").write_text("def double(x):\n    return 2 * x\n")
+                outcome = verify(task, work, sandbox)
+                if outcome.verdict is not Verdict.PASSED:
+                    raise RuntimeError(outcome.reason)
+
+            return once
+
+        local = LocalSandbox()
+        samples[f"verify, 6 cases ({local.isolation().backend})"] = time_runs(runs, via(local))
+        if docker is not None:
+            samples["verify, 6 cases (docker)"] = time_runs(docker_runs, via(docker))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def render(samples: dict[str, list[float]], notes: dict[str, str], command: str) -> str:
@@ -103,9 +140,13 @@ def render(samples: dict[str, list[float]], notes: dict[str, str], command: str)
         SECTION,
         "",
         f"Per-run wall time of `python3 -c pass`; machine: {platform.node()} ({os.cpu_count()} cores, "
-        f"{platform.platform()}); date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
+        f"{platform.platform()}); date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; load average at the end "
+        f"{os.getloadavg()[0]:.1f} (a shared machine: absolute numbers are noisy, compare rows).",
         "",
         f"Reproduce: `{command}`",
+        "",
+        "The `verify` rows are a whole `cases` verification (fresh directory, staging, sandboxed runner,",
+        "6 cases judged on the host): the per-attempt cost of the hidden verifier.",
         "",
         "| backend | runs | median ms | p90 ms | overhead vs bare (median) ms | notes |",
         "|---|---:|---:|---:|---:|---|",
