@@ -321,6 +321,7 @@ class Orchestrator:
         self._next_job_index = len(jobs)
         self.progress = RunProgress(
             run_id=self.run_id, portfolio=r.portfolio, suite=r.suite, budget_attempts=r.budget_attempts,
+            budget_s=None if r.budget_minutes is None else r.budget_minutes * 60.0,
             tasks=len(self._target_keys), started=datetime.now(UTC),
             jobs_done=sum(1 for j in jobs if j.status != "running"),
         )

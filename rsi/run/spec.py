@@ -116,6 +116,7 @@ class RunProgress(BaseModel):
     job_passed: int = 0
     attempts: int = Field(default=0, description="Counted attempts so far (this run).")
     budget_attempts: int = 0
+    budget_s: float | None = Field(default=None, description="Time budget, if any.")
     errors: int = Field(default=0, description="Infrastructure errors seen (retried, never counted).")
     passes: int = 0
     covered: int = 0
@@ -134,11 +135,13 @@ class RunProgress(BaseModel):
 
     @property
     def eta_s(self) -> float | None:
-        """Time left at the current attempt rate, by the attempts budget."""
+        """Time left at the current attempt rate, by the attempts budget (capped by the time budget)."""
+        time_left = None if self.budget_s is None else max(0.0, self.budget_s - self.elapsed_s)
         if self.attempts <= 0 or self.elapsed_s <= 0:
-            return None
+            return time_left
         left = max(0, self.budget_attempts - self.attempts)
-        return left * self.elapsed_s / self.attempts
+        by_attempts = left * self.elapsed_s / self.attempts
+        return by_attempts if time_left is None else min(by_attempts, time_left)
 
 
 class RunEvent(BaseModel):

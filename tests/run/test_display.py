@@ -41,6 +41,12 @@ def test_rich_display_shows_the_numbers_and_events() -> None:
     assert "job 0: baseline" in out and "3/10" in out and "2/5" in out and "#0 baseline" in out
 
 
+def test_eta_is_capped_by_the_time_budget() -> None:
+    assert progress(attempts=1, elapsed_s=10.0).eta_s == 90.0
+    assert progress(attempts=1, elapsed_s=10.0, budget_s=40.0).eta_s == 30.0
+    assert progress(budget_s=40.0).eta_s == 40.0
+
+
 def test_helpers() -> None:
     assert format_duration(None) == "?" and format_duration(3725) == "1h02m" and format_duration(65) == "1m05s"
     assert progress_line(progress()).startswith("idle |")
