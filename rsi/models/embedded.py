@@ -128,7 +128,7 @@ class EmbeddedModel:
             raise ModelError(f"loading the base model from {self.folder} failed: {error}") from error
         model.to(self.device)  # type: ignore[arg-type]  # transformers wraps .to with a narrow type
         model.eval()
-        self._base = model
+        self._base: Any = model
         self._model: Any = model
         self.max_positions = int(getattr(model.config, "max_position_embeddings", 2048))
         pad = self.tokenizer.pad_token_id
@@ -214,6 +214,8 @@ class EmbeddedModel:
         self._closed = True
         self._queue.put(_STOP)
         self._worker.join(timeout=600)
+        if not self._worker.is_alive():  # free the weights now, not when the last reference goes
+            self._model = self._base = None
 
     def _serve_forever(self) -> None:
         carry: _Pending | None = None
