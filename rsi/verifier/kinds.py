@@ -129,8 +129,13 @@ def judge_pytest(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits) ->
         return VerifierOutcome(verdict=Verdict.ERROR, reason=missing)
     python = getattr(sandbox, "python", None) or "python3"
     report_name = f".rsi-junit-{secrets.token_hex(8)}.xml"
-    argv = [python, "-I", "-c", PYTEST_BOOTSTRAP, "-p", "no:cacheprovider", "-q", "-o", "addopts=",
-            "--rootdir", ".", f"--junitxml={report_name}", "tests"]
+    # An explicit ini file and confcutdir stop pytest's upward search, which could otherwise pick up
+    # a pytest.ini or conftest.py planted in a parent folder (/tmp, in the bare mode).
+    ini = "tests/pytest.ini" if (workdir / "tests" / "pytest.ini").is_file() else f".rsi-pytest-{secrets.token_hex(8)}.ini"
+    if not (workdir / ini).exists():
+        (workdir / ini).write_text("[pytest]\n", encoding="utf-8")
+    argv = [python, "-I", "-c", PYTEST_BOOTSTRAP, "-c", ini, "--confcutdir", ".", "-p", "no:cacheprovider",
+            "-q", "-o", "addopts=", "--rootdir", ".", f"--junitxml={report_name}", "tests"]
     try:
         result = sandbox.run(argv, workdir, limits)
     except SandboxError as error:

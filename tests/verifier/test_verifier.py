@@ -242,3 +242,26 @@ def test_fresh_roots_left_by_a_killed_verifier_are_swept(make_cases_task, final_
         assert oct(second.stat().st_mode & 0o777) == oct(0o711)
     finally:
         remove_fresh_root(second)
+
+
+def test_pytest_kind_ignores_ini_and_conftest_planted_above_the_fresh_dir(
+    make_pytest_task, final_workdir, open_tmp, monkeypatch
+):
+    """In the bare mode an attempt can write to the host's /tmp; pytest must not search upward."""
+    import tempfile
+
+    planted = open_tmp / "shared-tmp"
+    planted.mkdir()
+    planted.chmod(0o755)
+    (planted / "pytest.ini").write_text("[pytest]\n")
+    (planted / "conftest.py").write_text(
+        "import pytest\n"
+        "@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n"
+        "    outcome.get_result().outcome = 'passed'\n"
+    )
+    monkeypatch.setattr(tempfile, "tempdir", str(planted))
+    outcome = verify(make_pytest_task(), final_workdir({"solution.py": "def double(x):\n    return 0\n"}), make_sandbox("local", use_bwrap=False))
+    assert outcome.verdict is Verdict.FAILED, (outcome.reason, outcome.output)
+    assert "2 failed" in outcome.output or "failed" in outcome.reason
