@@ -107,7 +107,10 @@ def check_unprivileged_user() -> CheckOutcome:
             name="unprivileged user", status="missing",
             detail="no Python that nobody can execute (install python3-minimal: /usr/bin/python3)",
         )
-    return CheckOutcome(name="unprivileged user", status="ok", detail=f"root drops to nobody (65534); sandbox python {python}")
+    return CheckOutcome(
+        name="unprivileged user", status="ok",
+        detail=f"root drops to a fresh uid per run (setpriv; nobody=65534 exists); sandbox python {python}",
+    )
 
 
 def check_docker() -> CheckOutcome:
