@@ -199,6 +199,11 @@ def evaluate(
         parent_config = configuration_from_contract(parent)
         if cand_config.config_hash == parent_config.config_hash:
             raise UserInputError(f"{spec.candidate} and {spec.parent} are the same configuration; nothing to compare")
+        if spec.resume and list(run.args.get("configs", [])) != [parent_config.config_hash, cand_config.config_hash]:
+            # an unpinned ref (a bare NAME) may resolve to a newer revision than the one evaluated so far
+            raise UserInputError(
+                f"evaluation {spec.resume}: {spec.candidate} / {spec.parent} no longer resolve to the configurations "
+                "it started with", hint="evaluate pinned revisions (NAME@rN), or start a new evaluation")
         evaluation = parent.spec.evaluation
         suite = spec.suite or evaluation.suite
         per_task = spec.attempts_per_task or evaluation.attempts_per_task
