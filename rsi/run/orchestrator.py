@@ -84,7 +84,7 @@ def _crash_point(name: str) -> None:
 
 def _attempt_seed(seed: int, job_index: int, task_key: str, attempt_index: int) -> int:
     digest = hashlib.sha256(f"{seed}|{job_index}|{task_key}|{attempt_index}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")
+    return int.from_bytes(digest[:4], "big") >> 1  # 31 bits: fits a signed 32-bit column (PostgreSQL INTEGER)
 
 
 def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
