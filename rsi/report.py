@@ -62,9 +62,9 @@ def render_report(summary: RunSummary, png: bytes | None = None) -> str:
         left=2,
     )
     jobs = _table(
-        ["job", "configuration", "status", "planned", "attempts", "passes", "new covered", "errors"],
-        [[j.job_index, escape(j.config_name), escape(j.status), j.planned, j.attempts, j.passes, j.new_covered, j.errors]
-         for j in s.job_lines],
+        ["job", "configuration", "status", "planned", "attempts", "passes", "new covered", "errors", "why"],
+        [[j.job_index, escape(j.config_name), escape(j.status), j.planned, j.attempts, j.passes, j.new_covered, j.errors,
+          f'<span class="none">{escape(j.reason)}</span>'] for j in s.job_lines],
         left=0,
     )
     tasks = _table(

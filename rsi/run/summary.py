@@ -49,6 +49,7 @@ class JobLine(BaseModel):
     passes: int
     errors: int
     new_covered: int = Field(description="Tasks this job covered for the first time in the run.")
+    reason: str = Field(default="", description="Why the scheduler planned this job.")
 
 
 class RunSummary(BaseModel):
@@ -170,6 +171,7 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
             job_index=j.job_index, config_name=config_names.get(j.configuration_hash, j.configuration_hash),
             status=j.status, planned=len(j.planned_tasks) * j.attempts_per_task, attempts=per_job[j.job_index]["a"],
             passes=per_job[j.job_index]["p"], errors=per_job[j.job_index]["e"], new_covered=per_job[j.job_index]["new"],
+            reason=str((getattr(j, "details", None) or {}).get("reason", "")),
         )
         for j in sorted(jobs, key=lambda j: j.job_index)
     ]
