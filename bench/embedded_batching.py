@@ -111,7 +111,8 @@ def render(result: dict[str, float | int | str], command: str) -> str:
         f"| one at a time | {result['sequential_tokens']} | {result['sequential_s']:.2f} | {result['sequential_tps']:.1f} |\n"
         f"| {result['requests']} concurrent ({result['batches']} batched generate) | {result['concurrent_tokens']} | "
         f"{result['concurrent_s']:.2f} | {result['concurrent_tps']:.1f} |\n\n"
-        f"Speedup: **{result['speedup']:.2f}x**. Same texts batched as alone: {result['same_texts']}/{result['requests']}.\n\n"
+        f"Speedup: **{result['speedup']:.2f}x**. Same texts batched as alone: {result['same_texts']}/{result['requests']} "
+        "(bf16 rounding differs with padding and batch shape, so greedy near-ties can flip; float32 agrees).\n\n"
         f"Reproduce: `{command}`\n\n"
     )
 
