@@ -22,14 +22,22 @@ from tests.conftest import need
 pytestmark = pytest.mark.slow
 
 
-def slurm_idle() -> bool:
+def slurm_idle(wait_s: float = 30.0) -> bool:
+    """SLURM answers and its node can take jobs (a node still `completing` an earlier job is waited for)."""
     if not shutil.which("sinfo"):
         return False
-    try:
-        out = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return any(state in out for state in ("idle", "mixed", "allocated"))
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            out = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=10).stdout
+        except (OSError, subprocess.SubprocessError):
+            out = ""
+        states = {s.strip().rstrip("*~#") for s in out.split()}
+        if states & {"idle", "mixed", "allocated"}:
+            return True
+        if not out or time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
 
 
 @pytest.fixture
