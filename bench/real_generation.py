@@ -47,20 +47,43 @@ description = "One completion that must be the whole solution.py; greedy."
 """
 
 
-def size_for_cpu(workspace, max_turns: int, max_tokens: int) -> None:
+CPU_PORTFOLIO_TEXT = """schema_version = 1
+[portfolio]
+name = "cpu"
+base = "default"
+description = "Two configurations sized for a shared 2-core CPU: the contract's text completion, and a short REPL."
+
+[[variants]]
+name = "text-greedy"
+description = "The contract unchanged."
+
+[[variants]]
+name = "repl-short"
+description = "The stateful REPL, two turns of 192 tokens."
+[variants.overrides]
+"harness.substrate" = "repl"
+"harness.system_prompt_file" = "prompts/repl.md"
+"harness.max_turns" = 2
+"harness.sampling.max_tokens" = 192
+"""
+
+
+def size_for_cpu(workspace, max_turns: int, max_tokens: int, substrate: str = "repl") -> None:
     """Revise the shipped contract to fewer turns and tokens (as the shipped 4 x 320 tokens times out at
     240 s per attempt on a loaded 2-core CPU), and commit a two-configuration portfolio."""
     import git
 
     from rsi.contracts.revisions import revise_contract
 
-    sets = {}
+    sets: dict[str, object] = {}
+    if substrate == "text":
+        sets.update({"harness.substrate": "text", "harness.system_prompt_file": "prompts/text.md"})
     if max_turns:
         sets["harness.max_turns"] = max_turns
     if max_tokens:
         sets["harness.sampling.max_tokens"] = max_tokens
     revise_contract(workspace, "default", sets, "size the harness for a shared 2-core CPU (bench/real_generation.py)")
-    workspace.portfolio_path("cpu").write_text(CPU_PORTFOLIO)
+    workspace.portfolio_path("cpu").write_text(CPU_PORTFOLIO if substrate == "repl" else CPU_PORTFOLIO_TEXT)
     repo = git.Repo(workspace.root)
     repo.index.add(["portfolios/cpu.toml"])
     repo.index.commit("portfolio cpu: two configurations sized for the CPU")
@@ -78,6 +101,8 @@ def main() -> None:
     parser.add_argument("--workspace", type=Path, default=None, help="Reuse (resume in) this workspace.")
     parser.add_argument("--max-turns", type=int, default=2, help="Contract harness.max_turns for this CPU (0: as shipped).")
     parser.add_argument("--max-tokens", type=int, default=192, help="Contract max_tokens for this CPU (0: as shipped).")
+    parser.add_argument("--substrate", choices=["repl", "text"], default="repl",
+                        help="Contract substrate (text: one completion is the solution; with --max-turns 1).")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("RSI_TORCH_THREADS", str(args.threads))
@@ -96,7 +121,7 @@ def main() -> None:
         target = args.workspace or Path(tempfile.mkdtemp(prefix="rsi-realgen-")) / "ws"
         workspace = init_workspace(target)
         if args.max_turns or args.max_tokens:
-            size_for_cpu(workspace, args.max_turns, args.max_tokens)
+            size_for_cpu(workspace, args.max_turns, args.max_tokens, args.substrate)
     portfolio = "cpu" if workspace.portfolio_path("cpu").is_file() else None
     spec = GenerationSpec(portfolio=portfolio, budget_attempts=args.budget_attempts, limit_tasks=args.limit_tasks,
                           workers=args.workers,
@@ -121,9 +146,10 @@ def main() -> None:
     block = (
         f"{SECTION}\n\n"
         "One real generation (`rsi.generation.run_generation`) in a fresh workspace from the shipped examples, "
-        f"the default contract revised to {args.max_turns or 'the shipped'} turns of {args.max_tokens or 'the shipped'} tokens "
-        "(the shipped 4 x 320 tokens times out at 240 s per attempt on this loaded CPU) and a two-configuration "
-        "portfolio (that REPL, and one greedy text completion), the embedded SmolLM2-135M answering every attempt (no scripted model), "
+        f"the default contract revised to the {args.substrate} substrate, {args.max_turns or 'the shipped'} turn(s) of "
+        f"{args.max_tokens or 'the shipped'} tokens (the shipped REPL, 4 x 320 tokens, times out at 240 s per attempt on "
+        "this loaded CPU) and a two-configuration portfolio (the contract, and the other substrate), the embedded "
+        "SmolLM2-135M answering every attempt (no scripted model), "
         "the real sandbox and verifier, LoRA training with the contract's `[training]` defaults, and the paired "
         "evaluation of the candidate (every turn served by its adapter) against its parent. "
         f"Slice: the first {args.limit_tasks} train tasks, {args.budget_attempts} attempts, {args.workers} workers; "
@@ -150,7 +176,7 @@ def main() -> None:
         f"| step wall times (s) | " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items() if v is not None) + " |\n\n"
         f"Reproduce: `RSI_TORCH_THREADS={args.threads} .venv/bin/python bench/real_generation.py --limit-tasks "
         f"{args.limit_tasks} --budget-attempts {args.budget_attempts} --limit-heldout {args.limit_heldout} "
-        f"--workers {args.workers} --max-turns {args.max_turns} --max-tokens {args.max_tokens} --write`\n\n"
+        f"--workers {args.workers} --substrate {args.substrate} --max-turns {args.max_turns} --max-tokens {args.max_tokens} --write`\n\n"
     )
     text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
     pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
