@@ -44,6 +44,8 @@ CONTAINER_PATH = "/usr/local/bin:/usr/bin:/bin"
 LABEL = "rsi.sandbox"
 NPROC_ULIMIT = 4096
 DEADLINE_LABEL = "rsi.deadline"
+# As in the local backend: SIGXCPU at the soft CPU limit, SIGKILL this much later.
+CPU_GRACE_S = 2
 SWEEP_EVERY_S = 60.0
 ORPHAN_GRACE_S = 60
 
@@ -165,7 +167,9 @@ class DockerProcess:
                 self._stdout_w.close()
 
     def _on_timeout(self) -> None:
-        if self.poll() is None:
+        # Decide from what we know, not from a fresh engine query: under load `reload()` can fail,
+        # and poll() then reports a kill (-9), which made a wall-clock kill look like a crash.
+        if self._exit_code is None:
             self.timed_out = True
         self.kill()
 
@@ -340,7 +344,7 @@ class DockerSandbox:
                 tmpfs={"/tmp": f"rw,size={self.tmpfs_mb}m,mode=1777"},
                 volumes={str(workdir): {"bind": CONTAINER_WORKDIR, "mode": "rw"}},
                 ulimits=[
-                    Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s),
+                    Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s + CPU_GRACE_S),
                     Ulimit(name="fsize", soft=fsize, hard=fsize),
                     Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
                     # Listing any ulimit replaces the engine's defaults, and runc may not raise one

@@ -86,6 +86,9 @@ def sandbox_env(workdir: str, extra: dict[str, str] | None) -> dict[str, str]:
     return env
 
 
+CPU_GRACE_S = 2
+
+
 def _rlimit_setter(limits: Limits) -> Callable[[], None]:
     """preexec_fn: apply the rlimits in the child between fork and exec (inherited by bwrap's child)."""
     mb = 1024 * 1024
@@ -102,7 +105,10 @@ def _rlimit_setter(limits: Limits) -> Callable[[], None]:
         for which, value in pairs:
             _soft, hard = resource.getrlimit(which)
             value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            resource.setrlimit(which, (value, value))
+            # CPU: the soft limit delivers SIGXCPU (a recognisable "out of CPU time"), the hard limit
+            # two seconds later SIGKILLs a process that ignores it. soft == hard would SIGKILL at once.
+            ceiling = value + CPU_GRACE_S if which == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY else value
+            resource.setrlimit(which, (value, ceiling))
 
     return apply
 

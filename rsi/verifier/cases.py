@@ -15,6 +15,7 @@ import json
 import os
 import secrets
 import select
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -182,6 +183,8 @@ def _silent(process: SandboxProcess, answers: _Answers, where: str, case_timeout
         if getattr(process, "timed_out", False):
             return Verdict.TIMEOUT, f"sandbox wall-clock limit reached {where}"
         code = process.poll()
+        if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+            return Verdict.TIMEOUT, f"CPU time limit reached {where}"
         return Verdict.FAILED, f"the solution process exited (code {code}) {where}"
     if case_timeout_s is not None:
         return Verdict.TIMEOUT, f"no answer within {case_timeout_s:g} s {where}"
