@@ -115,7 +115,7 @@ def resolve_run(spec: RunSpec, configs: Sequence[Configuration]) -> ResolvedRun:
         scheduler=spec.scheduler,
         seed=spec.seed if spec.seed is not None else evaluation.seed,
         limit_tasks=spec.limit_tasks,
-        difficulty=spec.difficulty,
+        difficulty=list(spec.difficulty) if spec.difficulty else None,
         max_error_retries=spec.max_error_retries,
         retry_backoff_s=spec.retry_backoff_s,
     )
