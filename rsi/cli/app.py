@@ -22,6 +22,7 @@ from rsi.cli import (
     cmd_run,
     cmd_serve,
     cmd_tasks,
+    cmd_train,
     cmd_workspace,
 )
 from rsi.cli.render import print_error
@@ -60,6 +61,7 @@ def root(
 
 for module in (
     cmd_workspace, cmd_hcp, cmd_portfolio, cmd_tasks, cmd_doctor, cmd_attempt, cmd_serve, cmd_run, cmd_promote,
+    cmd_train,
 ):
     module.register(app)
 
