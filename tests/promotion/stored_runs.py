@@ -139,13 +139,11 @@ class RunBuilder:
         return write_trajectory(trajectory, path)
 
 
-# The real CLI entry point (rsi.cli.app.main: error rendering, exit codes), with this area's commands
-# registered if the lead has not wired rsi/cli/cmd_promote.py into app.py yet.
+# The real CLI entry point (rsi.cli.app.main: error rendering, exit codes), run with `python -c` so a
+# test can prepend a prelude (crash injection).
 CLI_SHIM = """
 import sys
-from rsi.cli import app as root, cmd_promote
-if not any(c.name == "promote" for c in root.app.registered_commands):
-    cmd_promote.register(root.app)
+from rsi.cli import app as root
 sys.argv[0] = "rsi"
 root.main()
 """

@@ -15,20 +15,17 @@ from pathlib import Path
 
 import pytest
 
+# The real entry point, run with `python -c` so a test can prepend a prelude (crash injection).
 CLI_SHIM = """
 import sys
 from rsi.cli import app as root
-names = {c.name for c in root.app.registered_commands}
-if "train" not in names:
-    from rsi.cli import cmd_train
-    cmd_train.register(root.app)
 sys.argv[0] = "rsi"
 root.main()
 """
 
 
 def rsi_i(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 900, prelude: str = ""):
-    """`rsi ARGS` through the real entry point, with the training commands registered if the app lacks them."""
+    """`rsi ARGS` through the real entry point (rsi.cli.app.main), after an optional prelude."""
     return subprocess.run([sys.executable, "-c", prelude + CLI_SHIM, *args], cwd=cwd, capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=timeout)
 
