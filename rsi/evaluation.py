@@ -28,11 +28,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rsi.atomic import write_json_atomic
 from rsi.errors import ExecutorError, StoreError, UserInputError
 from rsi.workspace import Workspace
 
@@ -162,12 +162,6 @@ def _parent_covered(store: Any, suite: str, parent_hash: str, runs: list[str]) -
     return {fact[1] for fact in store.attempt_history(suite, "train") if fact[0] == parent_hash and fact[2]}
 
 
-def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    from rsi.training.registry import _write_json_atomic as write
-
-    write(path, data)
-
-
 def evaluate(
     workspace: Workspace,
     spec: EvalSpec,
@@ -272,7 +266,7 @@ def evaluate(
         per_task={k: {"candidate": solved[1].get(k, False), "parent": solved[0].get(k, False)} for k in heldout + covered},
         decision=decision, errors=errors, attempts=attempts, wall_s=time.monotonic() - started,
     )
-    _write_json_atomic(workspace.run_dir(run_id) / EVAL_FILE, outcome.model_dump(mode="json"))
+    write_json_atomic(workspace.run_dir(run_id) / EVAL_FILE, outcome.model_dump(mode="json"))
     return outcome
 
 
@@ -390,5 +384,5 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
         if record is not None:
             update_status(record, state="rejected", evaluation=numbers)
     updated = outcome.model_copy(update={"applied": applied})
-    _write_json_atomic(workspace.run_dir(outcome.eval_id) / EVAL_FILE, updated.model_dump(mode="json"))
+    write_json_atomic(workspace.run_dir(outcome.eval_id) / EVAL_FILE, updated.model_dump(mode="json"))
     return updated

@@ -31,13 +31,13 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rsi.atomic import write_text_atomic
 from rsi.contracts.gitio import (
     GitReader,
     check_trailers,
@@ -106,25 +106,8 @@ def _journal_path(repo: git.Repo, name: str) -> Path:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Temp file in the same folder + fsync + rename: readers see the old or the new text, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    with contextlib.suppress(OSError):  # make the rename itself durable
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+    """The one write of a contract (a named seam: crash tests interrupt it)."""
+    write_text_atomic(path, text)
 
 
 def _digest(text: str) -> str:

@@ -336,19 +336,19 @@ def _rebase_portfolio(workspace: Workspace, path: Path, contract: str) -> bool:
     the variants do not resolve against it."""
     import tomlkit
 
+    from rsi.atomic import write_bytes_atomic
     from rsi.portfolio import resolve_portfolio
-    from rsi.trajectories.export import write_atomic
 
     original = path.read_text(encoding="utf-8")
     document = tomlkit.parse(original)
     if document.get("portfolio", {}).get("base") == contract:
         return False
     document["portfolio"]["base"] = contract
-    write_atomic(path, tomlkit.dumps(document).encode("utf-8"))
+    write_bytes_atomic(path, tomlkit.dumps(document).encode("utf-8"))
     try:
         resolve_portfolio(workspace, path)
     except RsiError:
-        write_atomic(path, original.encode("utf-8"))
+        write_bytes_atomic(path, original.encode("utf-8"))
         return False
     return True
 

@@ -17,15 +17,14 @@ leaves the previous complete state, never half of one.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from rsi.atomic import write_json_atomic
 from rsi.errors import UserInputError
 from rsi.workspace import Workspace
 
@@ -90,17 +89,7 @@ def write_state(workspace: Workspace, state: GenerationState) -> GenerationState
     state = state.model_copy(update={"updated": now_utc()})
     path = state_path(workspace, state.id)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(state.model_dump(mode="json", by_alias=True), indent=2, sort_keys=True) + "\n"
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_json_atomic(path, state.model_dump(mode="json", by_alias=True))
     return state
 
 

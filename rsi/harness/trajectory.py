@@ -12,14 +12,13 @@ become training data, and a model trained on verifier output would learn the tes
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from rsi.atomic import write_text_atomic
 from rsi.errors import UserInputError
 from rsi.sandbox.base import Isolation
 from rsi.verdict import Verdict
@@ -171,19 +170,7 @@ class Trajectory(_Model):
 
 def write_trajectory(trajectory: Trajectory, path: Path) -> Path:
     """Write atomically (temp file in the same folder, fsync, rename): a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = trajectory.model_dump_json(indent=2)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_text_atomic(path, trajectory.model_dump_json(indent=2))
 
 
 def read_trajectory(path: Path) -> Trajectory:

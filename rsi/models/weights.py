@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from rsi.atomic import write_text_atomic
 from rsi.contracts.schema import BaseModelSpec
 from rsi.errors import ModelError, UserInputError
 
@@ -99,15 +100,8 @@ def gguf_digest(path: Path, cache: Path | None = None) -> str:
         return str(json.loads(entry.read_text())["sha256"])
     digest = sha256_file(path)
     index.mkdir(parents=True, exist_ok=True)
-    _write_atomic(entry, json.dumps({"file": str(path), "sha256": digest}))
+    write_text_atomic(entry, json.dumps({"file": str(path), "sha256": digest}))
     return digest
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
 
 
 @contextlib.contextmanager
@@ -166,7 +160,7 @@ def convert_gguf(gguf: Path, digest: str, cache: Path | None = None) -> Path:
         tmp = Path(tempfile.mkdtemp(dir=models, prefix=f".{target.name}.tmp-"))
         try:
             _convert_into(gguf, tmp)
-            _write_atomic(tmp / MARKER, json.dumps({"gguf": str(gguf), "sha256": digest}, indent=2))
+            write_text_atomic(tmp / MARKER, json.dumps({"gguf": str(gguf), "sha256": digest}, indent=2))
             if target.exists():  # a stale, marker-less leftover: replace it
                 shutil.rmtree(target)
             os.replace(tmp, target)

@@ -130,11 +130,11 @@ def propose_portfolio(
     seed: int = 0,
 ) -> SuccessorOutcome:
     """Write the successor portfolio of `run_ids` to `out` (see the module docstring)."""
+    from rsi.atomic import write_bytes_atomic
     from rsi.contracts.load import configuration_from_contract
     from rsi.contracts.refs import resolve_ref
     from rsi.portfolio import resolve_portfolio
     from rsi.store import open_store
-    from rsi.trajectories.export import write_atomic
 
     name = out.stem
     if not NAME_PATTERN.match(name):
@@ -184,7 +184,7 @@ def propose_portfolio(
     proposal = ProposalOutcome(proposal.kept, proposal.dropped, proposal.new, tuple(notes) + proposal.notes)
     text = render_portfolio(name, base, list(run_ids), proposal)
     out = Path(out)
-    write_atomic(out, text.encode("utf-8"))
+    write_bytes_atomic(out, text.encode("utf-8"))
     try:
         resolved = resolve_portfolio(workspace, out)
     except RsiError:

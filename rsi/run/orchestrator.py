@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rsi.atomic import write_json_atomic
 from rsi.config import Configuration
 from rsi.display import Display, NullDisplay
 from rsi.errors import ExecutorError, StoreError, UserInputError
@@ -85,12 +86,6 @@ def _crash_point(name: str) -> None:
 def _attempt_seed(seed: int, job_index: int, task_key: str, attempt_index: int) -> int:
     digest = hashlib.sha256(f"{seed}|{job_index}|{task_key}|{attempt_index}".encode()).digest()
     return int.from_bytes(digest[:4], "big") >> 1  # 31 bits: fits a signed 32-bit column (PostgreSQL INTEGER)
-
-
-def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str), encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _read_state(run_dir: Path) -> dict[str, Any]:
@@ -264,7 +259,7 @@ class Orchestrator:
         if not force and now - self._last_state_write < 5.0:
             return
         self._last_state_write = now
-        _write_json_atomic(self.run_dir / STATE_FILE, {"elapsed_s": self.elapsed_s(), "updated": datetime.now(UTC)})
+        write_json_atomic(self.run_dir / STATE_FILE, {"elapsed_s": self.elapsed_s(), "updated": datetime.now(UTC)})
 
     def _emit(self, kind: str | None = None, message: str = "", **job: Any) -> None:
         c = self.counters

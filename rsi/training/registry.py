@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from rsi.atomic import write_json_atomic
 from rsi.errors import UserInputError
 from rsi.workspace import Workspace
 
@@ -124,20 +125,6 @@ def code_version() -> CodeVersion:
     return CodeVersion(rsi_version=__version__, git_sha=sha, git_dirty=dirty)
 
 
-def _write_json_atomic(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def clean_adapter_folder(folder: Path) -> None:
     """Keep only the PEFT weight and config files (peft also writes a README model card, not content)."""
     for path in Path(folder).iterdir():
@@ -169,8 +156,8 @@ def register_adapter(workspace: Workspace, trained_dir: Path, lineage: dict[str,
     staging = Path(tempfile.mkdtemp(prefix=f".tmp-{digest[:12]}-", dir=root))
     try:
         shutil.move(str(trained_dir), str(staging / ADAPTER_SUBDIR))
-        _write_json_atomic(staging / LINEAGE_FILE, record.model_dump(mode="json", by_alias=True))
-        _write_json_atomic(staging / STATUS_FILE, AdapterStatus(updated=datetime.now(UTC)).model_dump(mode="json"))
+        write_json_atomic(staging / LINEAGE_FILE, record.model_dump(mode="json", by_alias=True))
+        write_json_atomic(staging / STATUS_FILE, AdapterStatus(updated=datetime.now(UTC)).model_dump(mode="json"))
         if final.exists():  # a marker-less leftover of an interrupted registration
             shutil.rmtree(final)
         os.replace(staging, final)
@@ -220,5 +207,5 @@ def update_status(record: AdapterRecord, **changes: Any) -> AdapterRecord:
     data.update(changes)
     data["updated"] = datetime.now(UTC)
     status = AdapterStatus.model_validate(data)
-    _write_json_atomic(record.folder / STATUS_FILE, status.model_dump(mode="json"))
+    write_json_atomic(record.folder / STATUS_FILE, status.model_dump(mode="json"))
     return record.model_copy(update={"status": status})

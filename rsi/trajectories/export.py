@@ -15,13 +15,12 @@ timestamps), so the same selection gives the same dataset hash.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rsi.atomic import write_bytes_atomic
 from rsi.config import canonical_json
 from rsi.errors import RsiError, UserInputError
 from rsi.promotion.evidence import ScoredAttempt
@@ -50,21 +49,6 @@ class ExportOutcome:
     examples: int
     dataset_sha256: str
     manifest: dict[str, Any]
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Temp file in the same folder, fsync, rename: a reader sees the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def heldout_hashes_of_suite(workspace: Workspace, suite: str) -> tuple[set[str], set[str]]:
@@ -206,6 +190,6 @@ def export_trajectories(
     out_dir = Path(out_dir)
     dataset_path, manifest_path = out_dir / DATASET_FILE, out_dir / MANIFEST_FILE
     manifest_path.unlink(missing_ok=True)  # the manifest marks a complete export: remove it first
-    write_atomic(dataset_path, data)
-    write_atomic(manifest_path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    write_bytes_atomic(dataset_path, data)
+    write_bytes_atomic(manifest_path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     return ExportOutcome(out_dir, dataset_path, manifest_path, len(lines), digest, manifest)
