@@ -70,6 +70,9 @@ class ConfigOption:
 
     config_hash: str
     name: str = ""
+    # Tries per task after which another try is pointless: 1 for a greedy configuration, whose
+    # retry is (nearly) the same attempt again. None = no limit (sampled configurations).
+    max_tries_per_task: int | None = None
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,21 @@ def _targets(request: ScheduleRequest, evidence: _Evidence) -> list[TaskOption]:
     return [t for t in in_split if t.key not in evidence.covered]
 
 
+def _without_exhausted(
+    request: ScheduleRequest, evidence: _Evidence, draws: dict[str, dict[str, float]]
+) -> dict[str, dict[str, float]]:
+    """Zero the (task, configuration) pairs that used up `max_tries_per_task`; drop tasks left with none."""
+    limits = {c.config_hash: c.max_tries_per_task for c in request.configs if c.max_tries_per_task is not None}
+    if not limits:
+        return draws
+    kept: dict[str, dict[str, float]] = {}
+    for key, row in draws.items():
+        row = {c: (0.0 if c in limits and evidence.tries.get((c, key), 0) >= limits[c] else q) for c, q in row.items()}
+        if any(q > 0.0 for q in row.values()):
+            kept[key] = row
+    return kept
+
+
 def _rng(request: ScheduleRequest, name: str) -> random.Random:
     # str seeds are hashed with SHA-512 by `random`: stable across processes and platforms.
     return random.Random(f"{name}:{request.seed}:{request.job_index}:{len(request.history)}")
@@ -244,6 +262,9 @@ class ThompsonScheduler:
         cells = [(c, g) for c in configs for g in sorted({g for t in request.tasks for g in tags_of[t.key]})]
         able, r1, r0 = self._fit_mixture(cells, n_cg, s_cg, mu0)
         draws = self._draw_tasks(rng, configs, targets, tags_of, evidence, n_cg, s_cg, able, r1, r0)
+        draws = _without_exhausted(request, evidence, draws)
+        if not draws:
+            return None  # every open task has been tried by every configuration that could still differ
 
         def probe_of(task_key: str, c: str) -> tuple[str, str] | None:
             """The cell a (task, config) pair would probe, or None when c is known able there."""

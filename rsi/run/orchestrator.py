@@ -390,7 +390,10 @@ class Orchestrator:
 
         r = self.resolved
         scheduler = make_scheduler(r.scheduler)
-        configs = [ConfigOption(c.config_hash, c.name) for c in self.configs]
+        configs = [
+            ConfigOption(c.config_hash, c.name, max_tries_per_task=1 if c.spec.harness.sampling.temperature == 0 else None)
+            for c in self.configs
+        ]
         all_options = [TaskOption(t.key, t.spec.split, tuple(t.spec.tags)) for t in self.tasks]
         while True:
             # A task whose attempt ran out of error retries is not proposed again in this run: the

@@ -141,3 +141,24 @@ def test_thompson_moves_on_from_a_configuration_that_keeps_failing_a_task():
 def test_unknown_scheduler_name():
     with pytest.raises(ValueError, match="round-robin"):
         make_scheduler("nope")
+
+
+def test_a_greedy_configuration_is_not_retried_on_a_task_it_failed() -> None:
+    """max_tries_per_task=1 (greedy decoding): a failed task goes to another configuration, and once
+    every configuration has used its tries on every open task the scheduler stops."""
+    from rsi.scheduler import AttemptFact, ConfigOption, ScheduleRequest, TaskOption, make_scheduler
+
+    greedy = ConfigOption("g", "greedy", max_tries_per_task=1)
+    sampled = ConfigOption("s", "sampled")
+    tasks = [TaskOption(f"suite/t{i}", "train", ("x",)) for i in range(4)]
+    history = [AttemptFact("g", t.key, False) for t in tasks]
+    scheduler = make_scheduler("thompson")
+    proposal = scheduler.propose(ScheduleRequest(configs=[greedy, sampled], tasks=tasks, history=history, job_size=4))
+    assert proposal is not None and proposal.config_hash == "s"
+
+    only_greedy = scheduler.propose(ScheduleRequest(configs=[greedy], tasks=tasks, history=history, job_size=4))
+    assert only_greedy is None
+
+    partly = history[:2]
+    fresh = scheduler.propose(ScheduleRequest(configs=[greedy], tasks=tasks, history=partly, job_size=4))
+    assert fresh is not None and set(fresh.task_keys) == {"suite/t2", "suite/t3"}
