@@ -210,10 +210,22 @@ class EmbeddedModel:
         return self.submit(request).result()
 
     def close(self) -> None:
-        """Finish queued work, stop the worker, drop the model."""
+        """Cancel queued work, let the running batch finish, stop the worker, drop the model.
+
+        Queued requests at close time are abandoned ones (a caller that timed out, or a run that
+        ended): generating them would only delay exit, and a process that exits while torch is
+        mid-generate in the worker thread aborts ("terminate called without an active exception").
+        """
         if self._closed:
             return
         self._closed = True
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not _STOP:
+                item.future.cancel()
         self._queue.put(_STOP)
         self._worker.join(timeout=600)
         if not self._worker.is_alive():  # free the weights now, not when the last reference goes

@@ -88,11 +88,12 @@ def _load_task(task_dir: str, task_key: str) -> Any:
     return task
 
 
-def close_shared(timeout_s: float = 10.0) -> None:
+def close_shared(timeout_s: float = 120.0) -> None:
     """Release this process's models (the orchestrator calls it when a run ends).
 
-    Best effort within `timeout_s`: a model busy with an abandoned generation may not stop at
-    once, and the run's results are already recorded, so the process does not wait for it.
+    Queued generations are cancelled and the batch running now finishes (a process that exits with
+    torch mid-generate in a worker thread aborts). Best effort within `timeout_s`: the run's results
+    are already recorded, so past that the process does not wait.
     """
     with _lock:
         models = list(_models.values())

@@ -353,7 +353,7 @@ class Orchestrator:
             self._emit("run_finished", f"{status}: {reason}", job_index=None)
             executor.close()
             if self.attempt_fn is None:
-                close_shared(timeout_s=10.0)
+                close_shared()
         report_path = ""
         if self.spec.report:
             try:
