@@ -41,7 +41,7 @@ def has_cuda() -> bool:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     cuda = None
     for item in items:
-        if "gpu" in item.keywords:
+        if item.get_closest_marker("gpu") is not None:
             cuda = has_cuda() if cuda is None else cuda
             if not cuda:
                 item.add_marker(pytest.mark.skip(reason="needs a CUDA GPU"))
