@@ -66,6 +66,15 @@ for module in (
     module.register(app)
 
 
+def _is_usage_error(error: Exception) -> bool:
+    """Bad flags or commands: click's exceptions, whether from click itself or typer's vendored copy."""
+    import click
+
+    return isinstance(error, click.exceptions.ClickException | typer.exceptions.TyperException) and hasattr(
+        error, "show"
+    )
+
+
 def main() -> None:
     """Console entry point: exit 2 for bad input, 1 for runtime failure, 130 on Ctrl-C."""
     debug = "--debug" in sys.argv
@@ -84,11 +93,9 @@ def main() -> None:
     except typer.Abort:
         print_error(["aborted"])
         sys.exit(130)
-    except Exception as error:  # click usage errors and anything unexpected
-        import click
-
-        if isinstance(error, click.exceptions.ClickException):
-            error.show()
+    except Exception as error:  # usage errors (click's, or the copy typer vendors) and anything unexpected
+        if _is_usage_error(error):
+            error.show()  # type: ignore[attr-defined]
             sys.exit(2)
         if debug:
             raise

@@ -1,0 +1,43 @@
+"""The root CLI: instant help (no heavy imports), version, exit codes for bad usage."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEAVY = ("torch", "transformers", "peft", "vllm", "docker", "submitit", "matplotlib", "sqlalchemy")
+
+
+def test_help_imports_no_heavy_package() -> None:
+    probe = (
+        "import sys\n"
+        "from rsi.cli import app\n"
+        "sys.argv = ['rsi', '--help']\n"
+        "try:\n    app.main()\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert "Usage" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout[-500:]
+
+
+def test_every_command_group_is_registered(cli) -> None:
+    done = cli("--help")
+    assert done.returncode == 0
+    for command in ("init", "hcp", "diff", "portfolio", "tasks", "doctor", "attempt", "show", "serve", "run",
+                    "status", "coverage", "report", "promote", "propose", "trajectories", "train", "adapters",
+                    "eval", "generation", "nightly", "lineage"):
+        assert f" {command} " in done.stdout, command
+
+
+def test_version_and_unknown_command(cli) -> None:
+    assert cli("--version").stdout.startswith("rsi ")
+    bad = cli("no-such-command")
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr
+
+
+def test_a_bad_flag_value_is_a_usage_error(cli) -> None:
+    bad = cli("run", "--budget-attempts", "abc")
+    assert bad.returncode == 2
+    assert "--budget-attempts" in bad.stderr and "Traceback" not in bad.stderr
