@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,28 @@ def rsi_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
 def cli():
     """The `rsi_cli` runner as a fixture (test modules cannot import conftest under importlib mode)."""
     return rsi_cli
+
+
+def slurm_idle(wait_s: float = 30.0) -> bool:
+    """SLURM answers and its node can take jobs (a node still `completing` an earlier job is waited for)."""
+    if not shutil.which("sinfo"):
+        return False
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            out = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=10).stdout
+        except (OSError, subprocess.SubprocessError):
+            out = ""
+        states = {s.strip().rstrip("*~#") for s in out.split()}
+        if states & {"idle", "mixed", "allocated"}:
+            return True
+        if not out or time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+
+
+@pytest.fixture
+def slurm() -> None:
+    """The real single-node SLURM of .ci/services/20-slurm.sh, with its node ready for jobs."""
+    need(os.environ.get("RSI_TEST_SLURM") == "1" or slurm_idle(), "single-node SLURM (.ci/services/20-slurm.sh)")
+    need(slurm_idle(), "SLURM node idle (sinfo)")

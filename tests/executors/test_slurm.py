@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -17,33 +15,10 @@ from rsi.executors import AttemptSpec, make_executor
 from rsi.executors.noop import NoopAttempt
 from rsi.executors.slurm import SlurmExecutor, SlurmOptions
 from rsi.verdict import Verdict
-from tests.conftest import need
 
 pytestmark = pytest.mark.slow
 
 
-def slurm_idle(wait_s: float = 30.0) -> bool:
-    """SLURM answers and its node can take jobs (a node still `completing` an earlier job is waited for)."""
-    if not shutil.which("sinfo"):
-        return False
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            out = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=10).stdout
-        except (OSError, subprocess.SubprocessError):
-            out = ""
-        states = {s.strip().rstrip("*~#") for s in out.split()}
-        if states & {"idle", "mixed", "allocated"}:
-            return True
-        if not out or time.monotonic() > deadline:
-            return False
-        time.sleep(0.5)
-
-
-@pytest.fixture
-def slurm() -> None:
-    need(os.environ.get("RSI_TEST_SLURM") == "1" or slurm_idle(), "single-node SLURM (.ci/services/20-slurm.sh)")
-    need(slurm_idle(), "SLURM node idle (sinfo)")
 
 
 def make_specs(n: int, tmp_path) -> list[AttemptSpec]:

@@ -4,41 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import shutil
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import need
-
 pytestmark = pytest.mark.slow
 
 
-def slurm_idle(wait_s: float = 30.0) -> bool:
-    """SLURM answers and its node can take jobs (a node still `completing` an earlier job is waited for)."""
-    if not shutil.which("sinfo"):
-        return False
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            out = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=10).stdout
-        except (OSError, subprocess.SubprocessError):
-            out = ""
-        states = {s.strip().rstrip("*~#") for s in out.split()}
-        if states & {"idle", "mixed", "allocated"}:
-            return True
-        if not out or time.monotonic() > deadline:
-            return False
-        time.sleep(0.5)
-
-
-@pytest.fixture
-def slurm() -> None:
-    need(os.environ.get("RSI_TEST_SLURM") == "1" or slurm_idle(), "single-node SLURM (.ci/services/20-slurm.sh)")
-    need(slurm_idle(), "SLURM node idle (sinfo)")
 
 
 def test_rsi_run_on_slurm_with_the_real_harness(slurm, mini_ws, cli, tmp_path) -> None:

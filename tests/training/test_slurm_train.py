@@ -5,31 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import subprocess
 
 import pytest
-
-from tests.conftest import need
 
 pytestmark = pytest.mark.slow
 
 
-def slurm_idle() -> bool:
-    if not shutil.which("sinfo"):
-        return False
-    try:
-        out = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return any(state in out for state in ("idle", "mixed", "allocated"))
-
-
 @pytest.mark.timeout(900)
-def test_training_runs_as_a_slurm_job(workspace, tmp_path, monkeypatch) -> None:
-    need(os.environ.get("RSI_TEST_SLURM") == "1" or slurm_idle(), "single-node SLURM (.ci/services/20-slurm.sh)")
-    need(slurm_idle(), "SLURM node idle (sinfo)")
+def test_training_runs_as_a_slurm_job(slurm, workspace, tmp_path, monkeypatch) -> None:
     from rsi.training.stage import TrainStageSpec, train_stage
 
     monkeypatch.setenv("RSI_WORKSPACE", str(workspace.root))
