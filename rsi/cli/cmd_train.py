@@ -209,6 +209,20 @@ def eval_command(
         raise typer.Exit(1)
 
 
+# Options shared by `rsi generation` and `rsi nightly` (the same GenerationSpec fields).
+ContractOpt = Annotated[str, typer.Option("--contract", help="Contract name the generation improves.")]
+PortfolioOpt = Annotated[str | None, typer.Option("--portfolio", help="Portfolio to run (default: the last successor).")]
+BudgetOpt = Annotated[int | None, typer.Option("--budget-attempts", help="Run budget.")]
+LimitTasksOpt = Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N train tasks.")]
+WorkersOpt = Annotated[int | None, typer.Option("--workers", help="Attempts at once.")]
+SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto, local or docker.")]
+MaxStepsOpt = Annotated[int | None, typer.Option("--max-steps", help="Training step cap.")]
+ThreadsOpt = Annotated[int | None, typer.Option("--threads", help="torch threads for training.")]
+MaxLengthOpt = Annotated[int | None, typer.Option("--max-length", help="Training max_length.")]
+LimitHeldoutOpt = Annotated[int | None, typer.Option("--limit-heldout", help="Heldout tasks in evaluation.")]
+LimitCoveredOpt = Annotated[int | None, typer.Option("--limit-covered", help="Covered train tasks in evaluation.")]
+
+
 def _generation_spec(**values: Any) -> Any:
     from rsi.generation.generation import GenerationSpec
 
@@ -216,18 +230,18 @@ def _generation_spec(**values: Any) -> Any:
 
 
 def generation(
-    contract: Annotated[str, typer.Option("--contract", help="Contract name the generation improves.")] = "default",
-    portfolio: Annotated[str | None, typer.Option("--portfolio", help="Portfolio to run (default: the last successor).")] = None,
-    budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", help="Run budget.")] = None,
-    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N train tasks.")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", help="Attempts at once.")] = None,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, local or docker.")] = "auto",
+    contract: ContractOpt = "default",
+    portfolio: PortfolioOpt = None,
+    budget_attempts: BudgetOpt = None,
+    limit_tasks: LimitTasksOpt = None,
+    workers: WorkersOpt = None,
+    sandbox: SandboxOpt = "auto",
     seed: Annotated[int | None, typer.Option("--seed", help="Run seed.")] = None,
-    max_steps: Annotated[int | None, typer.Option("--max-steps", help="Training step cap.")] = None,
-    threads: Annotated[int | None, typer.Option("--threads", help="torch threads for training.")] = None,
-    max_length: Annotated[int | None, typer.Option("--max-length", help="Training max_length.")] = None,
-    limit_heldout: Annotated[int | None, typer.Option("--limit-heldout", help="Heldout tasks in evaluation.")] = None,
-    limit_covered: Annotated[int | None, typer.Option("--limit-covered", help="Covered train tasks in evaluation.")] = None,
+    max_steps: MaxStepsOpt = None,
+    threads: ThreadsOpt = None,
+    max_length: MaxLengthOpt = None,
+    limit_heldout: LimitHeldoutOpt = None,
+    limit_covered: LimitCoveredOpt = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume this generation id (e.g. g0003).")] = None,
     new: Annotated[bool, typer.Option("--new", help="Start a new generation even if one is unfinished.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the generation record as JSON.")] = False,
@@ -248,17 +262,17 @@ def generation(
 
 
 def nightly(
-    contract: Annotated[str, typer.Option("--contract", help="Contract name the generation improves.")] = "default",
-    portfolio: Annotated[str | None, typer.Option("--portfolio", help="Portfolio to run (default: the last successor).")] = None,
-    budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", help="Run budget.")] = None,
-    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N train tasks.")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", help="Attempts at once.")] = None,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, local or docker.")] = "auto",
-    max_steps: Annotated[int | None, typer.Option("--max-steps", help="Training step cap.")] = None,
-    threads: Annotated[int | None, typer.Option("--threads", help="torch threads for training.")] = None,
-    max_length: Annotated[int | None, typer.Option("--max-length", help="Training max_length.")] = None,
-    limit_heldout: Annotated[int | None, typer.Option("--limit-heldout", help="Heldout tasks in evaluation.")] = None,
-    limit_covered: Annotated[int | None, typer.Option("--limit-covered", help="Covered train tasks in evaluation.")] = None,
+    contract: ContractOpt = "default",
+    portfolio: PortfolioOpt = None,
+    budget_attempts: BudgetOpt = None,
+    limit_tasks: LimitTasksOpt = None,
+    workers: WorkersOpt = None,
+    sandbox: SandboxOpt = "auto",
+    max_steps: MaxStepsOpt = None,
+    threads: ThreadsOpt = None,
+    max_length: MaxLengthOpt = None,
+    limit_heldout: LimitHeldoutOpt = None,
+    limit_covered: LimitCoveredOpt = None,
 ) -> None:
     """Cron entry point: one generation under a lock (resuming an interrupted one); exit codes in docs/nightly.md."""
     from rsi.generation.nightly import run_nightly
