@@ -21,7 +21,9 @@ CONF
 RSI_PODMAN_SOCK=/run/rsi-podman.sock
 if ! curl -sf --unix-socket "$RSI_PODMAN_SOCK" http://d/_ping >/dev/null 2>&1; then
     rm -f "$RSI_PODMAN_SOCK"
-    nohup podman system service --time=0 "unix://$RSI_PODMAN_SOCK" >/var/log/rsi-podman.log 2>&1 &
+    # Started from / : conmon inherits the service's working directory and fails every container
+    # ("Failed to get working directory") once that folder is gone (a deleted CI checkout).
+    (cd / && exec nohup podman system service --time=0 "unix://$RSI_PODMAN_SOCK" >/var/log/rsi-podman.log 2>&1) &
     echo $! >/run/rsi-podman.pid
     for _ in $(seq 1 100); do
         curl -sf --unix-socket "$RSI_PODMAN_SOCK" http://d/_ping >/dev/null 2>&1 && break
