@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shutil
 import socket
 import statistics
@@ -34,7 +33,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+from results import replace_section  # bench/results.py (scripts run from bench/)
+
 SECTION = "## adapter_handoff"
 PROMPT = [{"role": "user", "content": "Write a Python function that adds two numbers."}]
 
@@ -215,10 +215,7 @@ def main() -> None:
         "(generation, not hand-off; the adapter's completion runs in the server subprocess through peft's mixed-adapter LoRA path, the merged one in this process on a plain model: not a like-for-like comparison, but a gap worth profiling).\n\n"
         f"Reproduce: `.venv/bin/python bench/adapter_handoff.py --reps {args.reps} --max-tokens {args.max_tokens} --write`\n\n"
     )
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block
-    RESULTS.write_text(text, encoding="utf-8")
+    replace_section(SECTION, block)
 
 
 if __name__ == "__main__":

@@ -14,14 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import threading
 import time
 from datetime import UTC, datetime
-from pathlib import Path
+
+from results import replace_section  # bench/results.py (scripts run from bench/)
 
 SECTION = "## embedded batching"
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 PROMPTS = [
     "Explain how a hash table works.",
     "Describe the water cycle in detail.",
@@ -117,13 +116,6 @@ def render(result: dict[str, float | int | str], command: str) -> str:
     )
 
 
-def write_section(block: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block
-    RESULTS.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=8)
@@ -141,7 +133,7 @@ def main() -> None:
     block = render(result, command + " --write")
     print(block)
     if args.write:
-        write_section(block)
+        replace_section(SECTION, block)
 
 
 if __name__ == "__main__":

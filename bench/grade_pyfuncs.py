@@ -29,10 +29,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from results import replace_section  # noqa: E402  (bench/results.py; scripts run from bench/)
+
 from rsi.tasks.load import load_cases, load_suite  # noqa: E402
 from rsi.tasks.spec import Task  # noqa: E402
 
 PROMPT_SUFFIX = "\n\nWrite solution.py in one python code block."
+
 SECTION = "## pyfuncs grading"
 
 # The judge: imports solution.py, calls the function on each case, compares like the cases verifier
@@ -163,12 +166,7 @@ def generate(prompts: list[str], batch: int, max_new_tokens: int, threads: int =
 
 
 def write_section(body: str) -> None:
-    results = REPO / "bench" / "RESULTS.md"
-    text = results.read_text(encoding="utf-8") if results.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
-    section = f"{SECTION}\n\n{body.rstrip()}\n\n"
-    text = pattern.sub(lambda _m: section, text) if pattern.search(text) else text.rstrip() + "\n\n" + section
-    results.write_text(text, encoding="utf-8")
+    replace_section(SECTION, f"{SECTION}\n\n{body}")
 
 
 def main() -> None:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+
+from results import replace_section  # bench/results.py (scripts run from bench/)
 
 PORTFOLIO = """schema_version = 1
 [portfolio]
@@ -45,7 +46,6 @@ name = "long"
 """
 
 SECTION = "## orchestration overhead"
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 
 def measure(attempts: int, job_size: int, workers: int, scheduler: str = "thompson") -> dict[str, float]:
@@ -98,11 +98,7 @@ def write_section(rows: list[tuple[str, int, int, dict[str, float]]], command: s
                      f"{r['ms_per_attempt']:.2f} | {r['cpu_ms_per_attempt']:.2f} | {r['attempts_per_s']:.0f} |")
     lines += ["", "Target: at most 2 ms per attempt, at least 500 attempts/s on 2 cores.", "",
               f"Reproduce: `{command}`", ""]
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    block = "\n".join(lines)
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    text = pattern.sub(block + "\n", text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block + "\n"
-    RESULTS.write_text(text)
+    replace_section(SECTION, "\n".join(lines))
 
 
 def main() -> None:

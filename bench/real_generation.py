@@ -16,13 +16,13 @@ import argparse
 import json
 import os
 import platform
-import re
 import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+from results import replace_section  # bench/results.py (scripts run from bench/)
+
 SECTION = "## real_generation"
 
 
@@ -178,10 +178,7 @@ def main() -> None:
         f"{args.limit_tasks} --budget-attempts {args.budget_attempts} --limit-heldout {args.limit_heldout} "
         f"--workers {args.workers} --substrate {args.substrate} --max-turns {args.max_turns} --max-tokens {args.max_tokens} --write`\n\n"
     )
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block
-    RESULTS.write_text(text, encoding="utf-8")
+    replace_section(SECTION, block)
 
 
 if __name__ == "__main__":

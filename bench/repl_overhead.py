@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-import re
 import shutil
 import statistics
 import tempfile
@@ -26,8 +25,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from results import replace_section  # bench/results.py (scripts run from bench/)
+
 SECTION = "## repl_overhead"
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 REPO = Path(__file__).resolve().parent.parent
 BUILD = "data = list(range(1_000_000))"
 QUERY = "sum(data[::1000])"
@@ -154,16 +154,6 @@ def _cores() -> int:
     return os.cpu_count() or 0
 
 
-def write_section(text: str) -> None:
-    current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(current):
-        updated = pattern.sub(lambda _m: text + "\n", current)
-    else:
-        updated = current.rstrip("\n") + "\n\n" + text
-    RESULTS.write_text(updated, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, default=50)
@@ -175,7 +165,7 @@ def main() -> None:
     text = render(rows, backend, command)
     print(text)
     if args.write:
-        write_section(text)
+        replace_section(SECTION, text)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import shutil
 import statistics
 import subprocess
@@ -26,8 +25,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from results import replace_section  # bench/results.py (scripts run from bench/)
+
 SECTION = "## sandbox overhead"
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 
 def p90(values: list[float]) -> float:
@@ -164,16 +164,6 @@ def render(samples: dict[str, list[float]], notes: dict[str, str], command: str)
     return "\n".join(lines)
 
 
-def write_section(block: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _m: block + "\n", text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    RESULTS.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30, help="Runs per local backend.")
@@ -185,7 +175,7 @@ def main() -> None:
     block = render(samples, notes, command)
     print(block)
     if args.write:
-        write_section(block)
+        replace_section(SECTION, block)
 
 
 if __name__ == "__main__":

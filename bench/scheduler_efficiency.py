@@ -17,19 +17,18 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import statistics
 import sys
 import time
 from dataclasses import asdict
 from datetime import UTC, datetime
-from pathlib import Path
+
+from results import replace_section  # bench/results.py (scripts run from bench/)
 
 from rsi.scheduler import ThompsonScheduler, make_scheduler
 from rsi.simulate import MatrixSpec, PassMatrix, generate_matrix, simulate
 
 SECTION = "## scheduler_efficiency"
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 SCHEDULERS = ["thompson", "thompson-draws", "round-robin", "random", "best-single"]
 SETTINGS: dict[str, tuple[str, MatrixSpec]] = {
     "default": ("122 tasks x 12 configs, 12 tags, 1-2 specialties per config", MatrixSpec()),
@@ -197,11 +196,7 @@ def main() -> None:
 
 
 def write_section(body: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
-    section = f"{SECTION}\n\n{body.rstrip()}\n\n"
-    text = pattern.sub(lambda _m: section, text) if pattern.search(text) else text.rstrip() + "\n\n" + section
-    RESULTS.write_text(text, encoding="utf-8")
+    replace_section(SECTION, f"{SECTION}\n\n{body}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ import argparse
 import os
 import platform
 import random
-import re
 import statistics
 import sys
 import tempfile
@@ -28,6 +27,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from results import replace_section  # bench/results.py (scripts run from bench/)
 from sqlalchemy import case, func, insert, select
 
 from rsi.store import AttemptRecord, ConfigInfo, TaskInfo, open_store
@@ -35,7 +35,6 @@ from rsi.store.rows import AttemptRow, AttemptStatsRow, TaskRow
 from rsi.verdict import Verdict
 
 SECTION = "## store_query"
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 SUITE = "bench"
 
 
@@ -188,11 +187,7 @@ def main() -> None:
 
 
 def write_section(body: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
-    section = f"{SECTION}\n\n{body.rstrip()}\n\n"
-    text = pattern.sub(lambda _m: section, text) if pattern.search(text) else text.rstrip() + "\n\n" + section
-    RESULTS.write_text(text, encoding="utf-8")
+    replace_section(SECTION, f"{SECTION}\n\n{body}")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,12 @@ import hashlib
 import json
 import os
 import platform
-import re
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+from results import replace_section  # bench/results.py (scripts run from bench/)
+
 SECTION = "## training_throughput"
 REPO = Path(__file__).resolve().parent.parent
 
@@ -72,13 +72,6 @@ def measure(threads: int, steps: int, batch: int, max_length: int, examples: int
             "final_loss": outcome.final_loss, "examples": n}
 
 
-def write_section(block: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", flags=re.S | re.M)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block
-    RESULTS.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=6)
@@ -113,7 +106,7 @@ def main() -> None:
         "`--threads` / `RSI_TORCH_THREADS` choose.\n\n"
         f"Reproduce: `{command}`\n\n"
     )
-    write_section(block)
+    replace_section(SECTION, block)
 
 
 if __name__ == "__main__":
