@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 
 def training_helpers():
     """tests/training/conftest.py as a module (test folders cannot import each other under importlib mode)."""
-    name = "rsi_tests_training_conftest"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "training" / "conftest.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    from tests.training import conftest
+
+    return conftest
 
 
 @pytest.fixture

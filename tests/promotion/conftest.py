@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 
 def load_stored_runs():
-    """The stored_runs helper module (test modules cannot import each other under importlib mode)."""
-    name = "rsi_tests_stored_runs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("stored_runs.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    """The stored_runs helper module (imported through the repository root, as tests.conftest is)."""
+    from tests.promotion import stored_runs
+
+    return stored_runs
 
 
 @pytest.fixture

@@ -18,16 +18,9 @@ from rsi.run.attempt_fn import HarnessAttempt
 
 
 def _helpers():
-    import importlib.util
-    import sys
+    from tests.training import conftest
 
-    name = "rsi_tests_training_conftest"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return conftest
 
 
 class BySide:

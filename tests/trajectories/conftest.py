@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 
 def load_stored_runs():
-    name = "rsi_tests_stored_runs"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "promotion" / "stored_runs.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    from tests.promotion import stored_runs
+
+    return stored_runs
 
 
 @pytest.fixture
