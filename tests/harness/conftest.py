@@ -24,27 +24,9 @@ def sandbox():
 
 def make_backend(name: str):
     """A sandbox backend by name; skipped locally (failed in CI) where this machine lacks it."""
-    import os
+    from tests.sandbox.conftest import make_backend as make_sandbox_backend
 
-    from rsi.sandbox.local import probe_bwrap
-    from rsi.sandbox.select import make_sandbox
-    from tests.conftest import need
-
-    if name == "local-bwrap":
-        works, why = probe_bwrap()
-        need(works, f"bubblewrap: {why}")
-        return make_sandbox("local", use_bwrap=True)
-    if name == "local-bare":
-        return make_sandbox("local", use_bwrap=False)
-    socket = Path("/run/rsi-podman.sock")
-    url = os.environ.get("RSI_DOCKER_HOST") or (f"unix://{socket}" if socket.exists() else None)
-    need(url is not None, "a Docker-API engine (RSI_DOCKER_HOST; .ci/services/10-sandbox.sh)")
-    sandbox = make_sandbox("docker", base_url=url)
-    try:
-        sandbox.client().ping()
-    except Exception as error:  # noqa: BLE001 - any engine failure means "not on this machine"
-        need(False, f"Docker-API engine at {url}: {error}")
-    return sandbox
+    return make_sandbox_backend(name)
 
 
 @pytest.fixture(params=["local-bwrap", "local-bare", "docker"])
