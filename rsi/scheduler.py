@@ -29,7 +29,9 @@ c on task t, used greedily on posterior means by default (`temperature=0`) or wi
                          unable rate r0 (~0) and the share of able cells are fitted by EM over all
                          cells (empirical Bayes); a cell's rate is its own counts shrunk towards r1
                          or r0. A plain Beta per cell is too sure, after a few failures, that an
-                         able-but-unlucky configuration is unable; the mixture is not.
+                         able-but-unlucky configuration is unable; the mixture is not. Each
+                         configuration's cells are then conditioned on "able at some tag" and
+                         each tag's on "some configuration is able at it".
     credit               a failure counts against every tag of its task; a pass on a multi-tag
                          task is credited to its tags in proportion to rate ** `credit_power`.
     task t               p_ct = h_t * max_g rate_cg: hardness h_t (a small grid) is shared by every
@@ -59,7 +61,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
@@ -235,6 +237,7 @@ class ThompsonScheduler:
     unable_strength: float = 20.0  # pseudo-attempts pinning an unable cell near the unable rate r0
     em_iterations: int = 8
     assume_coverable: bool = True  # every tag has an able configuration (see _fit_mixture)
+    assume_useful: bool = True  # every configuration is able at some tag (see _fit_mixture)
     tag_failure_cap: float = 3.0  # failures of c on t count f / (1 + f / cap) times per tag (saturating)
     credit_power: float = 3.0  # a pass on a multi-tag task is credited to tags by rate ** power
     r0_prior_strength: float = 20.0  # pseudo-attempts behind unable_rate_prior in the EM
@@ -356,21 +359,17 @@ class ThompsonScheduler:
             r1, r0 = min(max(r1, 1e-4), 0.99), min(max(r0, 1e-5), 0.99)
             if r0 > r1:
                 r0, r1 = r1, r0
+        # The portfolio is meant to cover every task, and each configuration is in it for a
+        # reason: condition each configuration's cells on "able at one tag at least"
+        # (`assume_useful`), then each tag's cells on "one configuration at least is able at it"
+        # (`assume_coverable`). This lifts the cells with the least evidence against them when a
+        # whole row or column looks unable -- the configuration with no known strength yet is the
+        # likeliest specialist of a tag nobody can do -- instead of hammering whichever
+        # configuration once got lucky.
+        if self.assume_useful:
+            _condition_on_at_least_one(able, lambda cell: cell[0])
         if self.assume_coverable:
-            # The portfolio is meant to cover every task: condition each tag on "at least one
-            # configuration is able at it". P(able_c | any able) = P(able_c) / P(any able), which
-            # lifts the cells with the least evidence against them when every cell looks unable,
-            # instead of hammering whichever configuration once got lucky.
-            by_tag: dict[str, list[tuple[str, str]]] = defaultdict(list)
-            for cell in cells:
-                by_tag[cell[1]].append(cell)
-            for group in by_tag.values():
-                none = 1.0
-                for cell in group:
-                    none *= 1.0 - able[cell]
-                if 0.0 < 1.0 - none < 1.0:
-                    for cell in group:
-                        able[cell] = min(1.0, able[cell] / (1.0 - none))
+            _condition_on_at_least_one(able, lambda cell: cell[1])
         return able, r1, r0
 
     def _draw_tasks(
@@ -529,6 +528,23 @@ class ThompsonScheduler:
             request.attempts_per_task,
             f"{self.name}: {len(mine)} of {n_open} open tasks rate this configuration best",
         )
+
+
+def _condition_on_at_least_one(
+    able: dict[tuple[str, str], float], group_of: Callable[[tuple[str, str]], str]
+) -> None:
+    """Condition independent P(able) cells, group by group, on "at least one cell is able":
+    P(able_i | any able) = P(able_i) / P(any able). In place."""
+    groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for cell in able:
+        groups[group_of(cell)].append(cell)
+    for group in groups.values():
+        none = 1.0
+        for cell in group:
+            none *= 1.0 - able[cell]
+        if 0.0 < 1.0 - none < 1.0:
+            for cell in group:
+                able[cell] = min(1.0, able[cell] / (1.0 - none))
 
 
 # -- baselines ------------------------------------------------------------------------------------

@@ -60,6 +60,54 @@ class PassMatrix:
         """Each configuration's mean pass probability over the tasks."""
         return [sum(row) / len(row) for row in self.p]
 
+    def tag_rates(self) -> dict[str, list[float]]:
+        """Per visible tag, each configuration's mean pass probability over the tasks showing it."""
+        out: dict[str, list[float]] = {}
+        for g in sorted({g for task in self.tasks for g in task.tags}):
+            shown = [t for t, task in enumerate(self.tasks) if g in task.tags]
+            out[g] = [sum(row[t] for t in shown) / len(shown) for row in self.p]
+        return out
+
+    def able_cells(self, threshold: float = 0.1) -> set[tuple[str, str]]:
+        """The (configuration hash, tag) cells whose mean pass probability on the tag exceeds `threshold`."""
+        return {
+            (self.configs[c].config_hash, g)
+            for g, rates in self.tag_rates().items()
+            for c, rate in enumerate(rates)
+            if rate > threshold
+        }
+
+    def tag_search_attempts(self, threshold: float = 0.1, reps: int = 2000, seed: int = 0) -> float:
+        """Expected failed attempts a scheduler spends finding an able configuration for every tag,
+        when it learns each tag on its own and nothing tells the configurations apart beforehand.
+
+        Per tag, the best such search sweeps the configurations in a random order, one attempt each,
+        round after round, until an able one (mean rate above `threshold`) passes; every attempt by an
+        unable configuration is lost. Monte Carlo over `reps` searches per tag, seeded. Not a bound for
+        schedulers that use structure across tags (a configuration's other strengths), nor for
+        attempts on two-tag tasks, which probe two tags at once.
+        """
+        rng = random.Random(f"search:{seed}")
+        total = 0.0
+        for rates in self.tag_rates().values():
+            able = [c for c, rate in enumerate(rates) if rate > threshold]
+            if not able:
+                continue
+            lost = 0
+            for _ in range(reps):
+                order = list(range(len(rates)))
+                rng.shuffle(order)
+                found = False
+                while not found:
+                    for c in order:
+                        if c not in able:
+                            lost += 1
+                        elif rng.random() < rates[c]:
+                            found = True
+                            break
+            total += lost / reps
+        return total
+
 
 def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x > -50 else 0.0

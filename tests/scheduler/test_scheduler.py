@@ -162,3 +162,23 @@ def test_a_greedy_configuration_is_not_retried_on_a_task_it_failed() -> None:
     partly = history[:2]
     fresh = scheduler.propose(ScheduleRequest(configs=[greedy], tasks=tasks, history=partly, job_size=4))
     assert fresh is not None and set(fresh.task_keys) == {"suite/t2", "suite/t3"}
+
+
+def test_a_tag_nobody_can_do_yet_goes_to_the_configuration_with_no_known_strength() -> None:
+    """a is known able at x and b at y; c has passed nothing. All three failed z once. Every
+    configuration is in the portfolio for a reason, so c is the likeliest specialist of z."""
+    from rsi.scheduler import ThompsonScheduler
+
+    configs = [ConfigOption("a"), ConfigOption("b"), ConfigOption("c")]
+    tasks = [TaskOption(f"s/{g}{i}", "train", (g,)) for g in "xyz" for i in range(6)]
+    history = [AttemptFact("a", f"s/x{i}", True) for i in range(5)]
+    history += [AttemptFact("b", f"s/y{i}", True) for i in range(5)]
+    history += [AttemptFact(c, "s/z0", False) for c in "abc"]
+    # Leave only the z tasks open: x5 and y5 passed too.
+    history += [AttemptFact("a", "s/x5", True), AttemptFact("b", "s/y5", True)]
+    request = ScheduleRequest(configs=configs, tasks=tasks, history=history)
+    proposal = make_scheduler("thompson").propose(request)
+    assert proposal is not None and proposal.config_hash == "c"
+    # The same evidence without the "able at some tag" prior cannot tell c from a and b.
+    blind = ThompsonScheduler(assume_useful=False).propose(request)
+    assert blind is not None and blind.config_hash == "a"

@@ -80,3 +80,18 @@ def test_oracle_bounds_every_scheduler_and_thompson_beats_round_robin():
         mean[name] = statistics.mean(r.attempts for r in runs)
         assert mean[name] >= oracle, (name, mean[name], oracle)
     assert mean["thompson"] * 2 <= mean["round-robin"], mean
+
+
+@pytest.mark.parametrize(("rate", "expected"), [(1.0, 1.5), (0.5, 4.5)])
+def test_tag_search_attempts_matches_the_sweep_search_in_closed_form(rate, expected):
+    """One tag, four configurations, one able at `rate`: a random-order sweep loses (N-1)/2 attempts
+    in the round that finds it and N-1 in each earlier round, (N-1)(1-q)/q + (N-1)/2 in all."""
+    from rsi.scheduler import ConfigOption, TaskOption
+
+    matrix = PassMatrix(
+        configs=tuple(ConfigOption(f"c{i}") for i in range(4)),
+        tasks=(TaskOption("sim/t0", "train", ("g",)),),
+        p=((rate,), (0.0,), (0.01,), (0.0,)),
+    )
+    assert matrix.able_cells() == {("c0", "g")}
+    assert matrix.tag_search_attempts(reps=20_000) == pytest.approx(expected, abs=0.1)
