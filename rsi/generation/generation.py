@@ -277,7 +277,8 @@ class Generation:
         self.record("train", adapter_id=outcome.adapter_id, parent_ref=parent.ref,
                     candidate_ref=outcome.candidate.get("ref", ""), steps=metrics["steps"],
                     first_loss=metrics["first_loss"], final_loss=metrics["final_loss"],
-                    tokens_per_s=metrics["tokens_per_s"], wall_s=metrics["wall_s"])
+                    tokens_per_s=metrics["tokens_per_s"], wall_s=metrics["wall_s"],
+                    resumed_from_step=metrics.get("resumed_from_step", 0))
         return None
 
     def step_evaluate(self) -> str | None:

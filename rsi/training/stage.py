@@ -5,20 +5,25 @@
 1. resolve the contract (any ref) and its `[training]` hyperparameters, with the spec's overrides;
 2. verify the dataset against its manifest (rsi.training.data) before any model is loaded;
 3. locate the base as an HF folder (`rsi.models.weights.hf_folder`) and identify it by digest;
-4. train into a temporary folder under runs/adapters/, locally (CPU/GPU in this process) or as a
-   SLURM job (`rsi.training.slurm`);
+4. train into `runs/adapters/.train-KEY/` (KEY: a hash of base, dataset, hyperparameters, step cap and
+   device), locally (CPU/GPU in this process) or as a SLURM job (`rsi.training.slurm`), checkpointing
+   every step there;
 5. register it (rsi.training.registry: content hash, lineage) and write the candidate contract
    revision that routes to it (rsi.training.candidate), marking the adapter `candidate`.
 
-A crash during training leaves only a `.train-*` folder (removed by the next stage run); a crash after
-registration is recovered by a rerun, which finds the registered weights or the candidate commit.
+A crash or kill during training leaves the `.train-KEY` folder with its checkpoint: the same `rsi train`
+run again resumes at the step after the last checkpoint (rsi.training.train) instead of starting over.
+The folder is removed once the adapter is registered; folders of other trainings untouched for
+`STALE_AFTER_S` are removed by the next stage run. A crash after registration is recovered by a rerun,
+which finds the registered weights or the candidate commit.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
-import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +34,7 @@ from rsi.contracts.schema import TrainingSpec
 from rsi.workspace import Workspace
 
 STALE_PREFIX = ".train-"
+STALE_AFTER_S = 7 * 24 * 3600  # a training folder nobody wrote to for a week is abandoned
 
 
 class TrainStageSpec(BaseModel):
@@ -92,11 +98,24 @@ def base_identity(base: Any, folder: Path, workspace_root: Path) -> dict[str, An
             "file": base.file, "sha256": digest}
 
 
-def _remove_stale(workspace: Workspace) -> None:
+def training_key(base: dict[str, Any], dataset_sha256: str, hyper: TrainingSpec, max_steps: int | None,
+                 device: str) -> str:
+    """The training folder's name: the same training (resumable) gets the same folder."""
+    identity = {"base": base.get("sha256"), "dataset": dataset_sha256, "hyper": hyper.model_dump(mode="json"),
+                "max_steps": max_steps, "device": device}
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _remove_stale(workspace: Workspace, keep: Path) -> None:
+    """Remove abandoned training folders (not `keep`, not one written to within STALE_AFTER_S: another
+    training may be running) and registry leftovers."""
     root = workspace.adapters_dir
     if root.is_dir():
+        now = time.time()
         for stale in root.glob(f"{STALE_PREFIX}*"):
-            shutil.rmtree(stale, ignore_errors=True)
+            newest = max((p.stat().st_mtime for p in stale.rglob("*")), default=stale.stat().st_mtime)
+            if stale != keep and now - newest > STALE_AFTER_S:
+                shutil.rmtree(stale, ignore_errors=True)
         for stale in root.glob(".tmp-*"):
             shutil.rmtree(stale, ignore_errors=True)
 
@@ -125,41 +144,43 @@ def train_stage(
     dataset = load_sft_dataset(dataset_dir)
     folder = hf_folder(parent.spec.base, workspace.root)
     base = base_identity(parent.spec.base, folder, workspace.root)
-    _remove_stale(workspace)
-    workspace.adapters_dir.mkdir(parents=True, exist_ok=True)
-    out_dir = Path(tempfile.mkdtemp(prefix=STALE_PREFIX, dir=workspace.adapters_dir))
+    out_dir = workspace.adapters_dir / f"{STALE_PREFIX}{training_key(base, dataset.sha256, hyper, max_steps, spec.device)}"
+    _remove_stale(workspace, keep=out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     request = TrainRequest(base_folder=str(folder), dataset_dir=str(dataset.folder), out_dir=str(out_dir / "adapter"),
-                           hyper=hyper, max_steps=max_steps, threads=spec.threads, device=spec.device)
+                           hyper=hyper, max_steps=max_steps, threads=spec.threads, device=spec.device,
+                           checkpoint_dir=str(out_dir / "checkpoint"))
     note(f"training {parent.name}@r{parent.revision} base {parent.spec.base.id} on {len(dataset.conversations)} "
          f"examples ({dataset.sha256[:12]}), rank {hyper.rank}, lr {hyper.learning_rate}, "
          f"{hyper.epochs} epochs{f', max {max_steps} steps' if max_steps else ''}, executor {spec.executor}")
-    try:
-        if spec.executor == "slurm":
-            from rsi.training.slurm import SlurmTrainOptions, submit_training
+    if (out_dir / "checkpoint").is_dir():
+        note(f"resuming from the checkpoint in {out_dir.name}")
+    # On failure the folder stays: its checkpoint is what a rerun resumes from.
+    if spec.executor == "slurm":
+        from rsi.training.slurm import SlurmTrainOptions, submit_training
 
-            options = SlurmTrainOptions.model_validate(spec.slurm)
-            outcome = submit_training(request, options, workspace.runs_dir / "slurm-train",
-                                      on_state=lambda job, state: note(f"slurm job {job}: {state}"))
-        else:
-            outcome = train_adapter(request, progress)
-        lineage = {
-            "name": "sft",
-            "base": base,
-            "dataset": {"sha256": dataset.sha256, "folder": str(dataset.folder),
-                        "examples": len(dataset.conversations), "manifest": dataset.manifest},
-            "source_runs": dataset.source_runs,
-            "parent_contract": {"name": parent.name, "revision": parent.revision, "ref": parent.ref,
-                                "content_hash": parent.content_hash, "commit": _head_commit(workspace)},
-            "hyperparameters": {**hyper.model_dump(mode="json"), "max_steps": max_steps},
-            "metrics": describe_outcome(outcome),
-            "code": code_version(),
-            "executor": spec.executor,
-        }
-        known = {r.id for r in list_adapters(workspace)}
-        record = register_adapter(workspace, Path(outcome.adapter_dir), lineage)
-        registered = record.id not in known
-    finally:
-        shutil.rmtree(out_dir, ignore_errors=True)
+        options = SlurmTrainOptions.model_validate(spec.slurm)
+        outcome = submit_training(request, options, workspace.runs_dir / "slurm-train",
+                                  on_state=lambda job, state: note(f"slurm job {job}: {state}"))
+    else:
+        outcome = train_adapter(request, progress)
+    lineage = {
+        "name": "sft",
+        "base": base,
+        "dataset": {"sha256": dataset.sha256, "folder": str(dataset.folder),
+                    "examples": len(dataset.conversations), "manifest": dataset.manifest},
+        "source_runs": dataset.source_runs,
+        "parent_contract": {"name": parent.name, "revision": parent.revision, "ref": parent.ref,
+                            "content_hash": parent.content_hash, "commit": _head_commit(workspace)},
+        "hyperparameters": {**hyper.model_dump(mode="json"), "max_steps": max_steps},
+        "metrics": describe_outcome(outcome),
+        "code": code_version(),
+        "executor": spec.executor,
+    }
+    known = {r.id for r in list_adapters(workspace)}
+    record = register_adapter(workspace, Path(outcome.adapter_dir), lineage)
+    registered = record.id not in known
+    shutil.rmtree(out_dir, ignore_errors=True)
     candidate: dict[str, Any] = {}
     if spec.candidate:
         written = write_candidate(workspace, parent.name, record.id, record.relative_adapter_dir(workspace),

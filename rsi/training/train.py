@@ -7,6 +7,13 @@
     save     `save_pretrained` -> adapter_config.json + adapter_model.safetensors (PEFT format, what
              peft, `rsi serve` and vLLM load)
 
+Killed and run again with the same request, training resumes where it stopped: with `checkpoint_dir`
+set, the LoRA weights, the optimizer state, the RNG state and the step are written (atomically) after
+every step (or every `checkpoint_interval_s`), and a checkpoint whose fingerprint matches the request
+(base, dataset digest, hyperparameters, step cap, device) is loaded before the first step. The batch plan
+is a pure function of the seed, so the resumed run takes the batches the killed one would have: the
+adapter is the one an uninterrupted run makes. A checkpoint of another request is ignored.
+
 A plain loop rather than TRL's SFTTrainer: the masking is ours (so it is tested, not assumed), the
 loop has no hidden logging, threads or files, and it runs the same on the CPU (embedded base) and on
 a GPU (a SLURM job, `rsi.training.slurm`). Trade-off: no gradient checkpointing or packing; batches
@@ -18,6 +25,8 @@ optimizer steps lose small LoRA updates) and bfloat16 on a GPU. Nothing is downl
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 import random
@@ -56,6 +65,8 @@ class TrainRequest(BaseModel):
     max_steps: int | None = Field(default=None, ge=1, description="Stop after this many optimizer steps.")
     threads: int | None = Field(default=None, ge=1, description="torch threads on the CPU (None: torch's default).")
     device: str = Field(default="auto", description="'cpu', 'cuda' or 'auto' (cuda when available).")
+    checkpoint_dir: str | None = Field(default=None, description="Where to keep the resumable state (None: none).")
+    checkpoint_interval_s: float = Field(default=0.0, ge=0, description="Seconds between checkpoints (0: every step).")
 
 
 class TrainOutcome(BaseModel):
@@ -77,6 +88,7 @@ class TrainOutcome(BaseModel):
     seconds_per_step: float
     device: str
     dtype: str
+    resumed_from_step: int = Field(default=0, description="Steps taken from a checkpoint instead of trained here.")
     trainable_params: int
     torch_version: str
     peft_version: str
@@ -102,6 +114,47 @@ def _device(name: str) -> str:
     if name == "cuda" and not torch.cuda.is_available():
         raise TrainingError("device 'cuda' asked for, but torch sees no CUDA GPU")
     return name
+
+
+CHECKPOINT_FILE = "state.pt"
+
+
+def request_fingerprint(request: TrainRequest, dataset_sha256: str, device: str) -> str:
+    """What a checkpoint must match to be resumed: everything that changes the trained weights."""
+    identity = {
+        "base_folder": str(Path(request.base_folder).resolve()),
+        "dataset": dataset_sha256,
+        "hyper": request.hyper.model_dump(mode="json"),
+        "max_steps": request.max_steps,
+        "device": device,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+def _save_checkpoint(folder: Path, state: dict[str, Any]) -> None:
+    """Write `state` to folder/state.pt atomically (a kill mid-write leaves the previous checkpoint)."""
+    import torch
+
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".{CHECKPOINT_FILE}.partial"
+    torch.save(state, partial)
+    with partial.open("rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(partial, folder / CHECKPOINT_FILE)
+
+
+def _load_checkpoint(folder: Path | None, fingerprint: str) -> dict[str, Any] | None:
+    """The checkpoint in `folder` if it was written for this fingerprint; None otherwise."""
+    import torch
+
+    path = folder / CHECKPOINT_FILE if folder is not None else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        state: dict[str, Any] = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception:  # a checkpoint torch cannot read is as good as none: train from the start
+        return None
+    return state if state.get("fingerprint") == fingerprint else None
 
 
 def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], None] | None = None) -> TrainOutcome:
@@ -151,11 +204,38 @@ def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], Non
     batches = plan_batches(len(tokenized.examples), hyper.batch_size, hyper.epochs, hyper.seed, request.max_steps)
     losses: list[float] = []
     tokens = 0
+    prior_s = 0.0  # training seconds spent before a resume
+    checkpoint_dir = Path(request.checkpoint_dir) if request.checkpoint_dir else None
+    fingerprint = request_fingerprint(request, dataset.sha256, device)
+    named = {name: p for name, p in model.named_parameters() if p.requires_grad}
+    resumed = _load_checkpoint(checkpoint_dir, fingerprint)
+    if resumed is not None:
+        with torch.no_grad():
+            for name, value in resumed["lora"].items():
+                named[name].copy_(value.to(device))
+        optimizer.load_state_dict(resumed["optimizer"])
+        torch.set_rng_state(resumed["rng"])
+        if device == "cuda" and resumed.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state(resumed["cuda_rng"])
+        losses, tokens, prior_s = list(resumed["losses"]), int(resumed["tokens"]), float(resumed["elapsed_s"])
+    first_step = len(losses) + 1
     started = time.monotonic()
+    last_checkpoint = started
     steps_per_epoch = math.ceil(len(tokenized.examples) / hyper.batch_size)
+
+    def checkpoint() -> None:
+        assert checkpoint_dir is not None
+        _save_checkpoint(checkpoint_dir, {
+            "fingerprint": fingerprint, "losses": losses, "tokens": tokens,
+            "elapsed_s": prior_s + time.monotonic() - started,
+            "lora": {name: p.detach().cpu() for name, p in named.items()},
+            "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state() if device == "cuda" else None,
+        })
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # transformers deprecations raised inside peft
-        for step, indices in enumerate(batches, start=1):
+        for step, indices in enumerate(batches[first_step - 1 :], start=first_step):
             batch = collate([tokenized.examples[i] for i in indices], int(pad))
             batch = {k: v.to(device) for k, v in batch.items()}
             output = model(**batch)
@@ -167,14 +247,20 @@ def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], Non
             optimizer.zero_grad(set_to_none=True)
             losses.append(float(loss.item()))
             tokens += int(batch["attention_mask"].sum().item())
-            elapsed = time.monotonic() - started
+            now = time.monotonic()
+            if checkpoint_dir is not None and (
+                step == len(batches) or now - last_checkpoint >= request.checkpoint_interval_s
+            ):
+                checkpoint()
+                last_checkpoint = now
+            elapsed = prior_s + now - started
             if progress is not None:
                 progress(TrainProgress(
                     step=step, total_steps=len(batches), epoch=(step - 1) // steps_per_epoch + 1, loss=losses[-1],
                     tokens=tokens, tokens_per_s=tokens / elapsed if elapsed > 0 else 0.0, elapsed_s=elapsed,
                     eta_s=(len(batches) - step) * elapsed / step,
                 ))
-    wall = time.monotonic() - started
+    wall = prior_s + time.monotonic() - started
     out_dir = Path(request.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out_dir))
@@ -197,6 +283,7 @@ def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], Non
         seconds_per_step=wall / len(batches),
         device=device,
         dtype=str(dtype).removeprefix("torch."),
+        resumed_from_step=first_step - 1,
         trainable_params=sum(p.numel() for p in trainable),
         torch_version=torch.__version__,
         peft_version=peft.__version__,

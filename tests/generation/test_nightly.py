@@ -81,6 +81,7 @@ def test_nightly_lock_sigkill_and_resume(workspace, helpers, shim, scripted_env)
     final = shim("nightly", *ARGS, cwd=workspace.root, env=scripted_env)
     assert final.returncode == 0, final.stdout + final.stderr
     assert "g0001: resuming (run, promote, propose, export finished)" in final.stdout
+    assert "train: resuming from the checkpoint in .train-" in final.stdout  # killed after step 1
     summary = [line for line in final.stdout.splitlines() if " summary: g0001 done: " in line]
     assert len(summary) == 1 and "lift +0.000" in summary[0] and "retention" in summary[0], final.stdout
     for line in final.stdout.splitlines():  # plain timestamped lines, no progress bars or colour codes
@@ -100,6 +101,7 @@ def test_nightly_lock_sigkill_and_resume(workspace, helpers, shim, scripted_env)
     finally:
         store.close()
     assert sorted(runs) == sorted([run_id, state["steps"]["evaluate"]["outputs"]["eval_id"]])
+    assert state["steps"]["train"]["outputs"]["resumed_from_step"] == 1  # step 1 was not trained twice
     assert list(workspace.adapters_dir.iterdir())[0].name == state["steps"]["train"]["outputs"]["adapter_id"]
     assert not list(workspace.adapters_dir.glob(".train-*"))  # the killed training's folder was cleaned up
     assert time.monotonic() - started < 900
