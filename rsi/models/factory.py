@@ -9,8 +9,8 @@
   content-addressed served names (`name@<digest12>`), so two configurations that give the same
   specialist name to different adapter revisions never see each other's weights. Closing a handle
   releases its adapters; the last handle closes the model.
-- `openai`: an OpenAI-compatible endpoint (`[serving] base_url`), which must already serve each
-  specialist under its name (`rsi serve --contract ...` and vLLM with `--lora-modules` do).
+- `openai`: an OpenAI-compatible endpoint (`[serving] base_url`); each specialist is loaded there at
+  its exact revision, under `name@<digest12>` (`OpenAIModel.attach_specialists`).
 - `vllm`: a vLLM server this process starts and owns (`rsi.models.vllm_backend`).
 """
 
@@ -42,9 +42,15 @@ def make_model(spec: ContractSpec, workspace: Workspace | None = None, *, shared
     if serving.backend == "openai":
         from rsi.models.openai_backend import OpenAIModel, require_url
 
-        return OpenAIModel.from_env(
+        client = OpenAIModel.from_env(
             require_url(serving.base_url), serving.api_key_env, timeout_s=spec.harness.timeouts.model_s
         )
+        try:
+            client.attach_specialists(adapters)
+        except BaseException:
+            client.close()
+            raise
+        return client
     if serving.backend == "vllm":
         from rsi.models.vllm_backend import VllmModel
 

@@ -5,6 +5,14 @@ base maps to the served base model's name (given, or discovered from `/v1/models
 a `parent`). Adapters are loaded and unloaded through vLLM's `/v1/load_lora_adapter` and
 `/v1/unload_lora_adapter`, which `rsi serve` implements too.
 
+A contract's specialists are served at their exact revision (`attach_specialists`): each under the
+content-addressed name `<name>@<digest12>`, loaded at the endpoint unless it already lists that name.
+The endpoint reads the adapter folder itself, so it must share the filesystem (a cluster's) and allow
+runtime loading (vLLM: `VLLM_ALLOW_RUNTIME_LORA_UPDATING=True`). A specialist the endpoint cannot load is
+an error, never a silent fallback to whatever it serves under the bare name: an evaluation of a
+candidate against its parent would otherwise compare one adapter with itself. Loaded revisions stay
+loaded at close: other processes may be using the same content-addressed name.
+
 Retries are for transient failures only: connection errors, 429 and 5xx, a bounded number of times
 with exponential backoff and jitter. A 4xx is the caller's mistake and retrying cannot fix it. A read
 timeout is not retried either: the server may still be generating, and a retry would double the work.
@@ -13,7 +21,9 @@ timeout is not retried either: the server may still be generating, and a retry w
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -120,6 +130,28 @@ class OpenAIModel:
 
     def load_adapter(self, name: str, path: str) -> None:
         self._request("POST", "/v1/load_lora_adapter", json={"lora_name": name, "lora_path": str(path)})
+
+    def attach_specialists(self, adapters: Mapping[str, Path]) -> None:
+        """Serve each specialist (name -> adapter folder) at its exact revision; see the module docstring."""
+        from rsi.models.weights import adapter_digest
+
+        if not adapters:
+            return
+        listed = {m["id"] for m in self.list_models()}
+        for name, path in adapters.items():
+            served = f"{name}@{adapter_digest(Path(path))[:12]}"
+            if served not in listed:
+                try:
+                    self.load_adapter(served, str(Path(path).resolve()))
+                except HttpStatusError as error:
+                    # Another process may have loaded the same revision meanwhile (a name is loaded once).
+                    if served not in {m["id"] for m in self.list_models()}:
+                        raise ModelError(
+                            f"{self.base_url}: cannot serve specialist {name!r} from {path}: {error}",
+                            hint="the endpoint must allow runtime LoRA loading (vLLM: "
+                            "VLLM_ALLOW_RUNTIME_LORA_UPDATING=True; rsi serve does) and read that folder",
+                        ) from error
+            self.served_names[name] = served
 
     def unload_adapter(self, name: str) -> None:
         self._request("POST", "/v1/unload_lora_adapter", json={"lora_name": name})

@@ -58,6 +58,14 @@ class ScriptedServer:
                 self.end_headers()
                 self.wfile.write(body.encode())
 
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming): /v1/models
+                body = json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
             def log_message(self, *args: object) -> None:
                 pass
 
@@ -238,3 +246,52 @@ def test_bad_requests_get_openai_errors(served) -> None:
     assert no_messages.status_code == 400 and "messages" in no_messages.json()["error"]["message"]
     bad_path = httpx.post(f"{url}/v1/load_lora_adapter", json={"lora_name": "x", "lora_path": "/nonexistent"})
     assert bad_path.status_code == 400 and "adapter_config.json" in bad_path.json()["error"]["message"]
+
+
+def test_a_specialist_the_endpoint_cannot_load_is_an_error_not_a_fallback(scripted_server, tmp_path) -> None:
+    """An endpoint that refuses the load (here: no such route, 404) never gets asked for the bare name."""
+    from rsi.errors import ModelError
+
+    folder = tmp_path / "sft"
+    folder.mkdir()
+    (folder / "adapter_config.json").write_text("{}")
+    server = scripted_server([404])
+    model = OpenAIModel(server.url, retry=FAST)
+    with pytest.raises(ModelError) as caught:
+        model.attach_specialists({"sft": folder})
+    assert "cannot serve specialist 'sft'" in str(caught.value) and "HTTP 404" in str(caught.value)
+    assert "VLLM_ALLOW_RUNTIME_LORA_UPDATING" in (caught.value.hint or "")
+    assert server.bodies[0]["lora_name"].startswith("sft@") and server.bodies[0]["lora_path"] == str(folder.resolve())
+    assert model.served_names == {}
+    model.close()
+
+
+@pytest.mark.slow
+def test_contract_specialists_are_served_at_their_exact_revision(served, adapter_dirs, ask_fn) -> None:
+    """make_model on an openai contract loads its specialist at the endpoint under name@digest: the
+    answers are those of the same weights the server preloaded as 'alpha', not the base's."""
+    from rsi.models.factory import make_model
+    from rsi.models.weights import adapter_digest
+    from tests.models.test_factory import contract
+
+    url, _ = served
+    spec = contract(serving={"backend": "openai", "base_url": url},
+                    specialists=[{"name": "sft", "path": str(adapter_dirs["alpha"])}])
+    served_name = f"sft@{adapter_digest(adapter_dirs['alpha'])[:12]}"
+    model = make_model(spec)
+    try:
+        assert model.served_names == {"sft": served_name}
+        listed = {m["id"]: m for m in model.list_models()}
+        assert listed[served_name]["parent"] == "SmolLM2-135M-Instruct"
+        question = "What is 2+2?"
+        via_contract = model.generate(ask_fn(question, max_tokens=8, specialist="sft")).completions[0].text
+        alpha = model.generate(ask_fn(question, max_tokens=8, specialist="alpha")).completions[0].text
+        base = model.generate(ask_fn(question, max_tokens=8)).completions[0].text
+        assert via_contract == alpha != base
+    finally:
+        model.close()
+    again = make_model(spec)  # the revision is already listed: used as is
+    try:
+        assert again.served_names == {"sft": served_name}
+    finally:
+        again.close()
