@@ -24,23 +24,26 @@ def finished_run(mini_ws, cli):
 def test_run_json_status_coverage_and_report_agree(finished_run, cli) -> None:
     ws, outcome = finished_run
     run_id = outcome["run_id"]
-    assert outcome["status"] == "done" and outcome["attempts"] == 18
+    # The run ends at the budget (18 attempts) or earlier at full coverage; which one depends on the
+    # scheduler and the no-op agent's draws. Every view below must agree with what it did.
+    n = outcome["attempts"]
+    assert outcome["status"] == "done" and 0 < n <= 18 and (n == 18 or outcome["covered"] == 9)
 
     status = cli("status", "--json", cwd=ws.root)
     assert status.returncode == 0, status.stderr
     s = json.loads(status.stdout)
     assert s["run_id"] == run_id  # latest run by default
-    assert (s["attempts"], s["passes"], s["covered"], s["tasks"]) == (18, outcome["passes"], outcome["covered"], 9)
-    assert s["budget"]["attempts"] == 18 and s["budget_used"] == 1.0
-    assert len(s["curve"]) == 18 and s["curve"][-1] == outcome["covered"]
+    assert (s["attempts"], s["passes"], s["covered"], s["tasks"]) == (n, outcome["passes"], outcome["covered"], 9)
+    assert s["budget"]["attempts"] == 18 and s["budget_used"] == pytest.approx(n / 18)
+    assert len(s["curve"]) == n and s["curve"][-1] == outcome["covered"]
     assert s["curve"] == sorted(s["curve"])  # cumulative coverage never decreases
 
     cov = cli("coverage", run_id, "--json", cwd=ws.root)
     assert cov.returncode == 0, cov.stderr
     c = json.loads(cov.stdout)
-    assert sum(t["attempts"] for t in c["tasks_detail"]) == 18
+    assert sum(t["attempts"] for t in c["tasks_detail"]) == n
     assert sum(1 for t in c["tasks_detail"] if t["passes"]) == outcome["covered"]
-    assert sum(k["attempts"] for k in c["configurations"]) == 18
+    assert sum(k["attempts"] for k in c["configurations"]) == n
     png = ws.run_dir(run_id) / "coverage.png"
     assert c["png"] == str(png) and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
