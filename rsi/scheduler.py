@@ -43,6 +43,9 @@ Per task, a configuration not known able at the task's tags may lead the least-t
 configuration on that task by at most `max_lead` tries: when tags carry no information, the model
 alone keeps choosing whichever configuration got lucky once (measured worse than round-robin).
 
+Under a time or token budget, estimates are divided by each configuration's measured cost per
+attempt (`ConfigOption.cost`): the highest pass probability per second (or token) wins.
+
 Each open task votes for the configuration with its highest estimate; the job goes to the
 configuration with the largest summed estimate over its voters (up to `job_size` tasks), holding
 at most `probe_limit` tasks per cell not yet known able (one attempt mostly tells whether a
@@ -75,6 +78,9 @@ class ConfigOption:
     # Tries per task after which another try is pointless: 1 for a greedy configuration, whose
     # retry is (nearly) the same attempt again. None = no limit (sampled configurations).
     max_tries_per_task: int | None = None
+    # What one attempt costs in the budget that binds (seconds under a time budget, tokens under a
+    # token budget), measured so far; None = unknown, or attempts are the only currency.
+    cost: float | None = None
 
 
 @dataclass(frozen=True)
@@ -205,6 +211,24 @@ def _without_exhausted(
     return kept
 
 
+def _per_unit_cost(
+    configs: Sequence[ConfigOption], draws: dict[str, dict[str, float]]
+) -> dict[str, dict[str, float]]:
+    """Pass probability per unit of cost, when configurations' costs are known.
+
+    Using the configuration with the highest p / cost is what minimises the expected cost until a
+    task first passes, so under a time or token budget a configuration twice as slow must be twice
+    as likely to pass to be chosen. A configuration not measured yet costs the median of those that
+    were; with no cost known (an attempts budget) the estimates are left as they are.
+    """
+    known = sorted(c.cost for c in configs if c.cost is not None and c.cost > 0)
+    if not known:
+        return draws
+    median = known[len(known) // 2]
+    cost = {c.config_hash: c.cost if c.cost is not None and c.cost > 0 else median for c in configs}
+    return {key: {c: q / cost[c] for c, q in row.items()} for key, row in draws.items()}
+
+
 def _rng(request: ScheduleRequest, name: str) -> random.Random:
     # str seeds are hashed with SHA-512 by `random`: stable across processes and platforms.
     return random.Random(f"{name}:{request.seed}:{request.job_index}:{len(request.history)}")
@@ -268,6 +292,7 @@ class ThompsonScheduler:
         draws = _without_exhausted(request, evidence, draws)
         if not draws:
             return None  # every open task has been tried by every configuration that could still differ
+        draws = _per_unit_cost(request.configs, draws)
 
         def probe_of(task_key: str, c: str) -> tuple[str, str] | None:
             """The cell a (task, config) pair would probe, or None when c is known able there."""

@@ -65,6 +65,29 @@ class _Counters:
     covered: set[str] = field(default_factory=set)
     history: list[tuple[str, str, bool]] = field(default_factory=list)  # the scheduler's input
     quarantined: set[str] = field(default_factory=set)  # tasks with an attempt out of error retries
+    # Per configuration: counted attempts, their wall seconds and tokens (what an attempt costs).
+    spent: dict[str, list[float]] = field(default_factory=dict)
+
+    def count(self, config_hash: str, task_key: str, passed: bool, wall_s: float, tokens: int) -> None:
+        """One counted attempt (passed, failed or timeout) into every total."""
+        self.history.append((config_hash, task_key, passed))
+        self.attempts += 1
+        self.tokens += tokens
+        n_wall_tokens = self.spent.setdefault(config_hash, [0, 0.0, 0])
+        n_wall_tokens[0] += 1
+        n_wall_tokens[1] += wall_s
+        n_wall_tokens[2] += tokens
+        if passed:
+            self.passes += 1
+            self.covered.add(task_key)
+
+
+def attempt_costs(spent: dict[str, list[float]], unit: str | None) -> dict[str, float]:
+    """Mean cost of one attempt per configuration, in `unit` ("wall_s" or "tokens"); {} for None."""
+    column = {"wall_s": 1, "tokens": 2}.get(unit or "")
+    if column is None:
+        return {}
+    return {config: row[column] / row[0] for config, row in spent.items() if row[0] and row[column] > 0}
 
 
 _crash_counts: dict[str, int] = {}
@@ -238,12 +261,7 @@ class Orchestrator:
         c = _Counters()
         for row in self.store.list_attempts(self.run_id):
             if row.counted:
-                c.history.append((row.configuration_hash, row.task_key, row.passed))
-                c.attempts += 1
-                c.tokens += row.tokens
-                if row.passed:
-                    c.passes += 1
-                    c.covered.add(row.task_key)
+                c.count(row.configuration_hash, row.task_key, row.passed, row.wall_s, row.tokens)
             else:
                 c.errors += 1
             c.errors += row.error_retries
@@ -390,10 +408,18 @@ class Orchestrator:
 
         r = self.resolved
         scheduler = make_scheduler(r.scheduler)
-        configs = [
-            ConfigOption(c.config_hash, c.name, max_tries_per_task=1 if c.spec.harness.sampling.temperature == 0 else None)
-            for c in self.configs
-        ]
+        # The currency the scheduler weighs configurations in: the budget that can run out first
+        # besides attempts (time, else tokens); with attempts only, every attempt costs the same.
+        unit = "wall_s" if r.budget_minutes is not None else "tokens" if r.budget_tokens is not None else None
+
+        def options_now() -> list[ConfigOption]:
+            costs = attempt_costs(self.counters.spent, unit)
+            return [
+                ConfigOption(c.config_hash, c.name, cost=costs.get(c.config_hash),
+                             max_tries_per_task=1 if c.spec.harness.sampling.temperature == 0 else None)
+                for c in self.configs
+            ]
+
         all_options = [TaskOption(t.key, t.spec.split, tuple(t.spec.tags)) for t in self.tasks]
         while True:
             # A task whose attempt ran out of error retries is not proposed again in this run: the
@@ -406,7 +432,7 @@ class Orchestrator:
             job_index = self._next_job_index
             c = self.counters
             request = ScheduleRequest(
-                configs=configs, tasks=options, history=list(c.history), budget=budget, seed=r.seed,
+                configs=options_now(), tasks=options, history=list(c.history), budget=budget, seed=r.seed,
                 job_index=job_index, job_size=r.job_size, attempts_per_task=r.attempts_per_task,
                 split=None if r.split == "all" else r.split,
                 tokens_per_attempt=(c.tokens / c.attempts) if c.attempts and c.tokens else None,
@@ -572,12 +598,7 @@ class Orchestrator:
             passed = result.verdict is Verdict.PASSED
             if not outcome.ignored:
                 if result.verdict.counts_as_attempt:
-                    c.history.append((config_hash, spec.task_key, passed))
-                    c.attempts += 1
-                    c.tokens += result.tokens
-                    if passed:
-                        c.passes += 1
-                        c.covered.add(spec.task_key)
+                    c.count(config_hash, spec.task_key, passed, result.wall_s, result.tokens)
                 else:
                     c.errors += 1
             p = self.progress

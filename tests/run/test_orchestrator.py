@@ -169,3 +169,52 @@ def test_difficulty_and_limit_select_the_slice(mini_ws) -> None:
     rows, _, run = attempts_of(mini_ws, outcome.run_id)
     assert run.args["tasks"] == trivial[:3]
     assert {r.task_key for r in rows} <= set(trivial[:3]) and outcome.tasks == 3
+
+
+class _PricedAttempt(NoopAttempt):
+    """The no-op agent, but the 'baseline' configuration spends 20x the tokens of 'short'."""
+
+    def __call__(self, spec: AttemptSpec) -> AttemptResult:
+        result = super().__call__(spec)
+        return result.model_copy(update={"tokens": 400 if spec.config.name == "baseline" else 20})
+
+
+@pytest.mark.parametrize(("budget", "unit"), [({"budget_tokens": 100_000}, "tokens"), ({}, None)])
+def test_the_scheduler_is_told_what_an_attempt_of_each_configuration_costs(mini_ws, monkeypatch, budget, unit):
+    """Under a token budget every proposal request carries each measured configuration's mean tokens
+    per attempt (the scheduler then weighs passes per token); with attempts only, no costs."""
+    import rsi.scheduler as scheduling
+
+    requests = []
+
+    class Recording(scheduling.ThompsonScheduler):
+        def propose(self, request):
+            requests.append(request)
+            return super().propose(request)
+
+    monkeypatch.setitem(scheduling.SCHEDULERS, "thompson", Recording)
+    outcome = run_portfolio(
+        RunSpec(portfolio="mini", budget_attempts=24, limit_tasks=12, job_size=4, report=False, **budget),
+        mini_ws, attempt_fn=_PricedAttempt(pass_rate=0.3),
+    )
+    assert outcome.attempts == 24 or outcome.covered == 12
+    names = {c.config_hash: c.name for c in requests[0].configs}
+    assert all(c.cost is None for c in requests[0].configs)  # nothing measured before the first job
+    measured = {names[config_hash] for config_hash, _, _ in requests[-1].history}
+    assert measured  # the last request came after some attempts
+    price = {"baseline": 400.0, "short": 20.0}
+    expected = {name: price[name] if unit and name in measured else None for name in names.values()}
+    assert {names[c.config_hash]: c.cost for c in requests[-1].configs} == expected
+
+
+def test_attempt_costs_are_per_configuration_means_in_the_binding_unit() -> None:
+    from rsi.run.orchestrator import _Counters, attempt_costs
+
+    counters = _Counters()
+    counters.count("a", "t1", True, wall_s=2.0, tokens=100)
+    counters.count("a", "t2", False, wall_s=4.0, tokens=300)
+    counters.count("b", "t1", False, wall_s=1.0, tokens=0)
+    assert (counters.attempts, counters.passes, counters.tokens, counters.covered) == (3, 1, 400, {"t1"})
+    assert attempt_costs(counters.spent, "wall_s") == {"a": 3.0, "b": 1.0}
+    assert attempt_costs(counters.spent, "tokens") == {"a": 200.0}  # b spent no tokens: unknown, not free
+    assert attempt_costs(counters.spent, None) == {}

@@ -182,3 +182,21 @@ def test_a_tag_nobody_can_do_yet_goes_to_the_configuration_with_no_known_strengt
     # The same evidence without the "able at some tag" prior cannot tell c from a and b.
     blind = ThompsonScheduler(assume_useful=False).propose(request)
     assert blind is not None and blind.config_hash == "a"
+
+
+def test_with_costs_known_the_most_passes_per_unit_of_cost_wins() -> None:
+    """slow passes 3 of 4 x tasks, fast 2 of 4: slow is likelier to pass, but at 60 s an attempt
+    against 5 s, fast gives more passes per second of a time budget."""
+    tasks = [TaskOption(f"s/x{i}", "train", ("x",)) for i in range(12)]
+    history = [AttemptFact("slow", f"s/x{i}", i < 3) for i in range(4)]
+    history += [AttemptFact("fast", f"s/x{i}", i < 6) for i in range(4, 8)]
+
+    def pick(slow_cost, fast_cost):
+        configs = [ConfigOption("slow", cost=slow_cost), ConfigOption("fast", cost=fast_cost)]
+        proposal = make_scheduler("thompson").propose(ScheduleRequest(configs=configs, tasks=tasks, history=history))
+        assert proposal is not None
+        return proposal.config_hash
+
+    assert pick(None, None) == "slow"  # attempts are the only currency
+    assert pick(60.0, 5.0) == "fast"
+    assert pick(60.0, None) == "slow"  # an unmeasured configuration costs the median of the measured ones
