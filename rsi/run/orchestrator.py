@@ -65,29 +65,37 @@ class _Counters:
     covered: set[str] = field(default_factory=set)
     history: list[tuple[str, str, bool]] = field(default_factory=list)  # the scheduler's input
     quarantined: set[str] = field(default_factory=set)  # tasks with an attempt out of error retries
-    # Per configuration: counted attempts, their wall seconds and tokens (what an attempt costs).
-    spent: dict[str, list[float]] = field(default_factory=dict)
+    spent: dict[str, _Spent] = field(default_factory=dict)  # per configuration: what its attempts cost
 
     def count(self, config_hash: str, task_key: str, passed: bool, wall_s: float, tokens: int) -> None:
         """One counted attempt (passed, failed or timeout) into every total."""
         self.history.append((config_hash, task_key, passed))
         self.attempts += 1
         self.tokens += tokens
-        n_wall_tokens = self.spent.setdefault(config_hash, [0, 0.0, 0])
-        n_wall_tokens[0] += 1
-        n_wall_tokens[1] += wall_s
-        n_wall_tokens[2] += tokens
+        spent = self.spent.setdefault(config_hash, _Spent())
+        spent.attempts += 1
+        spent.wall_s += wall_s
+        spent.tokens += tokens
         if passed:
             self.passes += 1
             self.covered.add(task_key)
 
 
-def attempt_costs(spent: dict[str, list[float]], unit: str | None) -> dict[str, float]:
-    """Mean cost of one attempt per configuration, in `unit` ("wall_s" or "tokens"); {} for None."""
-    column = {"wall_s": 1, "tokens": 2}.get(unit or "")
-    if column is None:
+@dataclass
+class _Spent:
+    """One configuration's counted attempts and what they cost."""
+
+    attempts: int = 0
+    wall_s: float = 0.0
+    tokens: int = 0
+
+
+def attempt_costs(spent: dict[str, _Spent], unit: str | None) -> dict[str, float]:
+    """Mean cost of one attempt per configuration, in `unit` ("wall_s" or "tokens"); {} for None.
+    A configuration that spent nothing in that unit is left out (unknown, not free)."""
+    if unit not in ("wall_s", "tokens"):
         return {}
-    return {config: row[column] / row[0] for config, row in spent.items() if row[0] and row[column] > 0}
+    return {config: getattr(s, unit) / s.attempts for config, s in spent.items() if s.attempts and getattr(s, unit) > 0}
 
 
 _crash_counts: dict[str, int] = {}
