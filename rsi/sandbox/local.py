@@ -224,7 +224,8 @@ class LocalProcess:
         self.stdin: IO[bytes] = popen.stdin
         self.stdout: IO[bytes] = popen.stdout
         self._stderr = CappedReader(popen.stderr)
-        self._killed = False
+        self._ended = False
+        self._closed = False
         self.timed_out = False
         self._lock = threading.Lock()
         self._timer = threading.Timer(wall_s, self._on_timeout)
@@ -238,7 +239,10 @@ class LocalProcess:
     def _on_timeout(self) -> None:
         if self._popen.poll() is None:
             self.timed_out = True
-        self.kill()
+        # Kill only: the owner may be reading stdout right now (select + os.read on its descriptor).
+        # Closing the pipe under it would fail that read with EBADF, or worse, let the descriptor
+        # number be reused by another thread's file. The kill gives the reader end-of-stream instead.
+        self._end()
 
     def poll(self) -> int | None:
         return self._popen.poll()
@@ -249,17 +253,26 @@ class LocalProcess:
         except subprocess.TimeoutExpired:
             return None
 
-    def kill(self) -> None:
-        """Kill the whole tree and reap it. Idempotent."""
+    def _end(self) -> None:
+        """Kill the whole tree and reap it (once)."""
         with self._lock:
-            if self._killed:
+            if self._ended:
                 return
-            self._killed = True
+            self._ended = True
         self._timer.cancel()
         reaped = self._popen.returncode is not None
         kill_tree(None if reaped else self._popen.pid, self._popen.pid, self._pipes if self._sweep_pipes else None)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(timeout=10)
+
+    def kill(self) -> None:
+        """Kill the whole tree, reap it and close our ends of its pipes. Idempotent. The owner of
+        the process calls it (the wall-clock timer only kills, see `_on_timeout`)."""
+        self._end()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
         for stream in (self.stdin, self.stdout):
             with contextlib.suppress(OSError, ValueError):
                 stream.close()

@@ -122,6 +122,23 @@ def test_wall_clock_limit_stops_started_process(backend, workdir: Path):
         proc.kill()
 
 
+def test_the_wall_clock_kill_ends_a_read_in_progress_with_end_of_stream(backend, workdir: Path):
+    """The owner waits on stdout with select + os.read (as the cases verifier does) while the wall
+    clock fires: it must see end of stream, never a descriptor closed under it (EBADF, or a number
+    another thread's file could reuse)."""
+    import select
+
+    proc = backend.start(py(backend, "import time; time.sleep(600)"), workdir, Limits(wall_s=1.0))
+    try:
+        fd = proc.stdout.fileno()
+        ready, _, _ = select.select([fd], [], [], 15)
+        assert ready, "no end of stream after the wall-clock kill"
+        assert os.read(fd, 100) == b""
+        assert proc.timed_out
+    finally:
+        proc.kill()
+
+
 def test_empty_command_and_missing_workdir_are_sandbox_errors(backend, open_tmp: Path):
     with pytest.raises(SandboxError):
         backend.run([], open_tmp, Limits())
