@@ -136,9 +136,9 @@ class SharedModelHandle:
         return result.model_copy(update={"specialist": request.specialist})
 
     def load_adapter(self, name: str, path: str) -> None:
-        from rsi.models.weights import adapter_digest
+        from rsi.models.weights import served_adapter_name
 
-        served = f"{name}@{adapter_digest(Path(path))[:12]}"
+        served = served_adapter_name(name, Path(path))
         with _registry_lock:
             if served not in self._entry.adapter_users:
                 self._entry.model.load_adapter(served, str(path))

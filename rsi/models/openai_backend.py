@@ -133,13 +133,13 @@ class OpenAIModel:
 
     def attach_specialists(self, adapters: Mapping[str, Path]) -> None:
         """Serve each specialist (name -> adapter folder) at its exact revision; see the module docstring."""
-        from rsi.models.weights import adapter_digest
+        from rsi.models.weights import served_adapter_name
 
         if not adapters:
             return
         listed = {m["id"] for m in self.list_models()}
         for name, path in adapters.items():
-            served = f"{name}@{adapter_digest(Path(path))[:12]}"
+            served = served_adapter_name(name, Path(path))
             if served not in listed:
                 try:
                     self.load_adapter(served, str(Path(path).resolve()))

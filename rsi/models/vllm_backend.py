@@ -196,9 +196,9 @@ class VllmModel:
 
     def load_adapter(self, name: str, path: str) -> None:
         """Serve a new revision of `name` under a fresh versioned name, then retire the old one."""
-        from rsi.models.weights import adapter_digest
+        from rsi.models.weights import served_adapter_name
 
-        served = f"{name}@{adapter_digest(Path(path))[:12]}"
+        served = served_adapter_name(name, Path(path))
         current = self.served_names.get(name)
         if current == served:
             return  # this exact revision is already what `name` means

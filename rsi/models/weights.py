@@ -201,3 +201,12 @@ def adapter_digest(folder: Path) -> str:
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
         digest.update(sha256_file(path).encode())
     return digest.hexdigest()
+
+
+def served_adapter_name(name: str, folder: Path) -> str:
+    """The name a server serves this revision of specialist `name` under: `name@<digest12>`.
+
+    Content-addressed, so two revisions of one specialist never share a served name, and every
+    backend (embedded handles, an owned vLLM, an OpenAI-compatible endpoint) agrees on it.
+    """
+    return f"{name}@{adapter_digest(Path(folder))[:12]}"
