@@ -84,6 +84,10 @@ class RichDisplay:
 
         self.console = console or Console(stderr=True)
         self._progress: RunProgress | None = None
+        # The clock ticks between snapshots: elapsed time is the snapshot's plus the time since it came
+        # (a model load or a long attempt would otherwise freeze it, and 0m00s looks like a hang).
+        self._started = time.monotonic()
+        self._received = self._started
         self._lock = threading.Lock()
         self._live = Live(self._render(), console=self.console, refresh_per_second=refresh_per_second,
                           transient=False, get_renderable=self._render)
@@ -95,8 +99,9 @@ class RichDisplay:
 
         table = Table.grid(padding=(0, 2))
         p = self._progress
+        since = time.monotonic() - self._received
         if p is None:
-            table.add_row("[dim]starting...[/]")
+            table.add_row(f"[dim]starting (planning, loading the model)...  {format_duration(since)}[/]")
             return table
         covered = f"{p.covered}/{p.tasks}" + (f" ({p.covered / p.tasks:.0%})" if p.tasks else "")
         job = (f"#{p.job_index} {p.job_config}  {p.job_done}/{p.job_planned}  pass {p.job_pass_rate:.0%}"
@@ -105,12 +110,14 @@ class RichDisplay:
         table.add_row("[bold]jobs done[/]", str(p.jobs_done), "[bold]job[/]", job)
         table.add_row("[bold]attempts[/]", f"{p.attempts}/{p.budget_attempts}", "[bold]coverage[/]", covered)
         table.add_row("[bold]errors[/]", str(p.errors), "[bold]tokens/s[/]", f"{p.tokens_per_s:.1f}")
-        table.add_row("[bold]elapsed[/]", format_duration(p.elapsed_s), "[bold]eta[/]", format_duration(p.eta_s))
+        table.add_row("[bold]elapsed[/]", format_duration(p.elapsed_s + since),
+                      "[bold]eta[/]", format_duration(None if p.eta_s is None else max(0.0, p.eta_s - since)))
         return table
 
     def update(self, progress: RunProgress, event: RunEvent | None = None) -> None:
         with self._lock:
             self._progress = progress
+            self._received = time.monotonic()
             if event is not None and event.kind != "attempt":
                 self._live.console.print(f"[dim]{event.kind}[/] {event.message}", highlight=False)
             now = time.monotonic()
