@@ -32,7 +32,8 @@ from rsi.errors import RsiError
 app = typer.Typer(
     name="rsi",
     help="Recursive self-improvement of LLM agents: contracts, portfolios, runs, promotion, generations.",
-    rich_markup_mode="rich",
+    # Markdown, not rich markup: help texts quote TOML tables like [training], which rich would swallow.
+    rich_markup_mode="markdown",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

@@ -41,3 +41,36 @@ def test_a_bad_flag_value_is_a_usage_error(cli) -> None:
     bad = cli("run", "--budget-attempts", "abc")
     assert bad.returncode == 2
     assert "--budget-attempts" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def _commands(group, path=()):
+    """Every leaf command of the click tree under `group`, with its path of names."""
+    import click
+
+    for name, command in getattr(group, "commands", {}).items():
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*path, name))
+        else:
+            yield (*path, name), command
+
+
+def test_help_texts_keep_every_bracketed_word() -> None:
+    """Help quotes TOML tables ([training], [evaluation.gate]); the renderer must not eat them as markup."""
+    import re
+
+    import typer.main
+    from typer.testing import CliRunner
+
+    from rsi.cli.app import app
+
+    root = typer.main.get_command(app)
+    checked: list[tuple[str, ...]] = []
+    for path, command in _commands(root):
+        words = {w for p in command.params for w in re.findall(r"\[[a-z_.]+\]", getattr(p, "help", None) or "")}
+        if not words:
+            continue
+        out = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "240"}).output
+        for word in words:
+            assert word in out, f"rsi {' '.join(path)} --help lost {word}"
+        checked.append(path)
+    assert ("train",) in checked  # its options quote [training]
