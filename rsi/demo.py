@@ -6,12 +6,16 @@ the machine, validate the shipped contract and portfolio, then a real `rsi run` 
 portfolio on tasks/pyfuncs with the embedded SmolLM2 model, bounded to about ten minutes on two
 cores, and finally the coverage tables and the HTML report.
 
-The run targets the trivial and easy train tasks (the 135M model solves some of those and almost
-none of the rest), so ten minutes show coverage growing rather than a flat line.
+The run searches the text-substrate configurations of the default portfolio (`default:text-*`:
+one completion per attempt, a few seconds each on a CPU); the REPL configurations stay in the shipped
+portfolio, but with this 135M model on a CPU they cost about a minute an attempt and rarely help, so
+one of them would eat the demo. The slice is the trivial and easy train tasks, where the model
+solves some and not most. The demo ends with what a portfolio is for: the tasks its configurations
+reached together (union coverage) against what each configuration reached alone, with pass rates.
 
 Environment knobs (for slower or faster machines): RSI_DEMO_MINUTES (run budget, default 7),
-RSI_DEMO_ATTEMPTS (default 48), RSI_DEMO_TASKS (slice size, default 16), RSI_DEMO_WORKSPACE
-(default runs/demo-workspace).
+RSI_DEMO_ATTEMPTS (default 96), RSI_DEMO_TASKS (slice size, default 24), RSI_DEMO_PORTFOLIO
+(default `default:text-*`), RSI_DEMO_WORKSPACE (default runs/demo-workspace).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -41,28 +46,55 @@ def _step(title: str, *args: str, capture: bool = False) -> subprocess.Completed
     return done
 
 
+def portfolio_effect(coverage: dict[str, Any]) -> list[str]:
+    """The demo's closing lines, from `rsi coverage RUN --json`: union coverage against each
+    configuration's own coverage and pass rate, and how many tasks the best single one missed.
+
+    A configuration is not sent to a task another one has already covered, so its own count is over
+    the tasks it was given; the union is what the portfolio reached in the same budget."""
+    configs = [c for c in coverage["configurations"] if c["attempts"] or c["errors"]]
+    union, total = coverage["covered"], coverage["tasks"]
+    lines = [f"portfolio effect: union coverage {union}/{total} tasks"]
+    width = max((len(c["name"]) for c in configs), default=13)
+    for c in sorted(configs, key=lambda c: (-c["tasks_solved"], c["name"])):
+        lines.append(f"  {c['name']:<{width}}  alone {c['tasks_solved']:>3}/{total}   pass rate "
+                     f"{c['pass_rate']:>6.1%} ({c['passes']}/{c['attempts']} attempts)   only it: {c['unique_solves']}")
+    if configs:
+        best = max(configs, key=lambda c: (c["tasks_solved"], c["pass_rate"]))
+        beyond = union - best["tasks_solved"]
+        verdict = (f"the portfolio reached {beyond} task(s) beyond its best single configuration ({best['name']})"
+                   if beyond > 0 else f"no task beyond its best single configuration ({best['name']}) this time")
+        lines.append(f"  union {union} vs best single {best['tasks_solved']}: {verdict}")
+    return lines
+
+
 def main() -> None:
     workspace = Path(os.environ.get("RSI_DEMO_WORKSPACE", REPO / "runs" / "demo-workspace"))
     minutes = os.environ.get("RSI_DEMO_MINUTES", "7")
-    attempts = os.environ.get("RSI_DEMO_ATTEMPTS", "48")
-    tasks = os.environ.get("RSI_DEMO_TASKS", "16")
+    attempts = os.environ.get("RSI_DEMO_ATTEMPTS", "96")
+    tasks = os.environ.get("RSI_DEMO_TASKS", "24")
+    portfolio = os.environ.get("RSI_DEMO_PORTFOLIO", "default:text-*")
     if not (workspace / "hcp").is_dir():
         _step("create a workspace (its own git repository)", "init", str(workspace))
     ws = ["--workspace", str(workspace)]
     _step("what this machine can do", *ws, "doctor")
     _step("validate the shipped contract", *ws, "hcp", "validate", str(workspace / "hcp" / "default.toml"))
-    _step("the default portfolio", *ws, "portfolio", "show", "default")
+    _step("the configurations this demo searches", *ws, "portfolio", "show", portfolio)
     _step(
-        "run the default portfolio on tasks/pyfuncs with the embedded model",
-        *ws, "run", "--portfolio", "default", "--suite", "pyfuncs", "--split", "train",
+        "run them on tasks/pyfuncs with the embedded model",
+        *ws, "run", "--portfolio", portfolio, "--suite", "pyfuncs", "--split", "train",
         "--difficulty", "trivial,easy", "--limit-tasks", tasks, "--job-size", "4", "--workers", "4",
         "--budget-minutes", minutes, "--budget-attempts", attempts,
     )
     status = _step("where the run stands", *ws, "status", "--json", capture=True)
     run_id = json.loads(status.stdout)["run_id"]
     _step("coverage of the run", *ws, "coverage", run_id)
+    coverage = _step("coverage, for the comparison below", *ws, "coverage", run_id, "--json", capture=True)
     report = _step("the HTML report", *ws, "report", run_id, "--json", capture=True)
-    print(f"\nreport: {json.loads(report.stdout)['report']}")
+    print()
+    for line in portfolio_effect(json.loads(coverage.stdout)):
+        print(line)
+    print(f"report: {json.loads(report.stdout)['report']}")
 
 
 if __name__ == "__main__":

@@ -167,8 +167,33 @@ def _resolve_base(workspace: Workspace, source: TomlSource, spec: PortfolioSpec,
         ) from None
 
 
+def split_selection(name_or_path: str | Path) -> tuple[str | Path, list[str]]:
+    """`default:text-*,repl-greedy` -> ("default", ["text-*", "repl-greedy"]): a portfolio ref may
+    select some of its configurations by name (shell-style globs). A path that exists as given is
+    never split, so a file name with a colon still works."""
+    text = str(name_or_path)
+    if ":" not in text or Path(text).expanduser().is_file():
+        return name_or_path, []
+    ref, _, selection = text.rpartition(":")
+    return ref, [pattern.strip() for pattern in selection.split(",") if pattern.strip()]
+
+
+def _select(configurations: list[Configuration], patterns: list[str], ref: str) -> list[Configuration]:
+    """The configurations some pattern matches, in file order; a pattern matching none is an error."""
+    from fnmatch import fnmatchcase
+
+    names = [c.name for c in configurations]
+    unmatched = [p for p in patterns if not any(fnmatchcase(name, p) for name in names)]
+    if unmatched:
+        raise UserInputError(f"{ref}: no configuration matches {', '.join(map(repr, unmatched))}",
+                             hint=f"its configurations: {', '.join(names)}")
+    return [c for c in configurations if any(fnmatchcase(c.name, p) for p in patterns)]
+
+
 def resolve_portfolio(workspace: Workspace, name_or_path: str | Path) -> PortfolioOutcome:
-    """Load, expand and validate a portfolio; raises ContractError holding every problem."""
+    """Load, expand and validate a portfolio (the whole file, even when the ref selects some of its
+    configurations: see `split_selection`); raises ContractError holding every problem."""
+    name_or_path, patterns = split_selection(name_or_path)
     path = portfolio_path(workspace, name_or_path)
     if not path.is_file():
         raise ContractError([Problem(path, None, "", "no such portfolio file")])
@@ -237,6 +262,8 @@ def resolve_portfolio(workspace: Workspace, name_or_path: str | Path) -> Portfol
         configurations.append(configuration)
     if problems:
         raise ContractError(sorted(problems, key=lambda p: p.line or 0), hint="see docs/hcp.md (Portfolios)")
+    if patterns:
+        configurations = _select(configurations, patterns, str(name_or_path))
     return PortfolioOutcome(
         name=spec.portfolio.name,
         path=path,
