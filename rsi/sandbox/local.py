@@ -44,10 +44,9 @@ from rsi.sandbox._process import (
     CappedReader,
     feed_stdin,
     give_to_sandbox_user,
-    kill_tree,
     reachable_by_others,
-    wait_unreaped,
 )
+from rsi.sandbox._reap import AttemptTree
 from rsi.sandbox.base import ExecResult, Isolation, Limits
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -216,11 +215,11 @@ def probe_bwrap() -> tuple[bool, str]:
 class LocalProcess:
     """A long-lived sandboxed process: stdin/stdout pipes, stderr drained into a capped buffer."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], wall_s: float, sweep_pipes: bool) -> None:
+    def __init__(self, tree: AttemptTree, wall_s: float) -> None:
+        popen = tree.popen
         self._popen = popen
+        self._tree = tree
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
-        self._pipes = {os.fstat(s.fileno()).st_ino for s in (popen.stdin, popen.stdout, popen.stderr)}
-        self._sweep_pipes = sweep_pipes
         self.stdin: IO[bytes] = popen.stdin
         self.stdout: IO[bytes] = popen.stdout
         self._stderr = CappedReader(popen.stderr)
@@ -237,7 +236,7 @@ class LocalProcess:
         return self._popen.pid
 
     def _on_timeout(self) -> None:
-        if self._popen.poll() is None:
+        if not self._tree.exited(0):
             self.timed_out = True
         # Kill only: the owner may be reading stdout right now (select + os.read on its descriptor).
         # Closing the pipe under it would fail that read with EBADF, or worse, let the descriptor
@@ -245,13 +244,10 @@ class LocalProcess:
         self._end()
 
     def poll(self) -> int | None:
-        return self._popen.poll()
+        return self._tree.poll()
 
     def wait(self, timeout_s: float | None = None) -> int | None:
-        try:
-            return self._popen.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            return None
+        return self._tree.reap(timeout_s)
 
     def _end(self) -> None:
         """Kill the whole tree and reap it (once)."""
@@ -260,10 +256,9 @@ class LocalProcess:
                 return
             self._ended = True
         self._timer.cancel()
-        reaped = self._popen.returncode is not None
-        kill_tree(None if reaped else self._popen.pid, self._popen.pid, self._pipes if self._sweep_pipes else None)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._popen.wait(timeout=10)
+        self._tree.kill()
+        self._tree.reap(10)
+        self._tree.close()
 
     def kill(self) -> None:
         """Kill the whole tree, reap it and close our ends of its pipes. Idempotent. The owner of
@@ -360,7 +355,9 @@ class LocalSandbox:
         )
 
     # -- launching --------------------------------------------------------------------------------
-    def _popen(self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None, stdin_pipe: bool):
+    def _launch(
+        self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None, stdin_pipe: bool
+    ) -> AttemptTree:
         if not argv:
             raise SandboxError("empty command")
         workdir = Path(workdir).resolve()
@@ -415,12 +412,15 @@ class LocalSandbox:
         finally:
             for fd in pass_fds:
                 os.close(fd)
+        # Membership by uid is exact only for a fresh per-run uid that the attempt really runs as.
+        fresh_uid = self.as_root and self.uid == "per-run" and (self.use_bwrap or self.drop_privileges)
+        tree = AttemptTree(popen, uid if fresh_uid else None, namespace=self.use_bwrap)
         if status_read is not None:
-            self._await_bwrap_start(popen, status_read)
-        return popen
+            self._await_bwrap_start(tree, status_read)
+        return tree
 
     @staticmethod
-    def _await_bwrap_start(popen: subprocess.Popen[bytes], status_read: int) -> None:
+    def _await_bwrap_start(tree: AttemptTree, status_read: int) -> None:
         """bwrap reports `child-pid` once the sandbox is set up; no report means setup failed.
 
         The pipe is drained to EOF afterwards: bwrap writes the exit status there too, and a closed
@@ -434,11 +434,13 @@ class LocalSandbox:
         except ValueError:
             started = False
         if not started:
+            popen = tree.popen
             try:
                 _out, err = popen.communicate(timeout=5)
             except subprocess.TimeoutExpired:
-                kill_tree(popen.pid, popen.pid)
+                tree.kill()
                 err = b""
+            tree.close()
             raise SandboxError(f"bwrap failed to set up the sandbox: {err.decode(errors='replace').strip()[:300]}")
 
     def run(
@@ -450,23 +452,21 @@ class LocalSandbox:
         env: dict[str, str] | None = None,
     ) -> ExecResult:
         started = time.monotonic()
-        popen = self._popen(argv, workdir, limits, env, stdin_pipe=stdin is not None)
+        tree = self._launch(argv, workdir, limits, env, stdin_pipe=stdin is not None)
+        popen = tree.popen
         assert popen.stdout is not None and popen.stderr is not None
-        pipes = {os.fstat(popen.stdout.fileno()).st_ino, os.fstat(popen.stderr.fileno()).st_ino}
+        tree.pipe_inodes = {os.fstat(popen.stdout.fileno()).st_ino, os.fstat(popen.stderr.fileno()).st_ino}
         out = CappedReader(popen.stdout, self.output_limit_bytes)
         err = CappedReader(popen.stderr, self.output_limit_bytes)
         feed_stdin(popen.stdin, stdin)
-        timed_out = not wait_unreaped(popen.pid, limits.wall_s)
-        # Always sweep (before reaping, so the pid cannot be reused meanwhile): a finished main
-        # process may have left children behind. In bwrap they died with the PID namespace; in
-        # bare mode the /proc walk finds them, and the pipe scan is needed only if someone still
-        # holds the output pipes open.
-        if self.use_bwrap:
-            kill_tree(popen.pid, popen.pid, walk=False)
-        else:
-            drained = out.join(0.05) and err.join(0.01)
-            kill_tree(popen.pid, popen.pid, None if drained else pipes)
-        popen.wait()
+        timed_out = not tree.exited(limits.wall_s)
+        # Always sweep (before reaping, so the root's pid stays reserved meanwhile): a finished main
+        # process may have left children behind. The pipe scan (shared-uid bare mode only) is
+        # needed only if someone still holds the output pipes open.
+        drained = self.use_bwrap or (out.join(0.05) and err.join(0.01))
+        tree.kill(sweep_pipes=not drained)
+        tree.reap()
+        tree.close()
         out.join(2)
         err.join(2)
         return ExecResult(
@@ -484,5 +484,7 @@ class LocalSandbox:
         """Start a long-lived process. It is bound to the calling THREAD (bwrap --die-with-parent,
         PR_SET_PDEATHSIG): if that thread exits, the process is killed. Start it from a thread
         that outlives it (the attempt's own thread), never from a short-lived helper thread."""
-        popen = self._popen(argv, workdir, limits, env, stdin_pipe=True)
-        return LocalProcess(popen, limits.wall_s, sweep_pipes=not self.use_bwrap)
+        tree = self._launch(argv, workdir, limits, env, stdin_pipe=True)
+        streams = (tree.popen.stdin, tree.popen.stdout, tree.popen.stderr)
+        tree.pipe_inodes = {os.fstat(s.fileno()).st_ino for s in streams if s is not None}
+        return LocalProcess(tree, limits.wall_s)
