@@ -1,0 +1,133 @@
+"""Render a `LineageReport` as one offline HTML page: generations side by side, then each one's detail.
+
+The side-by-side table has one column per generation and one row per measure (coverage, lift and
+retention with their 95% intervals, revisions, adapters, datasets); fields the ledger gained after
+this was written appear in an "other recorded fields" row rather than being dropped. Below it, per
+generation: the contract diff it made, the adapter's lineage and the evaluation's outputs.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import UTC, datetime
+from html import escape
+from typing import Any
+
+from rsi.report.lineage import GenerationColumn, LineageReport
+from rsi.report.page import CSP, asset, table
+
+
+def _value(value: Any) -> str:
+    if value is None or value == "" or value == {} or value == []:
+        return "<span class='note'>-</span>"
+    if isinstance(value, dict | list):
+        return f"<code>{escape(json.dumps(value, sort_keys=True, default=str))}</code>"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return escape(str(value))
+
+
+def _fraction(part: Any, whole: Any) -> str:
+    if part is None or not whole:
+        return "<span class='note'>-</span>"
+    return f"{part}/{whole} ({part / whole:.1%})"
+
+
+def _interval(value: Any, ci: Any, signed: bool = False) -> str:
+    if value is None:
+        return "<span class='note'>-</span>"
+    text = f"{value:+.3f}" if signed else f"{value:.3f}"
+    if isinstance(ci, list | tuple) and len(ci) == 2:
+        text += f" <span class='note'>[{ci[0]:.3f}, {ci[1]:.3f}]</span>"
+    return f"<b>{text}</b>"
+
+
+def _measures(g: GenerationColumn) -> dict[str, str]:
+    r = g.row
+    kept = (f" <span class='note'>({g.retention_kept}/{g.retention_covered} covered tasks kept)</span>"
+            if g.retention_covered is not None else "")
+    adapter = r.get("adapter_id") or ""
+    return {
+        "status": _value(r.get("status")),
+        "created": _value(r.get("created")),
+        "contract revision": escape(f"{r.get('contract', '')} r{r.get('revision_start')} -> r{r.get('revision_end')}"),
+        "portfolio -> successor": escape(f"{r.get('portfolio') or '-'} -> {r.get('successor') or '-'}"),
+        "run": f"<code>{escape(r.get('run_id') or '-')}</code>",
+        "run coverage (train)": _fraction(r.get("covered"), r.get("tasks")),
+        "cumulative coverage": _fraction(r.get("cumulative_covered"), r.get("cumulative_tasks")),
+        "harness promotion": _value(r.get("harness")),
+        "dataset": (f"<code>{escape((r.get('dataset_sha256') or '')[:12])}</code> ({r.get('examples')} examples)"
+                    if r.get("dataset_sha256") else _value(None)),
+        "adapter": (f"<code>{escape(adapter[:12])}</code> {escape(r.get('adapter_state') or '')}" if adapter
+                    else _value(None)),
+        "adapter trained from": _value(r.get("adapter_parent")),
+        "candidate contract": _value(r.get("candidate_ref")),
+        "heldout lift (95% CI)": _interval(r.get("lift"), r.get("lift_ci95"), signed=True),
+        "retention (95% Wilson CI)": _interval(r.get("retention"), g.retention_ci95) + kept,
+        "steps": " ".join(f"<span class='step-{escape(str(s))}'>{escape(k)}:{escape(str(s))}</span>"
+                          for k, s in (r.get("steps") or {}).items()),
+        "other recorded fields": "<br>".join(f"{escape(k)}: {_value(v)}" for k, v in g.extra.items()) or _value(None),
+    }
+
+
+def _side_by_side(report: LineageReport) -> str:
+    columns = [_measures(g) for g in report.generations]
+    headers = ["", *[str(g.row.get("generation", "?")) for g in report.generations]]
+    names = list(columns[0]) if columns else []
+    rows = [[f"<b>{escape(name)}</b>", *[c[name] for c in columns]] for name in names]
+    return table(headers, rows, left=set(range(len(headers))), cls="lineage")
+
+
+def _diff(g: GenerationColumn) -> str:
+    d = g.diff
+    if d is None:
+        return "<p class='note'>no contract revisions recorded</p>"
+    if d.problem:
+        return f"<p class='warn'>{escape(d.a_ref)} -> {escape(d.b_ref)}: {escape(d.problem)}</p>"
+    if not d.changes:
+        return f"<p class='note'>{escape(d.a_ref)} -> {escape(d.b_ref)}: no change</p>"
+    rows = [[escape(c.section), f"<code>{escape(c.key)}</code>", escape(c.kind),
+             f"<pre>{escape(c.text_diff)}</pre>" if c.text_diff else _value(c.old),
+             "" if c.text_diff else _value(c.new)] for c in d.changes]
+    moved = ", ".join(d.clocks_moved) or "none"
+    return (f"<p>{escape(d.a_ref)} -> {escape(d.b_ref)} <span class='note'>(clocks moved: {escape(moved)})</span></p>"
+            + table(["section", "key", "change", "old", "new"], rows, left=set(range(5))))
+
+
+def _kv(data: dict[str, Any]) -> str:
+    if not data:
+        return "<p class='note'>-</p>"
+    return "<table class='kv'>" + "".join(f"<tr><th class='l'>{escape(str(k))}</th><td class='l'>{_value(v)}</td></tr>"
+                                          for k, v in data.items()) + "</table>"
+
+
+def _detail(g: GenerationColumn) -> str:
+    name = escape(str(g.row.get("generation", "?")))
+    lineage = dict(g.adapter.get("lineage") or {})
+    adapter = {k: lineage.get(k) for k in ("name", "base", "dataset", "source_runs", "parent_contract",
+                                           "hyperparameters", "metrics") if k in lineage}
+    return (f"<details id='gen-{name}' open><summary><h2>{name}</h2></summary>"
+            f"<h3>contract diff</h3>{_diff(g)}"
+            f"<h3>dataset</h3>{_kv(g.dataset)}"
+            f"<h3>adapter</h3>{_kv(adapter)}"
+            f"<h3>evaluation</h3>{_kv(g.evaluate)}</details>")
+
+
+def render_lineage_page(report: LineageReport, png: bytes | None = None) -> str:
+    """The lineage report's HTML text."""
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    if not report.generations:
+        body = "<p class='note'>no generations yet (run `rsi generation` or `rsi nightly`)</p>"
+    else:
+        chart = (f'<img class="chart" alt="coverage, lift and retention per generation" '
+                 f'src="data:image/png;base64,{base64.b64encode(png).decode()}">' if png else "")
+        body = (f"<h2>Generations side by side</h2>{_side_by_side(report)}{chart}"
+                + "".join(_detail(g) for g in report.generations))
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f"<title>rsi lineage</title><style>{asset('report.css')}</style></head><body>"
+        "<header><h1>rsi lineage</h1></header>"
+        f"<main>{body}</main><footer class='note'>written {now} by rsi</footer></body></html>\n"
+    )

@@ -1,0 +1,59 @@
+"""The report edges: read a run from the store (or the generations from the workspace), write one file.
+
+Writes are atomic (temporary file, then rename): a browser refreshing the report never reads half.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from rsi.report.extract import build_run_report
+from rsi.report.records import RunReport
+from rsi.report.transcripts import COMPRESS_OVER_BYTES, pack_pages, read_transcripts
+
+
+def _write_atomic(path: Path, text: str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def load_run_report(store: Any, run_id: str) -> RunReport:
+    """Read `run_id`'s rows from the store and fold them into a RunReport."""
+    from rsi.run.summary import summarize_run
+
+    run = store.get_run(summarize_run(store, run_id).run_id)  # a missing run: one located UserInputError
+    jobs = store.list_jobs(run.id)
+    attempts = store.list_attempts(run.id)
+    hashes = {j.configuration_hash for j in jobs} | {a.configuration_hash for a in attempts} | set(run.args.get("configs") or [])
+    return build_run_report(run, jobs, attempts, store.list_configurations(hashes), store.list_tasks(run.suite))
+
+
+def write_report(store: Any, run_id: str, path: Path, *, root: Path | None = None,
+                 compress_over_bytes: int = COMPRESS_OVER_BYTES) -> Path:
+    """Write the run report of `run_id` to `path`; relative trajectory paths resolve against `root`."""
+    from rsi.report.chart import portfolio_png
+    from rsi.report.page import render_run_page
+
+    report = load_run_report(store, run_id)
+    pages = pack_pages(read_transcripts(report.attempts, root), compress_over_bytes=compress_over_bytes)
+    p = report.portfolio
+    png = (portfolio_png(p.jobs, p.union, p.per_config, p.total, p.best,
+                         f"{report.summary.portfolio} on {report.summary.suite}") if p.jobs else None)
+    return _write_atomic(path, render_run_page(report, pages, png))
+
+
+def write_lineage_report(workspace: Any, path: Path) -> Path:
+    """Write the lineage report (every generation side by side) of `workspace` to `path`."""
+    from rsi.generation.lineage import LineageRow, lineage_png
+    from rsi.report.lineage import load_lineage_report
+    from rsi.report.lineage_page import render_lineage_page
+
+    report = load_lineage_report(workspace)
+    rows = [LineageRow.model_validate(g.row) for g in report.generations]
+    return _write_atomic(path, render_lineage_page(report, lineage_png(rows) if rows else None))

@@ -1,0 +1,81 @@
+"""`rsi report --lineage`: generations side by side from generation records, a real contract revision
+in git (the diff) and whatever fields the ledger holds, known or not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rsi.contracts.revisions import revise_contract
+from rsi.generation.generation import GenerationSpec, start_or_resume
+from rsi.generation.state import write_state
+from rsi.report.lineage import build_lineage_report, load_lineage_report
+from rsi.report.lineage_page import render_lineage_page
+
+
+def _generation(workspace, covered: int, lift: float, kept: int, start: int, end: int):
+    state, _ = start_or_resume(workspace, GenerationSpec(), new=True)
+    outputs = {
+        "run": {"run_id": f"run-{state.number}", "covered": covered, "tasks": 10, "cumulative_covered": covered + 1,
+                "cumulative_tasks": 10},
+        "promote": {"status": "promoted", "revision": end},
+        "export": {"dataset_sha256": "d" * 64, "examples": 3 + state.number},
+        "train": {"adapter_id": "a" * 64, "parent_ref": f"default@r{start}", "candidate_ref": "default-candidate@r2"},
+        "evaluate": {"eval_id": "ev", "lift": {"lift": lift, "lift_ci95": [lift - 0.2, lift + 0.2]},
+                     "retention": {"retention": kept / 8, "covered": 8, "still_solved": kept}},
+    }
+    for name, values in outputs.items():
+        state.step(name).outputs.update(values)
+        state.step(name).status = "done"
+    state.inputs["revision"] = start
+    state.status = "done"
+    state.summary = {"revision_end": end}
+    return write_state(workspace, state)
+
+
+def test_generations_side_by_side_with_intervals_and_the_contract_diff(workspace) -> None:
+    revise_contract(workspace, "default", {"harness.max_turns": 3}, "fewer turns")
+    _generation(workspace, covered=4, lift=0.1, kept=7, start=1, end=2)
+    _generation(workspace, covered=6, lift=0.25, kept=8, start=2, end=2)
+    report = load_lineage_report(workspace)
+    first, second = report.generations
+    assert [g.row["generation"] for g in report.generations] == ["g0001", "g0002"]
+    assert (first.retention_kept, first.retention_covered) == (7, 8)
+    low, high = first.retention_ci95
+    assert 0.4 < low < 7 / 8 < high < 1.0  # Wilson 95% interval of 7/8
+    assert second.retention_ci95[1] == 1.0
+    assert first.diff is not None and not first.diff.problem and not first.diff.equal
+    changed = {c.key: c.new for c in first.diff.changes if not c.bookkeeping}
+    assert changed == {"harness.max_turns": 3}
+    assert second.diff is not None and second.diff.equal and not second.diff.changes
+    assert first.dataset["examples"] == 4
+
+    html = render_lineage_page(report)
+    assert "g0001" in html and "g0002" in html and "harness.max_turns" in html
+    assert "+0.100" in html and "[-0.100, 0.300]" in html and "7/8 covered tasks kept" in html
+
+
+def test_fields_the_ledger_gains_later_are_shown_not_dropped() -> None:
+    row = {"generation": "g0001", "number": 1, "status": "done", "covered": 2, "tasks": 4,
+           "control_coverage": {"covered": 1, "tasks": 4}, "ships": "default@r3"}
+    report = build_lineage_report([row], {}, {}, {})
+    assert report.generations[0].extra == {"control_coverage": {"covered": 1, "tasks": 4}, "ships": "default@r3"}
+    html = render_lineage_page(report)
+    assert "control_coverage" in html and "ships" in html and "default@r3" in html
+
+
+@pytest.mark.parametrize("with_generation", [False, True])
+def test_cli_writes_the_lineage_report(workspace, cli, with_generation) -> None:
+    if with_generation:
+        _generation(workspace, covered=5, lift=0.0, kept=6, start=1, end=1)
+    result = cli("report", "--lineage", "--json", cwd=workspace.root)
+    assert result.returncode == 0, result.stderr
+    path = json.loads(result.stdout)["report"]
+    assert path.endswith("generations/lineage.html")
+    html = Path(path).read_text(encoding="utf-8")
+    assert "default-src 'none'" in html and "http://" not in html
+    assert ("g0001" in html) == with_generation and ("no generations yet" in html) == (not with_generation)
+    refused = cli("report", "somerun", "--lineage", cwd=workspace.root)
+    assert refused.returncode == 2 and "--lineage takes no RUN" in refused.stderr
