@@ -4,7 +4,9 @@ It is a picklable object (it crosses SLURM): the model, sandbox and tasks are bu
 the process that runs attempts, once per process, and shared by every thread there (the embedded
 model batches the threads' requests). The trajectory folder appears atomically: the harness
 writes into a hidden temporary sibling that is renamed into place only when the attempt is over,
-so a killed run never leaves a half-written trajectory where a reader would look.
+so a killed run never leaves a half-written trajectory where a reader would look. Agent-made
+folders are removed without recursion (rsi.verifier.tree), and the stored working directory keeps
+only regular files within the verifier's caps (`_tame_workdir`).
 
 Testing hooks (documented in docs, never set by a normal run):
 - `RSI_MODEL_OVERRIDE=scripted:<file.json>`: every attempt gets a fresh ScriptedModel replaying
@@ -20,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import socket
 import threading
 from datetime import UTC, datetime
@@ -33,6 +34,7 @@ from rsi.errors import UserInputError
 from rsi.executors.base import AttemptFn, AttemptResult, AttemptSpec
 from rsi.executors.noop import NoopAttempt
 from rsi.verdict import Verdict
+from rsi.verifier.tree import remove_tree
 
 ENV_MODEL_OVERRIDE = "RSI_MODEL_OVERRIDE"
 ENV_ATTEMPT_OVERRIDE = "RSI_ATTEMPT_OVERRIDE"
@@ -120,10 +122,36 @@ def _scripted_model(path: str, task_id: str) -> Any:
 
 
 def _replace_dir(tmp: Path, final: Path) -> None:
-    if final.exists():  # a retry of the same planned attempt: keep only the newest try
-        shutil.rmtree(final, ignore_errors=True)
+    if os.path.lexists(final):  # a retry of the same planned attempt: keep only the newest try
+        remove_tree(final)
     final.parent.mkdir(parents=True, exist_ok=True)
     os.replace(tmp, final)
+
+
+def _tame_workdir(attempt_dir: Path) -> None:
+    """Keep, as the attempt's stored working directory, only what a reader can safely walk.
+
+    The agent's folder may hold FIFOs, sockets, links into the host, sparse files of any size, modes
+    like 000 and folders nested thousands deep; readers of runs/ (exports, hashing, `rglob`) must
+    not meet those. The regular files within the verifier's caps are copied into a fresh folder
+    (the same rules the verifier stages by, reserved names kept), and the agent's folder is removed.
+    """
+    from rsi.verifier.stage import stage_submission
+
+    workdir = attempt_dir / "workdir"
+    if not os.path.lexists(workdir):
+        return
+    tamed = attempt_dir / ".workdir-tamed"
+    remove_tree(tamed)
+    with contextlib.suppress(OSError):  # the attempt's verdict stands even if its files cannot be tamed
+        tamed.mkdir()
+        staged = stage_submission(workdir, tamed, reserved_names=False)
+        if staged.refused:
+            refused = "\n".join(staged.refused)[:200_000] + "\n"
+            (attempt_dir / "workdir-refused.txt").write_text(refused, encoding="utf-8")
+        remove_tree(workdir)
+        os.replace(tamed, workdir)
+    remove_tree(tamed)
 
 
 def _result_from(spec: AttemptSpec, outcome: Any, out_dir: Path, tmp_dir: Path, started: datetime) -> AttemptResult:
@@ -169,14 +197,15 @@ class HarnessAttempt(BaseModel):
         sandbox = _shared_sandbox(self.sandbox)
         out_dir = Path(spec.out_dir)
         tmp_dir = out_dir.parent / f".tmp-{out_dir.name}-{os.getpid()}-{threading.get_ident()}"
-        shutil.rmtree(tmp_dir, ignore_errors=True)
+        remove_tree(tmp_dir)
         tmp_dir.mkdir(parents=True)
         try:
             outcome = run_attempt(spec.config, task, model, sandbox, tmp_dir, spec.seed)
             result = _result_from(spec, outcome, out_dir, tmp_dir, started)
+            _tame_workdir(tmp_dir)
             _replace_dir(tmp_dir, out_dir)
         finally:
-            shutil.rmtree(tmp_dir, ignore_errors=True)
+            remove_tree(tmp_dir)
         return result
 
 

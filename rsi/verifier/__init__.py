@@ -6,7 +6,8 @@ they come in only here, into a FRESH directory made for this verification:
     <tmp>/rsi-verify-XXXX/      0711, owned by the caller
         work/                   the sandbox's working directory (staged files only)
             solution.py ...     regular files copied from the final workdir (see stage.py)
-            tests/              the task's tests/ (script and pytest kinds only)
+            tests/              the task's tests/ (script and pytest kinds; ours, read-only)
+            .rsi-verifier/      pytest_child.py and pytest.ini (pytest kind; ours, read-only)
 
 Kinds (`task.spec.verifier.kind`): `cases` (cases.py: a host-side judge holds the expected values,
 a sandboxed child only reports return values), `script` and `pytest` (kinds.py: the task's tests run
@@ -24,7 +25,7 @@ from rsi.tasks.spec import Task
 from rsi.verdict import Verdict, VerifierOutcome
 from rsi.verifier.cases import judge_cases, load_cases_or_error
 from rsi.verifier.kinds import judge_pytest, judge_script
-from rsi.verifier.stage import copy_task_tests, make_fresh_root, remove_fresh_root, stage_submission
+from rsi.verifier.stage import make_fresh_root, remove_fresh_root, stage_submission
 
 __all__ = ["verify"]
 
@@ -55,12 +56,13 @@ def _verify(task: Task, final_workdir: Path, sandbox: Sandbox, keep_dir: bool) -
     try:
         work = root / "work"
         only = {Path(task.spec.solution_file).as_posix()} if kind == "pytest" else None
-        staged = stage_submission(final_workdir, work, only=only, exclude_top={"tests"})
+        staged = stage_submission(final_workdir, work, only=only, exclude_top={"tests", ".rsi-verifier"})
         if kind == "cases":
             assert cases is not None and not isinstance(cases, VerifierOutcome)
             outcome = judge_cases(task, cases, work, sandbox, limits)
         else:
-            copy_task_tests(task.tests_dir, work / "tests")
+            # tests/ is installed by the judge itself, after the sandbox has taken the working
+            # directory: it must stay owned by us (kinds.install_verifier_files).
             judge = judge_script if kind == "script" else judge_pytest
             outcome = judge(task, work, sandbox, limits)
         if staged.refused:

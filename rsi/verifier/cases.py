@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import secrets
-import select
 import signal
 import time
 from pathlib import Path
@@ -24,61 +22,12 @@ from rsi.errors import RsiError, SandboxError
 from rsi.sandbox.base import Limits, Sandbox, SandboxProcess
 from rsi.tasks.spec import CasesSpec, Task
 from rsi.verdict import Verdict, VerifierOutcome
+from rsi.verifier.channel import MAX_ANSWER_BYTES, Answers, Oversized, send_line
 from rsi.verifier.compare import matches
 
 RUNNER_SOURCE = (Path(__file__).parent / "case_runner.py").read_text(encoding="utf-8")
 CASE_TIMEOUT_S = 10.0
 READY_TIMEOUT_S = 20.0
-MAX_ANSWER_BYTES = 8 * 1024 * 1024
-
-
-class _Answers:
-    """Reads nonce-tagged lines from the child's stdout under deadlines; everything else is ignored."""
-
-    def __init__(self, stream: Any, nonce: str) -> None:
-        self._fd = stream.fileno()
-        self._prefix = (nonce + " ").encode()
-        self._buffer = b""
-        self.eof = False
-
-    def next(self, timeout_s: float) -> dict[str, Any] | None:
-        """The next tagged message; None on timeout or end of stream (see `eof`)."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            while b"\n" in self._buffer:
-                line, self._buffer = self._buffer.split(b"\n", 1)
-                if line.startswith(self._prefix):
-                    try:
-                        message = json.loads(line[len(self._prefix) :])
-                    except ValueError:
-                        continue
-                    if isinstance(message, dict):
-                        return message
-            if len(self._buffer) > MAX_ANSWER_BYTES:
-                raise _Oversized()
-            left = deadline - time.monotonic()
-            if left <= 0 or self.eof:
-                return None
-            ready, _, _ = select.select([self._fd], [], [], left)
-            if not ready:
-                return None
-            chunk = os.read(self._fd, 1 << 16)
-            if not chunk:
-                self.eof = True
-            self._buffer += chunk
-
-
-class _Oversized(Exception):
-    pass
-
-
-def _send(process: SandboxProcess, message: dict[str, Any]) -> bool:
-    try:
-        process.stdin.write((json.dumps(message) + "\n").encode())
-        process.stdin.flush()
-        return True
-    except (OSError, ValueError):
-        return False
 
 
 def _describe(value: Any, limit: int = 200) -> str:
@@ -117,10 +66,10 @@ def judge_cases(
     verdict: Verdict | None = None
     reason = ""
     try:
-        answers = _Answers(process.stdout, nonce)
+        answers = Answers(process.stdout, nonce)
         # The budget starts once the process exists: a slow container start is not the solution's time.
         deadline = time.monotonic() + limits.wall_s
-        if not _send(process, {"nonce": nonce, "module": module, "function": cases.function}):
+        if not send_line(process, {"nonce": nonce, "module": module, "function": cases.function}):
             verdict, reason = Verdict.FAILED, "the solution process closed its input before starting"
         else:
             ready = answers.next(min(READY_TIMEOUT_S, max(0.0, deadline - time.monotonic())))
@@ -133,7 +82,7 @@ def judge_cases(
             if budget <= 0:
                 verdict, reason = Verdict.TIMEOUT, f"verifier time limit ({limits.wall_s:g} s) reached at case {index}"
                 break
-            if not _send(process, {"i": index, "args": case.args, "kwargs": case.kwargs}):
+            if not send_line(process, {"i": index, "args": case.args, "kwargs": case.kwargs}):
                 verdict, reason = Verdict.FAILED, f"the solution process stopped reading at case {index}"
                 break
             answer = answers.next(budget)
@@ -157,7 +106,7 @@ def judge_cases(
                 log.append(
                     f"case {index}: {call} returned {_describe(answer.get('value'))}, expected {_describe(case.expected)}"
                 )
-    except _Oversized:
+    except Oversized:
         verdict, reason = Verdict.FAILED, f"the solution process wrote more than {MAX_ANSWER_BYTES} bytes in one answer"
     finally:
         process.kill()
@@ -175,7 +124,7 @@ def judge_cases(
     )
 
 
-def _silent(process: SandboxProcess, answers: _Answers, where: str, case_timeout_s: float | None = None):
+def _silent(process: SandboxProcess, answers: Answers, where: str, case_timeout_s: float | None = None):
     """The child gave no answer: it died (failed), was killed for its wall limit, or is too slow."""
     if answers.eof:
         with contextlib.suppress(Exception):

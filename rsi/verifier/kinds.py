@@ -1,41 +1,48 @@
-"""The `script` and `pytest` verifier kinds: run the task's own tests in a fresh sandbox.
+"""The `script` and `pytest` verifier kinds: the task's own tests, run in a fresh sandbox beside the
+staged submission, judged through a channel the submission cannot reach.
 
-Both run agent code and the task's tests in ONE sandboxed process tree, so unlike `cases` they
-trust the tests to keep agent code at arm's length:
+Both start `boot.py` in the sandbox (a trusted parent that runs before any agent code, makes itself
+non-dumpable and alone holds the channel to this process), install the verifier's files after the
+sandbox has handed the working directory to the sandbox user (so they stay owned by this process's
+uid and read-only: the agent's code cannot rewrite a running tests/test.sh or a test module), and
+read one nonce-tagged report (see boot.py). The threat model of each kind, and what remains
+possible, is in docs/sandbox.md.
 
-* `script` — `bash tests/<script>` with the staged submission as its working directory. Passed iff
-  it exits 0 and, if it wrote a reward to $RSI_REWARD_FILE, the reward is at least the threshold
-  (1.0). A test script that imports agent code in-process, or lets it run before the verdict is
-  written, can be fooled by that code (it can write the reward file or exit early); write such
-  tasks as `cases` instead when the agent is adversarial.
-* `pytest` — `python3 -I` + pytest over the copied tests/, next to the submission's solution file
-  only (no agent conftest.py, pytest.ini or plugin can load). Passed iff pytest exits 0 AND its
-  JUnit XML report (read on the host) shows at least one test and no failure or error. An exit 0
-  from `os._exit(0)` therefore fails: no report. Agent code is imported into the pytest process,
-  so a solution written to tamper with pytest from the inside could still forge a report.
+* `script` — passed iff `bash tests/<script>` exits 0 as its trusted parent saw it and, if it wrote
+  $RSI_REWARD_FILE, the reward is at least 1.0. The reward can only turn an exit 0 into a failure.
+* `pytest` — passed iff every test of the trusted collection (made with the solution replaced by an
+  inert module) has exactly one `passed` record from the plugin of pytest_child.py, from a function
+  compiled from the task's test file, the run finished, and no record says anything else. An early
+  exit, a changed test count, a patched runner or a forged report file are `failed`.
 
-Verdict `error` is kept for what the agent cannot cause: the sandbox not starting, the task's
-tests/ missing, pytest missing from the sandbox's Python (probed without agent code). Anything
-that happens while agent code runs is `failed` or `timeout`.
+Verdict `error` is kept for what the agent cannot cause: the sandbox not starting, the task's tests/
+missing or not collectable without a solution, pytest missing from the sandbox's Python (probed
+without agent code), a crash of boot.py (it says so). Anything agent code can cause is `failed`
+or `timeout`.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
+import shutil
 import time
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from typing import Any
 
 from rsi.errors import SandboxError
 from rsi.sandbox.base import Limits, Sandbox
 from rsi.tasks.spec import Task
 from rsi.verdict import Verdict, VerifierOutcome
+from rsi.verifier.channel import Answers, Oversized, send_line
 
 REWARD_THRESHOLD = 1.0
-MAX_REPORT_BYTES = 4 * 1024 * 1024
-PYTEST_BOOTSTRAP = (
-    "import sys; sys.path.insert(0, '.'); import pytest; raise SystemExit(pytest.main(sys.argv[1:]))"
-)
+BOOT_SOURCE = (Path(__file__).parent / "boot.py").read_text(encoding="utf-8")
+CHILD_FILE = Path(__file__).parent / "pytest_child.py"
+VERIFIER_DIR = ".rsi-verifier"
+REPORT_GRACE_S = 5.0
+PYTEST_FLAGS = ["--confcutdir", "tests", "-p", "no:cacheprovider", "-p", "no:debugging", "-q", "-o", "addopts=",
+                "--rootdir", "."]
 
 
 def path_inside(sandbox: Sandbox, workdir: Path, relative: str) -> str:
@@ -49,33 +56,98 @@ def _tail(text: str, limit: int = 4000) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
+def _sandbox_python(sandbox: Sandbox) -> str:
+    return getattr(sandbox, "python", None) or "python3"
+
+
+def install_verifier_files(task: Task, workdir: Path, with_child: bool) -> None:
+    """tests/ (and .rsi-verifier/) into `workdir`, owned by this process's uid, read-only for others.
+
+    Called after the sandbox has started (and chowned the working directory): these files are never
+    handed to the sandbox user. A directory owned by another uid cannot be renamed, emptied or
+    removed by it, even inside a directory it owns. When rsi is not root there is no other uid:
+    the files are then only read-only (docs/sandbox.md).
+    """
+    tests = workdir / "tests"
+    shutil.copytree(task.tests_dir, tests, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache"))
+    folders = [tests]
+    if with_child:
+        verifier = workdir / VERIFIER_DIR
+        verifier.mkdir()
+        shutil.copyfile(CHILD_FILE, verifier / "pytest_child.py")
+        ini = verifier / "pytest.ini"
+        ini.write_text("[pytest]\n", encoding="utf-8")
+        folders.append(verifier)
+    for folder in folders:
+        for path in [folder, *folder.rglob("*")]:
+            os.chmod(path, 0o555 if path.is_dir() else 0o444, follow_symlinks=False)
+
+
+def run_boot(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits, header: dict[str, Any]) -> tuple[dict[str, Any] | None, str, bool]:
+    """Start boot.py, install the verifier's files, send the header; (report or None, stderr, timed out).
+
+    Raises SandboxError when the sandbox does not start (the caller's `error`).
+    """
+    nonce = secrets.token_hex(16)
+    process = sandbox.start([_sandbox_python(sandbox), "-I", "-c", BOOT_SOURCE], workdir, limits)
+    report: dict[str, Any] | None = None
+    deadline = time.monotonic() + limits.wall_s + REPORT_GRACE_S
+    try:
+        install_verifier_files(task, workdir, with_child=header["kind"] == "pytest")
+        if send_line(process, {**header, "nonce": nonce}):
+            try:
+                report = Answers(process.stdout, nonce).next(max(0.0, deadline - time.monotonic()))
+            except Oversized:
+                report = None
+    finally:
+        process.kill()
+    stderr = process.stderr_text() if hasattr(process, "stderr_text") else ""
+    timed_out = bool(getattr(process, "timed_out", False)) or (report is None and time.monotonic() >= deadline)
+    return report, stderr, timed_out
+
+
+def _unreported(kind: str, stderr: str, timed_out: bool, limits: Limits, wall: float) -> VerifierOutcome:
+    if timed_out:
+        return VerifierOutcome(verdict=Verdict.TIMEOUT, reason=f"{kind} exceeded {limits.wall_s:g} s", output=_tail(stderr), wall_s=wall)
+    return VerifierOutcome(
+        verdict=Verdict.FAILED,
+        reason=f"the {kind} run ended without a report (its trusted parent was killed or could not finish)",
+        output=_tail(stderr),
+        wall_s=wall,
+    )
+
+
 def judge_script(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits) -> VerifierOutcome:
-    """Run tests/<script> (already copied to workdir/tests) and read its exit code and reward."""
+    """Run tests/<script> under boot.py and judge its exit status and reward."""
     started = time.monotonic()
     reward_name = f".rsi-reward-{secrets.token_hex(8)}"
-    env = {"RSI_REWARD_FILE": path_inside(sandbox, workdir, reward_name)}
-    argv = ["bash", f"tests/{task.spec.verifier.script}"]
+    header = {"kind": "script", "script": f"tests/{task.spec.verifier.script}", "reward_file": reward_name}
     try:
-        result = sandbox.run(argv, workdir, limits, env=env)
+        report, stderr, timed_out = run_boot(task, workdir, sandbox, limits, header)
     except SandboxError as error:
         return VerifierOutcome(verdict=Verdict.ERROR, reason=f"sandbox failed to start: {error.message}")
-    output = _tail(result.stdout + ("\n" + result.stderr if result.stderr else ""))
     wall = time.monotonic() - started
-    if result.timed_out:
-        return VerifierOutcome(verdict=Verdict.TIMEOUT, reason=f"test script exceeded {limits.wall_s:g} s", output=output, wall_s=wall)
-    reward_file = workdir / reward_name
-    reward = 1.0 if result.exit_code == 0 else 0.0
-    if reward_file.is_file() and not reward_file.is_symlink():
+    output = _tail(stderr)
+    if report is None:
+        return _unreported("test script", stderr, timed_out, limits, wall)
+    if "boot_error" in report:
+        return VerifierOutcome(verdict=Verdict.ERROR, reason="the verifier's boot process crashed", output=str(report["boot_error"]))
+    return script_verdict(report, output, wall)
+
+
+def script_verdict(report: dict[str, Any], output: str, wall: float) -> VerifierOutcome:
+    code = report.get("exit")
+    raw = report.get("reward")
+    reward = 1.0 if code == 0 else 0.0
+    if isinstance(raw, str):
         try:
-            reward = float(reward_file.read_text(encoding="utf-8", errors="replace")[:64].strip())
+            reward = float(raw.strip())
         except ValueError:
             return VerifierOutcome(verdict=Verdict.FAILED, reason="reward file is not a number", output=output, wall_s=wall)
         if not 0.0 <= reward <= 1.0:
             return VerifierOutcome(verdict=Verdict.FAILED, reason=f"reward {reward} outside [0, 1]", output=output, wall_s=wall)
-    if result.exit_code != 0:
-        return VerifierOutcome(
-            verdict=Verdict.FAILED, reason=f"test script exited {result.exit_code}", reward=min(reward, 1.0) if reward_file.exists() else 0.0, output=output, wall_s=wall
-        )
+    if code != 0:
+        return VerifierOutcome(verdict=Verdict.FAILED, reason=f"test script exited {code}", reward=min(reward, 1.0) if raw else 0.0, output=output, wall_s=wall)
     if reward < REWARD_THRESHOLD:
         return VerifierOutcome(verdict=Verdict.FAILED, reason=f"reward {reward:g} below {REWARD_THRESHOLD:g}", reward=reward, output=output, wall_s=wall)
     return VerifierOutcome(verdict=Verdict.PASSED, reason="test script exited 0", reward=reward, output=output, wall_s=wall)
@@ -86,7 +158,7 @@ _PYTEST_PROBES: dict[tuple[str, ...], str | None] = {}
 
 def pytest_missing(sandbox: Sandbox, workdir: Path) -> str | None:
     """Why pytest cannot run in this sandbox's Python (None when it can). Probed once per backend."""
-    python = getattr(sandbox, "python", None) or "python3"
+    python = _sandbox_python(sandbox)
     key = (sandbox.name, python, str(getattr(sandbox, "image", "")), str(getattr(sandbox, "base_url", "")))
     if key not in _PYTEST_PROBES:
         probe_dir = workdir.parent / "pytest-probe"
@@ -99,59 +171,76 @@ def pytest_missing(sandbox: Sandbox, workdir: Path) -> str | None:
     return _PYTEST_PROBES[key]
 
 
-def read_junit(report: Path) -> tuple[int, int, int] | None:
-    """(tests, failures+errors, skipped) from a JUnit XML report, or None when absent or unreadable."""
-    if not report.is_file() or report.is_symlink() or report.stat().st_size > MAX_REPORT_BYTES:
-        return None
-    try:
-        root = ElementTree.fromstring(report.read_bytes())
-    except ElementTree.ParseError:
-        return None
-    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
-    if not suites:
-        return None
-    tests = bad = skipped = 0
-    try:
-        for suite in suites:
-            tests += int(suite.get("tests", "0"))
-            bad += int(suite.get("failures", "0")) + int(suite.get("errors", "0"))
-            skipped += int(suite.get("skipped", "0"))
-    except ValueError:
-        return None
-    return tests, bad, skipped
-
-
 def judge_pytest(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits) -> VerifierOutcome:
-    """Run pytest over workdir/tests with only the solution file beside it; read the JUnit report."""
+    """Run the task's tests under boot.py + pytest_child.py; judge the records against the collection."""
     started = time.monotonic()
     missing = pytest_missing(sandbox, workdir)
     if missing:
         return VerifierOutcome(verdict=Verdict.ERROR, reason=missing)
-    python = getattr(sandbox, "python", None) or "python3"
-    report_name = f".rsi-junit-{secrets.token_hex(8)}.xml"
-    # An explicit ini file and confcutdir stop pytest's upward search, which could otherwise pick up
-    # a pytest.ini or conftest.py planted in a parent folder (/tmp, in the bare mode).
-    ini = "tests/pytest.ini" if (workdir / "tests" / "pytest.ini").is_file() else f".rsi-pytest-{secrets.token_hex(8)}.ini"
-    if not (workdir / ini).exists():
-        (workdir / ini).write_text("[pytest]\n", encoding="utf-8")
-    argv = [python, "-I", "-c", PYTEST_BOOTSTRAP, "-c", ini, "--confcutdir", ".", "-p", "no:cacheprovider",
-            "-q", "-o", "addopts=", "--rootdir", ".", f"--junitxml={report_name}", "tests"]
+    ini = "tests/pytest.ini" if (task.tests_dir / "pytest.ini").is_file() else f"{VERIFIER_DIR}/pytest.ini"
+    module = Path(task.spec.solution_file).with_suffix("").as_posix().replace("/", ".")
+    header = {
+        "kind": "pytest",
+        "module": module,
+        "pytest_args": ["-c", ini, *PYTEST_FLAGS, "tests"],
+        "tests_dir": "tests",
+        "child": f"{VERIFIER_DIR}/pytest_child.py",
+    }
     try:
-        result = sandbox.run(argv, workdir, limits)
+        report, stderr, timed_out = run_boot(task, workdir, sandbox, limits, header)
     except SandboxError as error:
         return VerifierOutcome(verdict=Verdict.ERROR, reason=f"sandbox failed to start: {error.message}")
-    output = _tail(result.stdout + ("\n" + result.stderr if result.stderr else ""))
     wall = time.monotonic() - started
-    if result.timed_out:
-        return VerifierOutcome(verdict=Verdict.TIMEOUT, reason=f"pytest exceeded {limits.wall_s:g} s", output=output, wall_s=wall)
-    counts = read_junit(workdir / report_name)
-    if counts is None:
+    if report is None:
+        return _unreported("pytest", stderr, timed_out, limits, wall)
+    if "boot_error" in report:
+        return VerifierOutcome(verdict=Verdict.ERROR, reason="the verifier's boot process crashed", output=str(report["boot_error"]))
+    return pytest_verdict(report, _tail(stderr), wall)
+
+
+def pytest_verdict(report: dict[str, Any], output: str, wall: float) -> VerifierOutcome:
+    """The verdict from boot's report: the trusted collection against the recorded outcomes."""
+    collect = report.get("collect") or {}
+    tests = collect.get("tests")
+    if collect.get("exit") != 0 or not isinstance(tests, list) or not tests:
         return VerifierOutcome(
-            verdict=Verdict.FAILED, reason=f"pytest exited {result.exit_code} without a test report", output=output, wall_s=wall
+            verdict=Verdict.ERROR,
+            reason=f"the task's tests cannot be collected without a solution (pytest exit {collect.get('exit')})",
+            output=output,
+            wall_s=wall,
         )
-    tests, bad, skipped = counts
-    reward = max(0, tests - bad - skipped) / tests if tests else 0.0
-    if result.exit_code != 0 or tests < 1 or bad:
-        why = f"pytest exited {result.exit_code}: {tests} tests, {bad} failed or errored"
-        return VerifierOutcome(verdict=Verdict.FAILED, reason=why, reward=reward, output=output, wall_s=wall)
-    return VerifierOutcome(verdict=Verdict.PASSED, reason=f"{tests} tests passed", reward=reward, output=output, wall_s=wall)
+    expected = {str(t.get("id")): [t.get("file"), t.get("name"), t.get("line")] for t in tests if isinstance(t, dict)}
+    outcomes: dict[str, str] = {}
+    problems: list[str] = []
+    finished = False
+    for record in report.get("records") or []:
+        if not isinstance(record, list) or len(record) != 5:
+            problems.append("a malformed record")
+            continue
+        node, outcome, *where = record
+        if node == "<session>":
+            finished = True
+            continue
+        if node not in expected:
+            problems.append("an outcome for a test that was not collected")
+        elif node in outcomes:
+            problems.append(f"two outcomes for {node}")
+            outcomes[node] = "failed"
+        elif outcome == "passed" and where != expected[node]:
+            problems.append(f"{node} ran a function other than the task's")
+            outcomes[node] = "failed"
+        else:
+            outcomes[node] = str(outcome)
+    passed = sum(1 for node in expected if outcomes.get(node) == "passed")
+    reward = passed / len(expected)
+    missing = [node for node in expected if node not in outcomes]
+    if passed == len(expected) and finished and not problems:
+        return VerifierOutcome(verdict=Verdict.PASSED, reason=f"{passed} tests passed", reward=1.0, output=output, wall_s=wall)
+    why = f"{passed}/{len(expected)} tests passed"
+    if missing:
+        why += f"; {len(missing)} never reported an outcome (an early exit, or the runner was changed)"
+    if not finished:
+        why += "; the test run did not finish"
+    if problems:
+        why += "; " + "; ".join(sorted(set(problems))[:3])
+    return VerifierOutcome(verdict=Verdict.FAILED, reason=why, reward=reward, output=output, wall_s=wall)

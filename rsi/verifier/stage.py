@@ -1,8 +1,8 @@
 """Stage a FRESH verification directory from an attempt's final working directory.
 
 The final working directory is the agent's: anything in it may be hostile. Only regular files are
-copied (no symlinks, devices, FIFOs, sockets, or files with several hard links), within size and
-count caps, and never a name that could hijack a Python or pytest process that loads from that
+copied (no symlinks, devices, FIFOs, sockets, or files with several hard links), within size,
+count and depth caps, and never a name that could hijack a Python or pytest process that loads from that
 directory (conftest.py, sitecustomize.py, pytest.ini, *.pth, bytecode caches, ...). Files are read
 through directory fds with O_NOFOLLOW, so swapping a file for a link mid-copy does not help.
 """
@@ -17,9 +17,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rsi.verifier.tree import list_entries, open_dir, printable, remove_tree
+
 MAX_FILES = 500
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_TOTAL_BYTES = 32 * 1024 * 1024
+MAX_DEPTH = 32
+MAX_DIRS = 2000
 # Names that make a Python or pytest process run code or change configuration on its own.
 HIJACK_NAMES = frozenset(
     {
@@ -80,7 +84,7 @@ def _sweep_stale(parent: Path) -> None:
     for entry in entries:
         try:
             if entry.name.startswith("v-") and entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
-                shutil.rmtree(entry.path, ignore_errors=True)
+                remove_tree(entry.path)
         except OSError:
             continue
 
@@ -97,7 +101,7 @@ def make_fresh_root() -> Path:
 
 
 def remove_fresh_root(root: Path) -> None:
-    shutil.rmtree(root, ignore_errors=True)
+    remove_tree(root)
 
 
 def _copy_one(name: str, dir_fd: int, dest: Path, budget: list[int]) -> str | None:
@@ -134,49 +138,117 @@ def _copy_one(name: str, dir_fd: int, dest: Path, budget: list[int]) -> str | No
     return None
 
 
+def _files_and_dirs(dir_fd: int) -> tuple[list[str], list[str]]:
+    files: list[str] = []
+    dirs: list[str] = []
+    for name, is_dir in list_entries(dir_fd):
+        (dirs if is_dir else files).append(name)
+    return sorted(files), sorted(dirs)
+
+
 def stage_submission(
     final_workdir: Path,
     dest: Path,
     *,
     only: set[str] | None = None,
     exclude_top: set[str] | None = None,
+    reserved_names: bool = True,
 ) -> StagedFiles:
     """Copy the agent's regular files from `final_workdir` into `dest` (an existing empty folder).
 
     `only` restricts the copy to these relative paths (e.g. just the solution file); `exclude_top`
     names top-level entries never taken from the submission (e.g. `tests`, which the verifier owns).
+    `reserved_names=False` keeps conftest.py and the like (for stored evidence, never for verifying).
+    Never raises for what is in the folder: whatever cannot be copied is listed in `refused`.
+    The walk is iterative and at most MAX_DEPTH folders deep (one descriptor per level).
     """
     staged = StagedFiles()
-    src = Path(final_workdir)
-    if not src.is_dir() or src.is_symlink():
+    try:
+        top = open_dir(final_workdir)
+    except OSError:
         return staged
     budget = [MAX_TOTAL_BYTES]
     exclude_top = exclude_top or set()
-    for root, dirs, files, root_fd in os.fwalk(src, follow_symlinks=False):
-        rel_root = Path(root).relative_to(src)
-        keep_dirs = []
-        for name in dirs:
-            if refused_name(name) or (rel_root == Path(".") and name in exclude_top):
-                staged.refused.append(f"{(rel_root / name).as_posix()}/: reserved name")
-            else:
-                keep_dirs.append(name)
-        dirs[:] = keep_dirs  # fwalk honours in-place pruning
-        for name in sorted(files):
-            rel_file = (rel_root / name).as_posix()
-            if only is not None and rel_file not in only:
+    folders = [0]
+    stack: list[tuple[int, tuple[str, ...], list[str]]] = []
+    try:
+        subdirs = _stage_folder(top, (), dest, staged, only, exclude_top, budget, folders, reserved_names)
+        stack.append((top, (), subdirs))
+        while stack:
+            fd, rel, pending = stack[-1]
+            if not pending:
+                if fd != top:
+                    os.close(fd)
+                stack.pop()
                 continue
-            if refused_name(name) or (rel_root == Path(".") and name in exclude_top):
-                staged.refused.append(f"{rel_file}: reserved name")
+            name = pending.pop(0)
+            shown = printable("/".join((*rel, name)))
+            try:
+                child = open_dir(name, dir_fd=fd)
+            except OSError as error:
+                staged.refused.append(f"{shown}/: cannot open ({error.strerror})")
                 continue
-            if len(staged.copied) >= MAX_FILES:
-                staged.refused.append(f"{rel_file}: file count cap reached")
-                continue
-            reason = _copy_one(name, root_fd, dest / rel_file, budget)
-            if reason:
-                staged.refused.append(f"{rel_file}: {reason}")
-            else:
-                staged.copied.append(rel_file)
+            below = _stage_folder(child, (*rel, name), dest, staged, only, exclude_top, budget, folders, reserved_names)
+            stack.append((child, (*rel, name), below))
+    finally:
+        for fd, _rel, _pending in stack:
+            if fd != top:
+                os.close(fd)
+        os.close(top)
     return staged
+
+
+def _stage_folder(
+    fd: int,
+    rel: tuple[str, ...],
+    dest: Path,
+    staged: StagedFiles,
+    only: set[str] | None,
+    exclude_top: set[str],
+    budget: list[int],
+    folders: list[int],
+    reserved_names: bool = True,
+) -> list[str]:
+    """Copy the files of one folder; return the sub-folders still to visit (the others refused)."""
+    try:
+        files, dirs = _files_and_dirs(fd)
+    except OSError as error:
+        staged.refused.append(f"{printable('/'.join(rel)) or '.'}/: cannot list ({error.strerror})")
+        return []
+    keep: list[str] = []
+    for name in dirs:
+        shown = printable("/".join((*rel, name)))
+        if (reserved_names and refused_name(name)) or (not rel and name in exclude_top):
+            staged.refused.append(f"{shown}/: reserved name")
+        elif len(rel) + 1 >= MAX_DEPTH:
+            staged.refused.append(f"{shown}/: deeper than {MAX_DEPTH} folders")
+        elif folders[0] >= MAX_DIRS:
+            staged.refused.append(f"{shown}/: folder count cap reached")
+        else:
+            folders[0] += 1
+            keep.append(name)
+    for name in files:
+        rel_file = "/".join((*rel, name))
+        shown = printable(rel_file)
+        if only is not None and rel_file not in only:
+            continue
+        if (reserved_names and refused_name(name)) or (not rel and name in exclude_top):
+            staged.refused.append(f"{shown}: reserved name")
+            continue
+        if len(staged.copied) >= MAX_FILES:
+            staged.refused.append(f"{shown}: file count cap reached")
+            continue
+        try:
+            reason = _copy_one(name, fd, dest / rel_file, budget)
+        except OSError as error:  # e.g. a path too long to write under the fresh root
+            reason = f"cannot copy ({error.strerror})"
+        if reason:
+            staged.refused.append(f"{shown}: {reason}")
+        else:
+            staged.copied.append(rel_file)
+    if only is not None:
+        keep = [name for name in keep if any(path.startswith("/".join((*rel, name)) + "/") for path in only)]
+    return keep
 
 
 def copy_task_tests(tests_dir: Path, dest: Path) -> list[str]:

@@ -13,7 +13,7 @@ from rsi.sandbox.select import make_sandbox
 from rsi.verdict import Verdict
 from rsi.verifier import verify
 from rsi.verifier.compare import matches
-from rsi.verifier.kinds import read_junit
+from rsi.verifier.kinds import pytest_verdict, script_verdict
 from rsi.verifier.stage import MAX_FILE_BYTES, stage_submission
 
 # -- staging -------------------------------------------------------------------------------------------
@@ -204,15 +204,52 @@ def test_pytest_kind_hijacks_fail(files, isolating_backend, make_pytest_task, fi
     assert outcome.verdict is Verdict.FAILED, (outcome.reason, outcome.output)
 
 
-def test_read_junit_counts(tmp_path: Path):
-    report = tmp_path / "r.xml"
-    report.write_text(
-        '<testsuites><testsuite tests="3" failures="1" errors="0" skipped="1"/></testsuites>'
-    )
-    assert read_junit(report) == (3, 1, 1)
-    report.write_text("not xml")
-    assert read_junit(report) is None
-    assert read_junit(tmp_path / "absent.xml") is None
+COLLECTED = {"exit": 0, "tests": [
+    {"id": "tests/test_a.py::test_one", "file": "/w/tests/test_a.py", "name": "test_one", "line": 3},
+    {"id": "tests/test_a.py::test_two", "file": "/w/tests/test_a.py", "name": "test_two", "line": 6},
+]}
+ONE = ["tests/test_a.py::test_one", "passed", "/w/tests/test_a.py", "test_one", 3]
+TWO = ["tests/test_a.py::test_two", "passed", "/w/tests/test_a.py", "test_two", 6]
+DONE = ["<session>", "finished", "0", "undumpable", 0]
+
+
+@pytest.mark.parametrize(
+    ("records", "verdict", "why"),
+    [
+        ([ONE, TWO, DONE], Verdict.PASSED, "2 tests passed"),
+        ([ONE, DONE], Verdict.FAILED, "1 never reported"),  # a test removed from the run
+        ([ONE, TWO], Verdict.FAILED, "did not finish"),  # os._exit after the last test
+        ([ONE, TWO, TWO, DONE], Verdict.FAILED, "two outcomes"),
+        ([ONE, [*TWO[:2], "/w/solution.py", "test_two", 1], DONE], Verdict.FAILED, "other than the task's"),
+        ([ONE, TWO, ["tests/test_b.py::test_x", "passed", "", "", 0], DONE], Verdict.FAILED, "not collected"),
+        ([ONE, [*TWO[:1], "failed", *TWO[2:]], DONE], Verdict.FAILED, "1/2 tests passed"),
+        ([], Verdict.FAILED, "0/2"),
+    ],
+    ids=["all", "count_changed", "early_exit", "twice", "swapped_function", "extra_test", "one_failed", "nothing"],
+)
+def test_pytest_verdict_needs_every_collected_test_passed_once(records, verdict, why):
+    outcome = pytest_verdict({"collect": COLLECTED, "records": records, "exit": 0}, "", 0.0)
+    assert outcome.verdict is verdict, outcome.reason
+    assert why in outcome.reason
+
+
+def test_pytest_verdict_uncollectable_tests_are_the_tasks_error():
+    outcome = pytest_verdict({"collect": {"exit": 2, "tests": None}, "records": [], "exit": None}, "", 0.0)
+    assert outcome.verdict is Verdict.ERROR
+
+
+@pytest.mark.parametrize(
+    ("report", "verdict"),
+    [
+        ({"exit": 0, "reward": None}, Verdict.PASSED),
+        ({"exit": 1, "reward": "1.0"}, Verdict.FAILED),  # a forged reward cannot pass a failing script
+        ({"exit": 0, "reward": "0.5"}, Verdict.FAILED),
+        ({"exit": 0, "reward": "nan?"}, Verdict.FAILED),
+        ({"exit": -9, "reward": None}, Verdict.FAILED),
+    ],
+)
+def test_script_verdict(report, verdict):
+    assert script_verdict(report, "", 0.0).verdict is verdict
 
 
 def test_verify_never_raises_on_its_own_crash(make_cases_task, final_workdir):

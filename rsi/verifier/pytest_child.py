@@ -1,0 +1,422 @@
+"""The test process of a `pytest` verification: it runs INSIDE the sandbox, as the solution's uid.
+
+Installed read-only (owned by another uid when rsi runs as root) as `.rsi-verifier/pytest_child.py`
+next to the staged solution, and started by `boot.py` twice, with the standard library and pytest only:
+
+* `collect` — pytest's collection with the solution module replaced by an inert stand-in, so no
+  agent code runs: the trusted list of tests (node id, file, function name, line). Printed on stdout.
+* `run` — the real run. Before the solution is imported this process makes itself non-dumpable
+  (no same-uid process can ptrace it or read its memory), installs an audit hook that refuses the
+  introspection an agent would need to forge or to read expected values (frames, code objects,
+  gc, ctypes, compile/exec, trace hooks, new programs, opening the tests or /proc) whenever agent
+  code is on the stack, and imports the solution itself. Each test function is called by THIS
+  plugin (its own `pytest_pyfunc_call`); an outcome is recorded only from there, only for a
+  function compiled from the trusted test file, and only with no agent frame on the stack, through
+  a recorder whose nonce lives in a suspended generator (reachable only through frames or gc, both
+  refused to agent code). Records go to a pipe that `boot.py` reads; boot compares them with the
+  collected list. Values returned by the solution are checked as they come back: built-in value
+  types only, or objects that do not claim equality with two different values; the state that
+  tests rely on (builtins, operator, sys hooks, signal handlers, threads) must be as it was.
+
+What this does NOT stop (see docs/sandbox.md): agent code runs in this interpreter, so an attack
+written against this file (say, through a path to the recorder or to pytest's objects that the
+audit hook does not cover, or a finalizer that patches state between a check and an assert) can
+still succeed. It is a strong obstacle, not a wall: tasks that must resist such attacks use `cases`.
+"""
+
+import json
+import os
+import sys
+
+PLAIN_TYPES = (int, float, complex, str, bytes, bool, type(None), list, tuple, dict, set, frozenset, range)
+
+WATCHED_MODULES = ("builtins", "operator", "pytest")
+MAX_VALUES_CHECKED = 10_000
+
+
+def _undumpable() -> bool:
+    """PR_SET_DUMPABLE=0: same-uid processes can no longer ptrace us or open /proc/<us>/mem or fd/."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) == 0
+    except Exception:  # noqa: BLE001 - reported by the caller as a weaker run
+        return False
+
+
+def _stub_module(name):
+    """A module whose every attribute is an inert callable: collection imports it instead of the solution."""
+    import types
+
+    class Inert:
+        def __call__(self, *args, **kwargs):
+            return Inert()
+
+        def __getattr__(self, name):
+            return Inert()
+
+        def __iter__(self):
+            return iter(())
+
+    module = types.ModuleType(name)
+    vars(module)["__getattr__"] = lambda attr: Inert()  # PEP 562
+    return module
+
+
+def _collect(module_name, pytest_args):
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.modules[module_name] = _stub_module(module_name)
+    import pytest
+
+    found = []
+
+    class Collector:
+        def pytest_collection_finish(self, session):
+            for item in session.items:
+                function = getattr(item, "function", None)
+                code = getattr(function, "__code__", None)
+                found.append(
+                    {
+                        "id": item.nodeid,
+                        "file": code.co_filename if code else "",
+                        "name": code.co_name if code else "",
+                        "line": code.co_firstlineno if code else 0,
+                    }
+                )
+
+    code = pytest.main([*pytest_args, "--collect-only", "-q"], plugins=[Collector()])
+    out.write(json.dumps({"exit": int(code), "tests": found}) + "\n")
+    out.flush()
+    return 0
+
+
+class Guard:
+    """The audit hook: refuses sensitive events while agent code is on the stack."""
+
+    def __init__(self, trusted_roots, protected_roots):
+        self.trusted = tuple(trusted_roots)
+        self.protected = tuple(protected_roots)
+        import threading
+
+        self.local = threading.local()
+        self.main_thread = threading.get_ident()
+        self._ident = threading.get_ident
+        self._getframe = sys._getframe
+        self._realpath = os.path.realpath
+        self._known = {}
+
+    def trusted_file(self, filename):
+        known = self._known.get(filename)
+        if known is None:
+            if filename.startswith("<frozen "):
+                known = True
+            elif filename.startswith("<") or not os.path.isabs(filename):
+                known = False
+            else:
+                known = self._realpath(filename).startswith(self.trusted)
+            self._known[filename] = known
+        return known
+
+    def agent_on_stack(self, frame):
+        while frame is not None:
+            if not self.trusted_file(frame.f_code.co_filename):
+                return True
+            frame = frame.f_back
+        return False
+
+    def _protected_path(self, path):
+        if isinstance(path, int):
+            return False
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        real = self._realpath(os.path.abspath(str(path)))
+        return real.startswith(self.protected) or real.startswith(("/proc/", "/dev/fd/")) or real == "/proc"
+
+    def _sensitive(self, event, args, caller):
+        if event in SENSITIVE_EVENTS or event.startswith(SENSITIVE_PREFIXES):
+            return True
+        if event in ("compile", "exec", "code.__new__", "function.__new__"):
+            # The standard library (dataclasses, namedtuple, importing a module) compiles for itself;
+            # agent code that compiles or executes strings directly is refused.
+            return caller is not None and not self.trusted_file(caller.f_code.co_filename)
+        if event == "open":
+            return self._protected_path(args[0])
+        if event in ("os.link", "os.symlink", "os.rename", "os.chmod", "os.chown", "os.listxattr"):
+            return any(self._protected_path(arg) for arg in args[:2] if isinstance(arg, str | bytes))
+        return False
+
+    def __call__(self, event, args):
+        local = self.local
+        if getattr(local, "busy", False):
+            return
+        local.busy = True
+        try:
+            frame = self._getframe(1)
+            # Outside the main thread (pytest never makes threads) nothing sensitive is allowed:
+            # a worker thread would otherwise run a sensitive call for agent code with a clean stack.
+            if self._sensitive(event, args, frame) and (self._ident() != self.main_thread or self.agent_on_stack(frame)):
+                raise PermissionError(f"refused in a verification: {event}")
+        finally:
+            local.busy = False
+
+
+SENSITIVE_EVENTS = frozenset(
+    {
+        "sys._getframe",
+        "sys._current_frames",
+        "sys._current_exceptions",
+        "sys.settrace",
+        "sys.setprofile",
+        "sys.addaudithook",
+        "object.__getattr__",
+        "object.__setattr__",
+        "object.__delattr__",
+        "subprocess.Popen",
+        "os.system",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.fork",
+        "os.forkpty",
+        "pty.spawn",
+        "marshal.loads",
+        "cpython.run_interactivehook",
+    }
+)
+SENSITIVE_PREFIXES = ("ctypes.", "gc.get_", "cpython.PyInterpreterState", "sys.set_asyncgen_hooks", "mmap.")
+
+
+def _recorder(nonce_fd, out_fd, guard, allowed_code):
+    """A generator holding the nonce in its suspended frame; `send((node_id, outcome, where))` records.
+
+    A record is written only when the caller is the plugin's own call site and no agent code is on
+    the stack (agent code can reach this generator, but cannot make it write in its name).
+    """
+    nonce = os.read(nonce_fd, 128).decode().strip()
+    os.close(nonce_fd)
+    message = yield
+    while True:
+        caller = sys._getframe(1)
+        ok = caller.f_code is allowed_code[0] and not guard.agent_on_stack(caller)
+        if ok and isinstance(message, tuple):
+            line = nonce + " " + json.dumps(list(message)) + "\n"
+            os.write(out_fd, line.encode())
+        message = yield ok
+
+
+def _snapshot():
+    """Identities of what the tests' results may depend on (compared after every solution call)."""
+    import signal
+    import threading
+
+    state: dict = {}
+    for name in WATCHED_MODULES:
+        module = sys.modules.get(name)
+        if module is not None:
+            state["module:" + name] = (id(module), [id(v) for v in vars(module).values()])
+    state["hooks"] = tuple(id(x) for x in (sys.excepthook, sys.displayhook, sys.unraisablehook, sys.breakpointhook))
+    state["meta_path"] = tuple(id(x) for x in sys.meta_path)
+    state["path_hooks"] = tuple(id(x) for x in sys.path_hooks)
+    state["signals"] = tuple(
+        id(signal.getsignal(s)) for s in range(1, signal.NSIG) if s not in (signal.SIGKILL, signal.SIGSTOP)
+    )
+    state["timer"] = signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0)
+    state["threads"] = threading.active_count()
+    import gc
+
+    state["gc_callbacks"] = tuple(id(x) for x in gc.callbacks)
+    return state
+
+
+def _changed(before, after):
+    """Keys whose state differs; a module may gain attributes (a lazy import), never change one."""
+    changed = []
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        if key.startswith("module:") and old is not None and new is not None:
+            if old[0] != new[0] or new[1][: len(old[1])] != old[1]:
+                changed.append(key)
+        elif old != new:
+            changed.append(key)
+    return changed
+
+
+class Untrusted(AssertionError):
+    """A solution value or action that a test must not rely on (the test fails)."""
+
+
+def _check_value(value):
+    """Refuse returned values that could lie to a test's assert: see `_lies`."""
+    stack, seen = [value], 0
+    while stack and seen < MAX_VALUES_CHECKED:
+        item = stack.pop()
+        seen += 1
+        kind = type(item)
+        if kind in PLAIN_TYPES:
+            if kind in (list, tuple, set, frozenset):
+                stack.extend(item)
+            elif kind is dict:
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            continue
+        lie = _lies(item)
+        if lie:
+            raise Untrusted(f"the solution returned a {kind.__name__} that {lie}")
+
+
+def _lies(item):
+    """What a non-built-in value claims that no honest value does: equality with two different
+    values of one kind, comparing both below and not below a value, or containing two random
+    values. An object that lies only about the expected value must know it (which the guard hides)."""
+    import random
+
+    a, b = random.getrandbits(62), random.getrandbits(62) | (1 << 62)
+    pairs = [(a, b), (str(a), str(b)), (a + 0.5, b + 0.5), ([a], [b]), ((a,), (b,)), ({a: a}, {b: b}), (None, ())]
+    for left, right in pairs:
+        if _holds(lambda x=left: item == x) and _holds(lambda x=right: item == x):
+            return "claims to equal different values"
+    if _holds(lambda: item < a) and _holds(lambda: item >= a):
+        return "claims to be both below and not below a value"
+    if _holds(lambda: a in item) and _holds(lambda: b in item):
+        return "claims to contain random values"
+    return ""
+
+
+def _holds(check):
+    try:
+        return bool(check())
+    except Exception:  # noqa: BLE001 - a comparison that raises claims nothing
+        return False
+
+
+def _run(module_name, pytest_args, nonce_fd, records_fd, tests_dir, verifier_dir):
+    import sysconfig
+
+    dumpable_off = _undumpable()
+    trusted = {os.path.realpath(p) + os.sep for key, p in sysconfig.get_paths().items() if key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    import pytest
+
+    trusted.add(os.path.realpath(os.path.dirname(os.path.dirname(pytest.__file__))) + os.sep)
+    protected = (os.path.realpath(tests_dir) + os.sep, os.path.realpath(verifier_dir) + os.sep)
+    trusted.update(protected)
+    guard = Guard(sorted(trusted), protected)
+    allowed = [None]
+    recorder = _recorder(nonce_fd, records_fd, guard, allowed)
+    next(recorder)
+    plugin = _make_plugin(module_name, guard, recorder, allowed, tests_dir)
+    os.dup2(2, 1)
+    sys.addaudithook(guard)
+    code = pytest.main(pytest_args, plugins=[plugin])
+    plugin.finish(int(code), dumpable_off)
+    os._exit(0)
+
+
+def _make_plugin(module_name, guard, recorder, allowed, tests_dir):
+    """The pytest plugin of the `run` mode (a closure: nothing global for agent code to patch)."""
+    import importlib
+    import linecache
+
+    import pytest
+
+    state = {"baseline": None, "problem": ""}
+
+    def wrap(function):
+        def called(*args, **kwargs):
+            linecache.clearcache()
+            result = function(*args, **kwargs)
+            _check_value(result)  # may run agent code (__eq__): before the state check
+            changed = _changed(state["baseline"], _snapshot())
+            if changed:
+                state["problem"] = "the solution changed " + ", ".join(changed[:5])
+                raise Untrusted(state["problem"])
+            return result
+
+        called.__name__ = getattr(function, "__name__", "called")
+        called.__doc__ = getattr(function, "__doc__", None)
+        return called
+
+    def emit(message):
+        return recorder.send(message)
+
+    def record(item, outcome):
+        code = getattr(getattr(item, "function", None), "__code__", None)
+        where = [code.co_filename, code.co_name, code.co_firstlineno] if code is not None else ["", "", 0]
+        return emit((item.nodeid, outcome, *where))
+
+    class Plugin:
+        def pytest_collection(self, session):
+            state["baseline"] = _snapshot()
+            try:
+                module = importlib.import_module(module_name)
+            except BaseException as error:  # noqa: BLE001 - SystemExit at import too: a failed solution
+                state["problem"] = f"importing the solution raised {type(error).__name__}"
+                return None
+            changed = _changed(state["baseline"], _snapshot())
+            if changed:
+                state["problem"] = "importing the solution changed " + ", ".join(changed[:5])
+            _wrap_module(module, module_name, wrap)
+            return None
+
+        def pytest_collection_finish(self, session):
+            root = os.path.realpath(tests_dir) + os.sep
+            for name, module in list(sys.modules.items()):
+                if os.path.realpath(getattr(module, "__file__", None) or "/").startswith(root):
+                    del sys.modules[name]
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_pyfunc_call(self, pyfuncitem):
+            function = pyfuncitem.obj
+            code = getattr(function, "__code__", None)
+            kwargs = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+            try:
+                if state["problem"]:
+                    raise Untrusted(state["problem"])
+                if code is None or code is not getattr(pyfuncitem.function, "__code__", None):
+                    raise Untrusted("the test function was replaced")
+                function(**kwargs)
+            except BaseException:
+                record(pyfuncitem, "failed")
+                raise
+            record(pyfuncitem, "passed")
+            return True
+
+        def finish(self, exit_code, dumpable_off):
+            emit(("<session>", "finished", str(exit_code), "undumpable" if dumpable_off else "dumpable", 0))
+
+    allowed[0] = emit.__code__
+    return Plugin()
+
+
+def _wrap_module(module, module_name, wrap):
+    """Route every function of the solution module (and methods of its classes) through `wrap`."""
+    import types
+
+    for name, value in list(vars(module).items()):
+        if isinstance(value, types.FunctionType) and not name.startswith("__"):
+            setattr(module, name, wrap(value))
+        elif isinstance(value, type) and value.__module__ == module_name:
+            for attr, member in list(vars(value).items()):
+                if isinstance(member, types.FunctionType) and attr not in ("__init__", "__new__", "__init_subclass__"):
+                    setattr(value, attr, wrap(member))
+
+
+def main():
+    mode = sys.argv[1]
+    module_name = os.environ["RSI_SOLUTION_MODULE"]
+    pytest_args = json.loads(os.environ["RSI_PYTEST_ARGS"])
+    sys.path.insert(0, os.getcwd())
+    if mode == "collect":
+        raise SystemExit(_collect(module_name, pytest_args))
+    _run(
+        module_name,
+        pytest_args,
+        int(os.environ["RSI_NONCE_FD"]),
+        int(os.environ["RSI_RECORDS_FD"]),
+        os.environ["RSI_TESTS_DIR"],
+        os.path.dirname(os.path.abspath(__file__)),
+    )
+
+
+if __name__ == "__main__":
+    main()
