@@ -106,8 +106,10 @@ class Page:
 
     def click(self, selector: str) -> None:
         """A real mouse click at the centre of the element (scrolled into view first)."""
-        box = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); e.scrollIntoView();"
-                            " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        # Centred, not at the top: the page's sticky header would take a click at the top edge.
+        box = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+                            " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+                            " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
 
