@@ -1,8 +1,8 @@
 """Benchmark: tokens/s of the embedded backend for 8 concurrent callers vs the same 8 requests in turn.
 
-Both are measured side by side in one process on one loaded model: first the requests one at a time
-(each its own generate), then the same requests from 8 threads released together (the batching
-queue serves them in one left-padded generate). Greedy decoding, so both runs must produce the same
+Both are measured side by side in one process on one loaded model: first the requests one at a time,
+then the same requests from 8 threads released together (the continuous batch decodes them in
+shared steps). Greedy decoding, so both runs must produce the same
 texts; the benchmark reports how many matched. Target: batched >= 3x sequential tokens/s.
 `--write` replaces the `## embedded batching` section of bench/RESULTS.md.
 
@@ -65,14 +65,14 @@ def measure(requests: int, max_tokens: int, dtype: str) -> dict[str, float | int
     threads = [threading.Thread(target=call, args=(i,)) for i in range(requests)]
     for thread in threads:
         thread.start()
-    batches_before = model.stats.batches
+    model.stats.largest_batch_rows = 0
     gate.wait()
     started = time.perf_counter()
     for thread in threads:
         thread.join()
     concurrent_s = time.perf_counter() - started
     concurrent_tokens = sum(r.completion_tokens for r in together)
-    batches = model.stats.batches - batches_before
+    batches = model.stats.largest_batch_rows
     load_after = os.getloadavg()[0]
     model.close()
     same = sum(a.completions[0].text == b.completions[0].text for a, b in zip(alone, together, strict=True))
@@ -81,8 +81,8 @@ def measure(requests: int, max_tokens: int, dtype: str) -> dict[str, float | int
     return {
         "requests": requests,
         "max_tokens": max_tokens,
-        "dtype": dtype,
-        "threads": os.environ.get("RSI_TORCH_THREADS", "default"),
+        "dtype": f"{model.dtype.value} ({model.dtype.why})",
+        "threads": f"{model.threads.value} ({model.threads.why})",
         "sequential_tokens": sequential_tokens,
         "sequential_s": sequential_s,
         "sequential_tps": sequential_tps,
@@ -103,15 +103,15 @@ def render(result: dict[str, float | int | str], command: str) -> str:
         f"{SECTION}\n\n"
         f"Machine: {machine}; {when}; 1-minute load average during the run: {result['load']} "
         f"(the machine is shared with other jobs, so absolute numbers are noisy; the ratio is the point).\n\n"
-        f"{result['requests']} greedy requests of {result['max_tokens']} tokens each ({result['dtype']}, torch threads: "
+        f"{result['requests']} greedy requests of {result['max_tokens']} tokens each (number format {result['dtype']}; torch threads "
         f"{result['threads']}), served one at a time, then from {result['requests']} threads at once through the "
-        f"batching queue. Target: concurrent >= 3x sequential tokens/s.\n\n"
+        f"continuous batch. Target: concurrent >= 3x sequential tokens/s.\n\n"
         "| mode | completion tokens | wall s | tokens/s |\n| --- | ---: | ---: | ---: |\n"
         f"| one at a time | {result['sequential_tokens']} | {result['sequential_s']:.2f} | {result['sequential_tps']:.1f} |\n"
-        f"| {result['requests']} concurrent ({result['batches']} batched generate) | {result['concurrent_tokens']} | "
+        f"| {result['requests']} concurrent (up to {result['batches']} rows per step) | {result['concurrent_tokens']} | "
         f"{result['concurrent_s']:.2f} | {result['concurrent_tps']:.1f} |\n\n"
         f"Speedup: **{result['speedup']:.2f}x**. Same texts batched as alone: {result['same_texts']}/{result['requests']} "
-        "(bf16 rounding differs with padding and batch shape, so greedy near-ties can flip; float32 agrees).\n\n"
+        "(in bfloat16 rounding differs with padding and batch shape, so greedy near-ties can flip; float32 agrees).\n\n"
         f"Reproduce: `{command}`\n\n"
     )
 
@@ -120,7 +120,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=8)
     parser.add_argument("--max-tokens", type=int, default=64)
-    parser.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float32"])
+    parser.add_argument(
+        "--dtype", default="bfloat16", choices=["bfloat16", "float32"], help="Asked for; on a CPU see rsi.models.tuning."
+    )
     parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
     args = parser.parse_args()
     result = measure(args.requests, args.max_tokens, args.dtype)

@@ -27,6 +27,7 @@ from rsi.harness.repl import ReplSession
 from rsi.harness.routing import TurnRecord, build_context, choose_specialist, turn_kind
 from rsi.harness.trajectory import Execution, SavedToolRecord, StepMetrics, Trajectory, clean_text
 from rsi.models.base import ChatMessage, ChatModel, GenerationRequest, GenerationResult
+from rsi.models.served import DeadlineReached, QueuedModel, wait_served
 
 
 class AgentTimeout(Exception):
@@ -52,13 +53,24 @@ def end_marker_is_call(end_marker: str) -> bool:
 def call_model(model: ChatModel, request: GenerationRequest, model_s: float, deadline: float) -> GenerationResult:
     """One model call with a wall-clock bound, without trusting the backend to time itself out.
 
-    The call runs in a daemon thread: a backend stuck past the bound is abandoned (it cannot be
-    cancelled from here). Past the attempt's deadline that is an agent timeout; past `model_s`
-    alone it is a backend failure (ModelError).
+    A backend that queues in process (`rsi.models.served.QueuedModel`) is timed from when it starts
+    serving the request: queue wait counts only against the attempt's deadline. Any other call runs
+    in a daemon thread: a backend stuck past the bound is abandoned (it cannot be cancelled from
+    here). Past the attempt's deadline that is an agent timeout; past `model_s` alone it is a
+    backend failure (ModelError).
     """
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise AgentTimeout("agent time limit reached before the model call")
+    if isinstance(model, QueuedModel):  # in-process queue: model_s runs from serving, not from queueing
+        try:
+            return _checked(model, wait_served(model, request, model_s, deadline))
+        except DeadlineReached as stop:
+            raise AgentTimeout(str(stop)) from None
+        except ModelError:
+            raise
+        except Exception as failure:  # noqa: BLE001 - any backend fault is the model's, never the agent's
+            raise ModelError(f"model {model.name!r} failed: {type(failure).__name__}: {failure}") from failure
     wait_s = min(model_s, remaining)
     box: dict[str, object] = {}
 
@@ -82,6 +94,10 @@ def call_model(model: ChatModel, request: GenerationRequest, model_s: float, dea
         raise ModelError(f"model {model.name!r} failed: {type(error).__name__}: {error}") from error  # type: ignore[misc]
     result = box["result"]
     assert isinstance(result, GenerationResult)
+    return _checked(model, result)
+
+
+def _checked(model: ChatModel, result: GenerationResult) -> GenerationResult:
     if not result.completions:
         raise ModelError(f"model {model.name!r} returned no completions")
     return result

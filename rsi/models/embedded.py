@@ -1,47 +1,54 @@
 """The embedded backend: one frozen base model and its LoRA specialists, in process, on the CPU.
 
 Many threads call `generate()` at once (the harness runs several attempts; `rsi serve` answers many
-HTTP requests). Each call becomes a `_Pending` in a queue; one worker thread drains up to `max_batch`
-completion rows, left-pads them into one tensor and runs a single `model.generate` for all of them,
-then resolves each caller's future. Batching is where the CPU speed comes from (about 22 tok/s for
-one row against about 150 tok/s for eight on two cores), so everything that could split a batch is
-done per row instead:
+HTTP requests). Each call becomes a `_Pending` in a queue; one worker thread owns the model and runs
+a **continuous batch** (`rsi.models.batcher`): between two decoding steps it admits queued requests
+(each prefilled alone, its rows joining the running batch) and lets finished rows leave, so a
+request that arrives while others decode waits one step, not until the whole batch ends. Batching
+is where the CPU speed comes from (one row per step costs nearly as much as eight), so everything
+that could split a batch is done per row instead (`rsi.models.rows`):
 
-- **specialists**: peft's mixed-adapter batches (`adapter_names=[...]`, `"__base__"` for the bare
-  base) serve rows for different adapters, and the base, in the same forward pass;
-- **sampling**: `_RowSampler` draws each row's token from its own seeded `torch.Generator` with its
-  own temperature and top_p (greedy rows keep the argmax), so a seeded request gets the same
-  completion whatever else shares its batch;
-- **stop strings and max_tokens**: `_RowStopper` ends each row on its own stop strings, its own
-  `max_tokens` or EOS, so generation stops early (the harness stops at the end of a code block).
+- **specialists**: peft's mixed-adapter forward (`adapter_names=[...]`, `"__base__"` for the bare
+  base) serves rows for different adapters, and the base, in the same step; an adapter that is
+  replaced or unloaded while rows still use it is deleted only once they have left;
+- **sampling**: each row draws from its own seeded generator with its own temperature and top_p
+  (greedy rows keep the argmax), so a seeded request gets the same completion whatever else
+  shares its steps;
+- **stop strings and max_tokens**: each row ends on its own stop strings, its own `max_tokens` or
+  EOS, and leaves the batch at once. Stop strings are excluded from the returned text, as in the
+  OpenAI API and vLLM.
 
-Stop strings are excluded from the returned text, as in the OpenAI API and vLLM.
+`submit()` returns a `ServedFuture` (`rsi.models.served`): its `started` event marks when the
+request left the queue, so callers time the model from then (model load and queue wait are not the
+model's time), and `abandon()` drops a request nobody waits for at the next step.
 
-Attention is SDPA: for 8 rows of 1,500 prompt tokens its prefill took half the time and less memory
-than 'eager' (measured on 2 cores). In bf16 a row batched with others is not bit-identical to the
-same row alone (padding and batch shape change the kernels' rounding), so a near-tie can flip a
-greedy token (measured: a padded "capital of France?" row began "L'" where alone it began "The").
-Use `dtype="float32"` where batched and lone outputs must agree exactly.
+Threads and number format are chosen by measurement on the machine at hand (`rsi.models.tuning`):
+in float32 a row batched with others decodes the same greedy tokens as alone (tested); in bfloat16
+padding and batch shape change the kernels' rounding, so a near-tie can flip. Attention is SDPA: for
+8 rows of 1,500 prompt tokens its prefill took half the time and less memory than 'eager'.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 import queue
-import random
 import threading
 import time
 import warnings
-from concurrent.futures import Future
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from rsi.errors import ModelError, UserInputError
 from rsi.models.base import Completion, GenerationRequest, GenerationResult
+from rsi.models.batcher import RunningBatch, prefill
+from rsi.models.rows import Row
+from rsi.models.served import ServedFuture
+from rsi.models.tuning import ENV_THREADS, Choice, choose_dtype, choose_threads, pick_device
 
-ENV_THREADS = "RSI_TORCH_THREADS"
+__all__ = ["ENV_THREADS", "BASE_ROW", "BatchStats", "EmbeddedModel", "UnknownAdapterError"]
+
 BASE_ROW = "__base__"  # peft's name for "no adapter" in a mixed-adapter batch
 
 
@@ -52,31 +59,52 @@ class UnknownAdapterError(ModelError):
 @dataclass
 class _Pending:
     request: GenerationRequest
-    future: Future[GenerationResult]
+    future: ServedFuture
     submitted: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class _Job:
+    """A request admitted into the batch: its rows' finished completions so far."""
+
+    pending: _Pending
+    prompt_tokens: int
+    completions: list[Completion | None]
+    failed: bool = False
+
+    def finish_row(self, index: int, completion: Completion) -> bool:
+        """Record one row; True once every row of the request is done."""
+        self.completions[index] = completion
+        return all(c is not None for c in self.completions)
 
 
 @dataclass
 class BatchStats:
     """Counters for benchmarks and tests: how much batching actually happened."""
 
-    batches: int = 0
+    steps: int = 0
+    row_steps: int = 0
+    prefills: int = 0
     rows: int = 0
     requests: int = 0
     completion_tokens: int = 0
     largest_batch_rows: int = 0
+
+    @property
+    def mean_batch_rows(self) -> float:
+        return self.row_steps / self.steps if self.steps else 0.0
 
 
 _STOP = object()
 
 
 class EmbeddedModel:
-    """A transformers + peft model behind the `ChatModel` interface, batching concurrent calls.
+    """A transformers + peft model behind the `ChatModel` interface, batching concurrent calls continuously.
 
-    `folder` is an HF-format model folder (see `rsi.models.weights.hf_folder`). `gather_s` is how long
-    the worker waits after the first queued request for others to join its batch: a few
-    milliseconds cost nothing against a generate that takes seconds, and they let concurrent callers
-    that arrive together share one batch.
+    `folder` is an HF-format model folder (see `rsi.models.weights.hf_folder`). `dtype` is the format
+    asked for; on a CPU a narrow format is used only where it is measured faster
+    (`rsi.models.tuning.choose_dtype`), and `RSI_DTYPE` overrides. `gather_s` is how long an idle
+    worker waits after a first request for others, so that requests arriving together start together.
     """
 
     def __init__(
@@ -86,7 +114,7 @@ class EmbeddedModel:
         name: str = "base",
         dtype: str = "bfloat16",
         max_batch: int = 8,
-        gather_s: float = 0.02,
+        gather_s: float = 0.005,
         device: str | None = None,
     ) -> None:
         self.name = name
@@ -96,12 +124,18 @@ class EmbeddedModel:
         self.stats = BatchStats()
         self._adapters: dict[str, str] = {}  # public name -> peft adapter name (peft names can't hold '.')
         self._adapter_paths: dict[str, str] = {}
+        self._retired: set[str] = set()  # peft adapters to delete once no running row uses them
         self._counter = itertools.count(1)
-        self._lock = threading.RLock()  # guards the model: generate vs adapter load/unload
+        self._lock = threading.RLock()  # guards the model and the batch: a step vs adapter load/unload
         self._queue: queue.Queue[Any] = queue.Queue()
+        self._batch = RunningBatch()
         self._closed = False
-        self.device = _pick_device(device)
-        self._load(dtype)
+        self.device = pick_device(device)
+        self.threads: Choice = choose_threads()
+        self.dtype: Choice = choose_dtype(dtype, self.device)
+        started = time.monotonic()
+        self._load(str(self.dtype.value))
+        self.load_s = time.monotonic() - started
         self._worker = threading.Thread(target=self._serve_forever, name=f"rsi-embedded-{name}", daemon=True)
         self._worker.start()
 
@@ -110,11 +144,7 @@ class EmbeddedModel:
     def _load(self, dtype: str) -> None:
         import torch
 
-        threads = os.environ.get(ENV_THREADS)
-        if threads:
-            # Process-wide. On a shared, oversubscribed machine OpenMP's spinning threads collapse
-            # (measured at load 13 on 2 cores: 0.7 tok/s with 2 threads, 6 tok/s with 1).
-            torch.set_num_threads(max(1, int(threads)))
+        torch.set_num_threads(int(self.threads.value))  # process-wide (see rsi.models.tuning)
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         from rsi.models.weights import offline_hub, quiet_transformers
@@ -138,6 +168,18 @@ class EmbeddedModel:
         eos = model.generation_config.eos_token_id
         eos = eos if eos is not None else self.tokenizer.eos_token_id
         self.eos_ids = {int(e) for e in (eos if isinstance(eos, list) else [eos])}
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """One prefill and one step now, so that first-call kernel set-up is load time, not a request's."""
+        import torch
+
+        batch = RunningBatch()
+        with torch.inference_mode():
+            cache, _ = prefill(self._model, [self.pad_id] * 4, 2, None, self.device)
+            rows = [Row(None, k, BASE_ROW, GenerationRequest(messages=[]), 1, 4, tokens=[self.pad_id]) for k in (0, 1)]
+            batch.join(rows, cache)
+            batch.step(self._model, None)
 
     def load_adapter(self, name: str, path: str) -> None:
         """Serve the PEFT adapter folder `path` under `name`; an existing `name` is replaced atomically.
@@ -167,22 +209,36 @@ class EmbeddedModel:
             self._adapters[name] = internal
             self._adapter_paths[name] = str(folder)
             if old is not None:
-                warnings.simplefilter("ignore")
-                self._model.delete_adapter(old)
+                self._retired.add(old)
+                self._collect_adapters()
 
     def unload_adapter(self, name: str) -> None:
-        """Stop serving `name`. Raises `UnknownAdapterError` if it is not loaded."""
-        with self._lock, warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # peft warns when the active adapter is deleted: expected here
+        """Stop serving `name` (rows already generating with it finish). Raises `UnknownAdapterError`."""
+        with self._lock:
             internal = self._adapters.pop(name, None)
             if internal is None:
                 raise UnknownAdapterError(f"adapter {name!r} is not loaded")
             self._adapter_paths.pop(name, None)
-            if self._adapters:
-                self._model.delete_adapter(internal)
-            else:  # the last one: strip the LoRA layers so the bare base runs at full speed again
+            self._retired.add(internal)
+            self._collect_adapters()
+
+    def _collect_adapters(self) -> None:
+        """Delete retired adapters no running row uses; with none left, strip the LoRA layers (full speed)."""
+        from peft import PeftModel
+
+        if not self._retired or not isinstance(self._model, PeftModel):
+            return
+        in_use = {row.adapter for row in self._batch.rows}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # peft warns when the active adapter is deleted: expected here
+            if not self._adapters and not (in_use - {BASE_ROW}):
                 self._model = self._model.unload()
                 self._base = self._model
+                self._retired.clear()
+                return
+            for internal in sorted(self._retired - in_use):
+                self._model.delete_adapter(internal)
+                self._retired.discard(internal)
 
     def adapters(self) -> dict[str, str]:
         """Loaded adapters: name -> folder."""
@@ -191,8 +247,8 @@ class EmbeddedModel:
 
     # -- serving ---------------------------------------------------------------------------------
 
-    def submit(self, request: GenerationRequest) -> Future[GenerationResult]:
-        """Queue `request`; the future resolves when its batch has run."""
+    def submit(self, request: GenerationRequest) -> ServedFuture:
+        """Queue `request`; the future resolves when all its rows are done."""
         if self._closed:
             raise ModelError(f"model {self.name!r} is closed")
         if request.specialist is not None and request.specialist not in self._adapters:
@@ -202,7 +258,7 @@ class EmbeddedModel:
             )
         if request.n > self.max_batch:
             raise UserInputError(f"n={request.n} exceeds this model's max_batch={self.max_batch}")
-        pending = _Pending(request, Future())
+        pending = _Pending(request, ServedFuture())
         self._queue.put(pending)
         return pending.future
 
@@ -210,258 +266,177 @@ class EmbeddedModel:
         return self.submit(request).result()
 
     def close(self) -> None:
-        """Cancel queued work, let the running batch finish, stop the worker, drop the model.
+        """Cancel queued work, fail the rows in flight after the current step, stop the worker, drop the model.
 
-        Queued requests at close time are abandoned ones (a caller that timed out, or a run that
-        ended): generating them would only delay exit, and a process that exits while torch is
-        mid-generate in the worker thread aborts ("terminate called without an active exception").
+        Requests still open at close time are abandoned ones (a caller that timed out, or a run that
+        ended): finishing them would only delay exit, and a process that exits while torch is
+        mid-forward in the worker thread aborts ("terminate called without an active exception").
         """
         if self._closed:
             return
         self._closed = True
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if item is not _STOP:
-                item.future.cancel()
         self._queue.put(_STOP)
         self._worker.join(timeout=600)
         if not self._worker.is_alive():  # free the weights now, not when the last reference goes
             self._model = self._base = None
 
     def _serve_forever(self) -> None:
-        carry: _Pending | None = None
-        while True:
-            first = carry if carry is not None else self._queue.get()
-            carry = None
-            if first is _STOP:
-                return
-            batch = [first]
-            rows = first.request.n
-            deadline = time.monotonic() + self.gather_s
-            stopping = False
-            while rows < self.max_batch:
-                try:
-                    item = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
-                except queue.Empty:
-                    break
-                if item is _STOP:
-                    stopping = True
-                    break
-                if rows + item.request.n > self.max_batch:
-                    carry = item
-                    break
-                batch.append(item)
-                rows += item.request.n
-            self._run_batch(batch)
-            if stopping:
-                self._queue.put(_STOP)
-
-    def _run_batch(self, batch: list[_Pending]) -> None:
+        waiting: deque[_Pending] = deque()
+        stopping = False
         try:
-            with self._lock:
-                # A caller that cancelled its future before its batch started costs nothing.
-                batch = [p for p in batch if p.future.set_running_or_notify_cancel()]
-                if not batch:
-                    return
-                results = self._generate_batch([p.request for p in batch])
-        except Exception as error:
-            failure = error if isinstance(error, ModelError) else ModelError(f"generation failed: {error}")
-            for pending in batch:
-                pending.future.set_exception(failure)
-            return
-        now = time.monotonic()
-        for pending, result in zip(batch, results, strict=True):
-            if isinstance(result, Exception):
-                pending.future.set_exception(result)
-            else:
-                pending.future.set_result(result.model_copy(update={"latency_s": now - pending.submitted}))
+            while not stopping:
+                if not self._batch.rows and not waiting:
+                    first = self._queue.get()
+                    if first is _STOP:
+                        break
+                    waiting.append(first)
+                    stopping = self._drain(waiting, self.gather_s)
+                else:
+                    stopping = self._drain(waiting, 0.0)
+                if stopping:
+                    break
+                with self._lock:
+                    self._admit(waiting)
+                    self._retire_rows()
+                    if self._batch.rows:
+                        self._step()
+                        self._retire_rows()
+        finally:
+            self._abort(waiting)
 
-    def _generate_batch(self, requests: list[GenerationRequest]) -> list[GenerationResult | Exception]:
+    def _drain(self, waiting: deque[_Pending], wait_s: float) -> bool:
+        """Move queued requests into `waiting` (for up to `wait_s`); True when the stop marker came."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                remaining = deadline - time.monotonic()
+                item = self._queue.get(timeout=remaining) if remaining > 0 else self._queue.get_nowait()
+            except queue.Empty:
+                return False
+            if item is _STOP:
+                return True
+            waiting.append(item)
+
+    def _abort(self, waiting: deque[_Pending]) -> None:
+        closed = ModelError(f"model {self.name!r} was closed before the request finished")
+        with self._lock:
+            jobs = {id(row.owner): row.owner for row in self._batch.rows}
+            self._batch = RunningBatch()
+        for job in jobs.values():
+            if not job.failed and not job.pending.future.done():
+                job.pending.future.set_exception(closed)
+        leftovers = list(waiting)
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not _STOP:
+                leftovers.append(item)
+        for pending in leftovers:
+            pending.future.cancel()
+
+    def _admit(self, waiting: deque[_Pending]) -> None:
+        """Prefill queued requests, first come first served, while their rows fit in `max_batch`."""
+        while waiting and len(self._batch) + waiting[0].request.n <= self.max_batch:
+            pending = waiting.popleft()
+            if not pending.future.set_running_or_notify_cancel():
+                continue  # cancelled while queued: costs nothing
+            try:
+                self._prefill(pending)
+            except Exception as error:  # noqa: BLE001 - this request fails alone, not the batch
+                failure = error if isinstance(error, ModelError | UserInputError) else ModelError(
+                    f"generation failed: {type(error).__name__}: {error}"
+                )
+                pending.future.set_exception(failure)
+
+    def _prefill(self, pending: _Pending) -> None:
         import torch
         from peft import PeftModel
 
-        outcome: list[GenerationResult | Exception | None] = [None] * len(requests)
-        encoded: dict[int, list[int]] = {}  # request index -> prompt token ids
-        rows: list[tuple[int, int]] = []  # (request index, completion index)
-        for index, request in enumerate(requests):
-            if request.specialist is not None and request.specialist not in self._adapters:
-                outcome[index] = UnknownAdapterError(f"specialist {request.specialist!r} was unloaded")
-                continue
-            tokens = self._encode(request)
-            if len(tokens) >= self.max_positions:  # fail this request alone, not its whole batch
-                outcome[index] = UserInputError(
-                    f"prompt of {len(tokens)} tokens leaves no room in the {self.max_positions}-token context"
-                )
-                continue
-            encoded[index] = tokens
-            rows.extend((index, k) for k in range(request.n))
-        if rows:
-            width = max(len(p) for p in encoded.values())
-            budget = self.max_positions - width
-            ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
-            mask = torch.zeros((len(rows), width), dtype=torch.long)
-            for r, (index, _) in enumerate(rows):  # left padding: every prompt ends at column `width`
-                tokens = encoded[index]
-                ids[r, width - len(tokens) :] = torch.tensor(tokens, dtype=torch.long)
-                mask[r, width - len(tokens) :] = 1
-            row_requests = [requests[i] for i, _ in rows]
-            max_new = [min(q.max_tokens, budget) for q in row_requests]
-            stopper = _RowStopper(
-                self.tokenizer, width, max_new, [q.stop for q in row_requests], self.eos_ids
+        request = pending.request
+        adapter = BASE_ROW
+        if request.specialist is not None:
+            if request.specialist not in self._adapters:
+                raise UnknownAdapterError(f"specialist {request.specialist!r} was unloaded")
+            adapter = self._adapters[request.specialist]
+        prompt = self._encode(request)
+        budget = self.max_positions - len(prompt)
+        if budget <= 0:
+            raise UserInputError(
+                f"prompt of {len(prompt)} tokens leaves no room in the {self.max_positions}-token context"
             )
-            sampler = _RowSampler(row_requests, [k for _, k in rows])
-            kwargs: dict[str, Any] = {}
-            if isinstance(self._model, PeftModel):
-                kwargs["adapter_names"] = [
-                    BASE_ROW if q.specialist is None else self._adapters[q.specialist] for q in row_requests
-                ]
-            from transformers import LogitsProcessorList, StoppingCriteriaList
+        job = _Job(pending, len(prompt), [None] * request.n)
+        with torch.inference_mode():
+            cache, logits = prefill(
+                self._model, prompt, request.n, adapter if isinstance(self._model, PeftModel) else None, self.device
+            )
+        rows = [Row.start(job, k, adapter, request, len(prompt), budget) for k in range(request.n)]
+        for row in rows:
+            row.accept(logits, self.tokenizer, self.eos_ids)
+        self._batch.join(rows, cache)
+        self.stats.prefills += 1
+        self.stats.rows += len(rows)
 
+    def _step(self) -> None:
+        import torch
+        from peft import PeftModel
+
+        rows = self._batch.rows
+        adapters = [row.adapter for row in rows] if isinstance(self._model, PeftModel) else None
+        try:
             with torch.inference_mode():
-                output = self._model.generate(
-                    input_ids=ids.to(self.device),
-                    attention_mask=mask.to(self.device),
-                    max_new_tokens=max(max_new),
-                    do_sample=False,  # sampling happens per row in _RowSampler
-                    logits_processor=LogitsProcessorList([sampler]),
-                    stopping_criteria=StoppingCriteriaList([stopper]),
-                    pad_token_id=self.pad_id,
-                    **kwargs,
-                )
-            completions: dict[int, list[Completion]] = {}
-            for r, (index, _) in enumerate(rows):
-                completions.setdefault(index, []).append(
-                    self._finish_row(output[r, width:], stopper, r, row_requests[r])
-                )
-            self.stats.batches += 1
-            self.stats.rows += len(rows)
-            self.stats.largest_batch_rows = max(self.stats.largest_batch_rows, len(rows))
-            for index, done in completions.items():
-                request = requests[index]
-                used = sum(c.completion_tokens for c in done)
-                self.stats.requests += 1
-                self.stats.completion_tokens += used
-                outcome[index] = GenerationResult(
-                    completions=done,
-                    prompt_tokens=len(encoded[index]),
-                    completion_tokens=used,
-                    specialist=request.specialist,
-                )
-        return [o if o is not None else ModelError("request was not served") for o in outcome]
+                logits = self._batch.step(self._model, adapters)
+        except Exception as error:  # noqa: BLE001 - a failed forward fails the rows in it, not the worker
+            failure = ModelError(f"generation failed: {type(error).__name__}: {error}")
+            for row in rows:
+                self._fail(row.owner, failure)
+            return
+        for index, row in enumerate(rows):
+            row.accept(logits[index], self.tokenizer, self.eos_ids)
+        self.stats.steps += 1
+        self.stats.row_steps += len(rows)
+        self.stats.largest_batch_rows = max(self.stats.largest_batch_rows, len(rows))
+
+    def _retire_rows(self) -> None:
+        """Resolve finished requests, drop rows that are done or abandoned, free retired adapters."""
+        keep: list[int] = []
+        for index, row in enumerate(self._batch.rows):
+            job: _Job = row.owner
+            if job.failed:
+                continue
+            if job.pending.future.abandoned.is_set():
+                self._fail(job, ModelError("request abandoned by its caller"))
+                continue
+            if not row.done:
+                keep.append(index)
+            elif job.finish_row(row.index, row.completion(self.tokenizer)):
+                self._resolve(job)
+        self._batch.keep(keep)
+        self._collect_adapters()
+
+    def _resolve(self, job: _Job) -> None:
+        done = [c for c in job.completions if c is not None]
+        used = sum(c.completion_tokens for c in done)
+        self.stats.requests += 1
+        self.stats.completion_tokens += used
+        result = GenerationResult(
+            completions=done,
+            prompt_tokens=job.prompt_tokens,
+            completion_tokens=used,
+            specialist=job.pending.request.specialist,
+            latency_s=time.monotonic() - job.pending.submitted,
+        )
+        job.pending.future.set_result(result)
+
+    @staticmethod
+    def _fail(job: _Job, error: Exception) -> None:
+        if not job.failed:
+            job.failed = True
+            job.pending.future.set_exception(error)
 
     def _encode(self, request: GenerationRequest) -> list[int]:
         text = self.tokenizer.apply_chat_template(
             [m.model_dump() for m in request.messages], tokenize=False, add_generation_prompt=True
         )
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def _finish_row(
-        self, generated: Any, stopper: _RowStopper, row: int, request: GenerationRequest
-    ) -> Completion:
-        recorded = stopper.lengths[row]
-        count = recorded if recorded is not None else int(generated.shape[0])
-        reason: Literal["stop", "length"] = "stop" if stopper.reasons[row] == "stop" else "length"
-        text = str(self.tokenizer.decode(generated[:count].tolist(), skip_special_tokens=True))
-        cut = min((p for p in (text.find(s) for s in request.stop) if p >= 0), default=-1)
-        if cut >= 0:
-            text, reason = text[:cut], "stop"
-        return Completion(text=text, finish_reason=reason, completion_tokens=count)
-
-
-def _pick_device(device: str | None) -> str:
-    """`device`, else `$RSI_DEVICE`, else CUDA when present, else the CPU."""
-    chosen = device or os.environ.get("RSI_DEVICE")
-    if chosen:
-        return chosen
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def _row_generator(seed: int | None, completion_index: int) -> Any:
-    import torch
-
-    generator = torch.Generator()
-    if seed is None:
-        generator.manual_seed(random.SystemRandom().randrange(2**63))
-    else:  # completion k of a seeded request always draws from the same stream
-        generator.manual_seed((seed * 1_000_003 + completion_index) % 2**63)
-    return generator
-
-
-class _RowSampler:
-    """A LogitsProcessor that samples each row with its own temperature, top_p and seeded generator.
-
-    It turns a sampled row into a one-hot score (the drawn token 0, all else -inf), so generate's
-    greedy step picks exactly that token; temperature-0 rows are left alone (plain argmax).
-    """
-
-    def __init__(self, requests: list[GenerationRequest], completion_indexes: list[int]) -> None:
-        self.settings = [(q.temperature, q.top_p) for q in requests]
-        self.generators = [
-            _row_generator(q.seed, k) if q.temperature > 0 else None
-            for q, k in zip(requests, completion_indexes, strict=True)
-        ]
-
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        import torch
-
-        for row, generator in enumerate(self.generators):
-            if generator is None:
-                continue
-            temperature, top_p = self.settings[row]
-            # On the CPU, where the row's generator lives, whatever device the model runs on.
-            probs = torch.softmax(scores[row].float().cpu() / temperature, dim=-1)
-            if top_p < 1.0:
-                ordered, order = torch.sort(probs, descending=True)
-                keep = torch.cumsum(ordered, dim=-1) - ordered < top_p  # always keeps the top token
-                probs = torch.zeros_like(probs).scatter(0, order[keep], ordered[keep])
-            token = int(torch.multinomial(probs, 1, generator=generator))
-            scores[row] = float("-inf")
-            scores[row, token] = 0.0
-        return scores
-
-
-class _RowStopper:
-    """A StoppingCriteria that ends each row on EOS, on its own stop strings, or at its own max_tokens."""
-
-    def __init__(
-        self, tokenizer: Any, prompt_width: int, max_new: list[int], stops: list[list[str]], eos_ids: set[int]
-    ) -> None:
-        self.tokenizer = tokenizer
-        self.width = prompt_width
-        self.max_new = max_new
-        self.stops = stops
-        self.eos_ids = eos_ids
-        # A stop string can only newly appear within its length (in tokens, each at least one
-        # character) of the end, so decoding a short tail each step is enough.
-        self.windows = [max((len(s) for s in row), default=0) + 2 for row in stops]
-        self.lengths: list[int | None] = [None] * len(max_new)
-        self.reasons: list[str | None] = [None] * len(max_new)
-
-    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
-        import torch
-
-        generated = input_ids.shape[1] - self.width
-        done = []
-        for row in range(input_ids.shape[0]):
-            if self.lengths[row] is None:
-                last = int(input_ids[row, -1])
-                if last in self.eos_ids or self.stops[row] and self._hit_stop(input_ids[row], row):
-                    self._end(row, generated, "stop")
-                elif generated >= self.max_new[row]:
-                    self._end(row, generated, "length")
-            done.append(self.lengths[row] is not None)
-        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
-
-    def _hit_stop(self, ids: Any, row: int) -> bool:
-        start = max(self.width, ids.shape[0] - self.windows[row])
-        tail = self.tokenizer.decode(ids[start:].tolist(), skip_special_tokens=True)
-        return any(s in tail for s in self.stops[row])
-
-    def _end(self, row: int, generated: int, reason: str) -> None:
-        self.lengths[row] = generated
-        self.reasons[row] = reason

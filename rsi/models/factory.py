@@ -23,6 +23,7 @@ from typing import Any
 from rsi.contracts.schema import ContractSpec
 from rsi.errors import ModelError
 from rsi.models.base import ChatModel, GenerationRequest, GenerationResult
+from rsi.models.served import ServedFuture
 from rsi.workspace import Workspace
 
 
@@ -119,11 +120,12 @@ class SharedModelHandle:
         """The shared `EmbeddedModel` (for stats and tests)."""
         return self._entry.model
 
-    def generate(self, request: GenerationRequest) -> GenerationResult:
+    def submit(self, request: GenerationRequest) -> ServedFuture:
+        """Queue `request` on the shared model under this handle's specialist names (see `rsi.models.served`)."""
         if self._closed:
             raise ModelError("this model handle is closed")
         if request.specialist is None:
-            return self._entry.model.generate(request)
+            return self._entry.model.submit(request)
         served = self._served.get(request.specialist)
         if served is None:
             from rsi.models.embedded import UnknownAdapterError
@@ -132,8 +134,12 @@ class SharedModelHandle:
                 f"specialist {request.specialist!r} is not loaded",
                 hint=f"loaded: {', '.join(sorted(self._served)) or 'none'}",
             )
-        result = self._entry.model.generate(request.model_copy(update={"specialist": served}))
-        return result.model_copy(update={"specialist": request.specialist})
+        public = request.specialist
+        inner = self._entry.model.submit(request.model_copy(update={"specialist": served}))
+        return inner.chained(lambda result: result.model_copy(update={"specialist": public}))
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        return self.submit(request).result()
 
     def load_adapter(self, name: str, path: str) -> None:
         from rsi.models.weights import served_adapter_name

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -93,7 +94,15 @@ def server_env() -> dict[str, str]:
     env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
     env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"  # needed by /v1/load_lora_adapter
     env["HF_HUB_OFFLINE"] = "1"  # never a hub download
+    if not _gpu_visible():  # vLLM-CPU: thread binding and allocator chosen for this machine now
+        from rsi.models.tuning import vllm_cpu_env
+
+        env.update({key: str(choice.value) for key, choice in vllm_cpu_env(env).items() if choice.value != ""})
     return env
+
+
+def _gpu_visible() -> bool:
+    return shutil.which("nvidia-smi") is not None and os.environ.get("CUDA_VISIBLE_DEVICES", "x") != ""
 
 
 class VllmModel:

@@ -64,13 +64,14 @@ def test_stop_string_stops_generation_early(model, ask_fn) -> None:
 
 
 def test_rows_keep_their_own_max_tokens_in_one_batch(model, ask_fn) -> None:
-    before = model.stats.batches
-    short = model.submit(ask_fn("Count from one to twenty.", max_tokens=3))
-    long = model.submit(ask_fn("Count from one to twenty.", max_tokens=10))
+    model.stats.largest_batch_rows = 0
+    with model._lock:  # queue both first, so they are admitted into the same steps
+        short = model.submit(ask_fn("Count from one to twenty.", max_tokens=3))
+        long = model.submit(ask_fn("Count from one to twenty.", max_tokens=10))
     assert short.result().completion_tokens == 3
     assert long.result().completion_tokens == 10
     assert long.result().completions[0].text.startswith(short.result().completions[0].text)
-    assert model.stats.batches == before + 1  # both rows ran in one generate
+    assert model.stats.largest_batch_rows == 2  # both rows shared decoding steps
 
 
 def test_adapters_in_one_batch_match_one_at_a_time(base_folder: Path, adapter_dirs, ask_fn) -> None:
@@ -107,14 +108,14 @@ def test_concurrent_threads_share_batches(model, ask_fn) -> None:
         start.wait()
         results[i] = model.generate(ask_fn(f"Say the number {i}.", max_tokens=6)).completions[0].text
 
-    before = model.stats.batches
+    model.stats.largest_batch_rows = 0
     threads = [threading.Thread(target=call, args=(i,)) for i in range(6)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert all(results)
-    assert model.stats.batches - before < 6  # some of the six calls shared a generate
+    assert model.stats.largest_batch_rows > 1  # some of the six calls shared decoding steps
 
 
 def test_replace_and_unload_adapters(model, adapter_dirs, ask_fn) -> None:
@@ -172,3 +173,130 @@ def test_batches_never_exceed_max_batch_rows(model, ask_fn) -> None:
     assert model.stats.largest_batch_rows <= model.max_batch  # the 4-row request was carried over
     with pytest.raises(UserInputError, match="max_batch"):
         model.submit(ask_fn("x", n=model.max_batch + 1))
+
+
+# -- continuous batching ---------------------------------------------------------------------------
+
+STAGGERED = [  # prompts of different lengths, each with its own token budget
+    ("Write a python function that adds two numbers.", 40),
+    ("Hi", 12),
+    ("Explain in two sentences how a hash table finds a key, and why collisions are handled.", 30),
+    ("What is the capital of France?", 8),
+    ("List three colours.", 20),
+]
+
+
+@pytest.fixture(scope="module")
+def model32(base_folder: Path):
+    from rsi.models.embedded import EmbeddedModel
+
+    embedded = EmbeddedModel(base_folder, name="smol32", dtype="float32", max_batch=8)
+    yield embedded
+    embedded.close()
+
+
+def _wait_for_steps(model, steps: int, timeout_s: float = 120.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while model.stats.steps < steps:
+        assert time.monotonic() < deadline, "the model made no progress"
+        time.sleep(0.01)
+
+
+def test_requests_joining_a_running_batch_match_one_at_a_time(model32, ask_fn) -> None:
+    requests = [ask_fn(prompt, max_tokens=budget) for prompt, budget in STAGGERED]
+    alone = [model32.generate(r) for r in requests]
+    model32.stats.largest_batch_rows = 0
+    futures = []
+    for request in requests:  # each arrives while the earlier ones are mid-decoding
+        steps = model32.stats.steps
+        futures.append(model32.submit(request))
+        _wait_for_steps(model32, steps + 3)
+    together = [f.result() for f in futures]
+    for lone, joined in zip(alone, together, strict=True):
+        assert joined.completions[0].text == lone.completions[0].text
+        assert joined.completion_tokens == lone.completion_tokens
+        assert joined.prompt_tokens == lone.prompt_tokens
+    assert model32.stats.largest_batch_rows >= 3  # they really decoded together
+    assert len({len(r.completions[0].text) for r in alone}) == len(alone)  # five different answers
+
+
+def test_a_late_short_request_leaves_before_an_early_long_one(model32, ask_fn) -> None:
+    long = model32.submit(ask_fn("Write a long story about a lighthouse keeper.", max_tokens=120))
+    _wait_for_steps(model32, model32.stats.steps + 5)
+    short = model32.submit(ask_fn("Say yes.", max_tokens=3))
+    assert short.result().completion_tokens <= 3
+    assert not long.done()  # the short one joined mid-flight and left without waiting for the long one
+    assert long.result().completion_tokens == 120
+
+
+def test_sampled_and_adapter_rows_joining_late_match_alone(base_folder: Path, adapter_dirs, ask_fn) -> None:
+    from rsi.models.embedded import EmbeddedModel
+
+    model = EmbeddedModel(base_folder, name="smol32a", dtype="float32", max_batch=8)
+    try:
+        model.load_adapter("alpha", str(adapter_dirs["alpha"]))
+        requests = [
+            ask_fn("Write a python function that adds two numbers.", max_tokens=30),
+            ask_fn("What is 2+2?", max_tokens=10, specialist="alpha"),
+            ask_fn("Tell me a story.", max_tokens=16, temperature=0.9, top_p=0.9, seed=5, n=2),
+            ask_fn("Name a colour.", max_tokens=10, specialist="alpha", stop=["."]),
+        ]
+        alone = [model.generate(r) for r in requests]
+        futures = []
+        for request in requests:
+            steps = model.stats.steps
+            futures.append(model.submit(request))
+            _wait_for_steps(model, steps + 2)
+        together = [f.result() for f in futures]
+    finally:
+        model.close()
+    for lone, joined in zip(alone, together, strict=True):
+        assert [c.text for c in joined.completions] == [c.text for c in lone.completions]
+        assert [c.finish_reason for c in joined.completions] == [c.finish_reason for c in lone.completions]
+    assert together[1].specialist == "alpha"
+
+
+def test_an_abandoned_request_leaves_the_batch(model32, ask_fn) -> None:
+    future = model32.submit(ask_fn("Write a long story about a dragon.", max_tokens=200))
+    _wait_for_steps(model32, model32.stats.steps + 3)
+    future.abandon()
+    with pytest.raises(Exception, match="abandoned"):
+        future.result(timeout=60)
+    assert len(model32._batch) == 0
+
+
+def test_model_s_counts_from_serving_not_from_queueing(model32, ask_fn) -> None:
+    import threading as th
+    import time
+
+    from rsi.models.served import DeadlineReached, wait_served
+
+    outcome: dict = {}
+
+    def call() -> None:
+        outcome["result"] = wait_served(model32, ask_fn("Say yes.", max_tokens=2), 2.0, time.monotonic() + 300)
+
+    with model32._lock:  # the worker cannot admit: the request waits in the queue longer than model_s
+        caller = th.Thread(target=call)
+        caller.start()
+        time.sleep(4.0)
+    caller.join(120)
+    assert outcome["result"].completion_tokens == 2
+    with model32._lock, pytest.raises(DeadlineReached, match="waited"):
+        wait_served(model32, ask_fn("Say no.", max_tokens=2), 60.0, time.monotonic() + 0.5)
+
+
+def test_model_s_bounds_serving_and_frees_the_row(model32, ask_fn) -> None:
+    import time
+
+    from rsi.errors import ModelError
+    from rsi.models.served import wait_served
+
+    with pytest.raises(ModelError, match="model_s=0.2"):
+        wait_served(model32, ask_fn("Write a long poem.", max_tokens=400), 0.2, time.monotonic() + 300)
+    deadline = time.monotonic() + 60
+    while len(model32._batch) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(model32._batch) == 0  # the abandoned row left at the next step

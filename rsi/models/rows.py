@@ -1,0 +1,94 @@
+"""One completion row of the embedded batch: its own sampling, stop strings, length limit and adapter.
+
+Everything that could tie a row to the others it happens to share a decoding step with is decided
+here, per row, so a request gets the same completion whatever else is in the batch:
+
+- **sampling**: greedy rows take the argmax; sampled rows draw from their own seeded
+  `torch.Generator` with their own temperature and top_p (completion k of a seeded request always
+  draws from the same stream);
+- **stops**: a row ends on an end-of-sequence token, on one of its own stop strings, or at its own
+  `max_tokens`; a stop string can only newly appear within its length (in tokens, each at least one
+  character) of the end, so decoding a short tail after each token is enough.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rsi.models.base import Completion, GenerationRequest
+
+
+def row_generator(seed: int | None, completion_index: int) -> Any:
+    import torch
+
+    generator = torch.Generator()
+    if seed is None:
+        generator.manual_seed(random.SystemRandom().randrange(2**63))
+    else:  # completion k of a seeded request always draws from the same stream
+        generator.manual_seed((seed * 1_000_003 + completion_index) % 2**63)
+    return generator
+
+
+def pick_token(logits: Any, temperature: float, top_p: float, generator: Any) -> int:
+    """The next token from one row's float logits: argmax when greedy, else a seeded top-p draw."""
+    import torch
+
+    if generator is None:
+        return int(torch.argmax(logits))
+    # On the CPU, where the row's generator lives, whatever device the model runs on.
+    probs = torch.softmax(logits.float().cpu() / temperature, dim=-1)
+    if top_p < 1.0:
+        ordered, order = torch.sort(probs, descending=True)
+        keep = torch.cumsum(ordered, dim=-1) - ordered < top_p  # always keeps the top token
+        probs = torch.zeros_like(probs).scatter(0, order[keep], ordered[keep])
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+@dataclass
+class Row:
+    """One completion being generated: what it has produced and when it must stop."""
+
+    owner: Any  # the embedded backend's job this row belongs to
+    index: int  # which of the request's n completions
+    adapter: str  # peft adapter name, or the base marker
+    request: GenerationRequest
+    max_new: int
+    length: int  # tokens of this row in the KV cache (its prompt, then what was fed back)
+    generator: Any = None
+    tokens: list[int] = field(default_factory=list)
+    reason: Literal["stop", "length"] | None = None
+    window: int = 0
+
+    @classmethod
+    def start(cls, owner: Any, index: int, adapter: str, request: GenerationRequest, prompt: int, budget: int) -> Row:
+        generator = row_generator(request.seed, index) if request.temperature > 0 else None
+        window = max((len(s) for s in request.stop), default=0) + 2
+        return cls(owner, index, adapter, request, min(request.max_tokens, budget), prompt, generator, window=window)
+
+    @property
+    def done(self) -> bool:
+        return self.reason is not None
+
+    def accept(self, logits: Any, tokenizer: Any, eos_ids: set[int]) -> None:
+        """Pick this row's next token from its logits and decide whether the row is finished."""
+        token = pick_token(logits, self.request.temperature, self.request.top_p, self.generator)
+        self.tokens.append(token)
+        if token in eos_ids or (self.request.stop and self._hit_stop(tokenizer)):
+            self.reason = "stop"
+        elif len(self.tokens) >= self.max_new:
+            self.reason = "length"
+
+    def _hit_stop(self, tokenizer: Any) -> bool:
+        tail = tokenizer.decode(self.tokens[-self.window :], skip_special_tokens=True)
+        return any(s in tail for s in self.request.stop)
+
+    def completion(self, tokenizer: Any) -> Completion:
+        """The finished text; a stop string and what follows it are cut (as in the OpenAI API and vLLM)."""
+        text = str(tokenizer.decode(self.tokens, skip_special_tokens=True))
+        reason: Literal["stop", "length"] = "stop" if self.reason == "stop" else "length"
+        cut = min((p for p in (text.find(s) for s in self.request.stop) if p >= 0), default=-1)
+        if cut >= 0:
+            text, reason = text[:cut], "stop"
+        return Completion(text=text, finish_reason=reason, completion_tokens=len(self.tokens))

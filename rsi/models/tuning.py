@@ -1,0 +1,314 @@
+"""CPU settings of the embedded model, chosen by measuring this machine now, not assumed from another.
+
+- **torch threads**: on an oversubscribed machine OpenMP's spinning threads collapse (measured at
+  a load average of 13 on 2 cores: 0.7 tok/s with 2 threads, 6 tok/s with 1; plain transformers at
+  batch 8 under load: 20.6 tok/s with 1 thread, 3.3 with 2). So a short probe shaped like one
+  decoding step of the embedded model (8 rows through 12 small MLP blocks) is timed with 1 thread
+  and with every core, alternately, and the faster wins. The answer depends on the load, so it is
+  cached per machine and load level (idle / busy / overloaded, from the 1-minute load average
+  against the core count) for `CACHE_TTL_S`.
+- **number format**: bfloat16 only where the CPU has bfloat16 instructions (`avx512_bf16` or
+  `amx_bf16` in /proc/cpuinfo) AND the same probe runs faster in it; elsewhere bfloat16 is emulated
+  (measured on an AVX2 CPU: 35.2 tok/s in bfloat16 against 74.1 in float32), so float32. A GPU
+  gets the format the contract asks for.
+- **workers**: attempts mostly wait on the model, and a decoding step of 8 rows costs little more
+  than one of 1 (bench/RESULTS.md "run throughput"), so a run keeps `max_batch` attempts in flight.
+
+`RSI_TORCH_THREADS` and `RSI_DTYPE` override the measured choice. `rsi doctor` shows every choice
+with its reason (`model_settings`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ENV_THREADS = "RSI_TORCH_THREADS"
+ENV_DTYPE = "RSI_DTYPE"
+DTYPES = ("bfloat16", "float32", "float16")
+BF16_FLAGS = ("avx512_bf16", "amx_bf16")
+FP16_FLAGS = ("avx512_fp16", "amx_fp16")
+CACHE_TTL_S = 6 * 3600.0
+PROBE_ROUNDS = 3
+PROBE_VERSION = 2  # part of the cache key: a changed probe is measured afresh
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One setting and why it was chosen (what `rsi doctor` prints)."""
+
+    value: int | str
+    why: str
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
+    """The instruction-set flags of the first CPU (empty where /proc/cpuinfo is unreadable)."""
+    with contextlib.suppress(OSError):
+        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith(("flags", "Features")):
+                return set(line.partition(":")[2].split())
+    return set()
+
+
+def cpu_name(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    with contextlib.suppress(OSError):
+        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    return platform.processor() or platform.machine()
+
+
+def cores() -> int:
+    with contextlib.suppress(AttributeError):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def load_level(load: float | None = None, ncores: int | None = None) -> str:
+    """'idle', 'busy' or 'overloaded': the 1-minute load average against the core count."""
+    load = os.getloadavg()[0] if load is None else load
+    ratio = load / max(1, ncores or cores())
+    return "idle" if ratio < 0.25 else "busy" if ratio < 1.0 else "overloaded"
+
+
+def pick_device(device: str | None) -> str:
+    """`device`, else `$RSI_DEVICE`, else CUDA when present, else the CPU."""
+    chosen = device or os.environ.get("RSI_DEVICE")
+    if chosen:
+        return chosen
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+# -- the probe -------------------------------------------------------------------------------------
+
+
+def _probe_weights(dtype: str) -> list[Any]:
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    shapes = [(576, 1536), (576, 1536), (1536, 576)]  # one SmolLM2-135M MLP block
+    return [(torch.randn(*s, generator=generator) * 0.02).to(getattr(torch, dtype)) for s in shapes]
+
+
+def probe_step_s(
+    threads: int, dtype: str = "float32", layers: int = 12, repeats: int = 3, give_up_s: float = float("inf")
+) -> float:
+    """Seconds for one decoding-step-shaped workload (8 rows x `layers` MLP blocks) at `threads` threads.
+
+    The best of `repeats`: contention from other processes only ever slows a run down, so the
+    fastest run is the one closest to what the setting itself costs. Stops repeating once
+    `give_up_s` is spent (a setting already that slow has lost; on an overloaded machine spinning
+    threads can take seconds per run).
+    """
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        up, gate, down = _probe_weights(dtype)
+        x = torch.randn(8, 576).to(up.dtype)
+        best = float("inf")
+        spent = 0.0
+        with torch.inference_mode():
+            for _ in range(repeats):
+                started = time.perf_counter()
+                h = x
+                for _ in range(layers):
+                    h = (torch.nn.functional.silu(h @ up) * (h @ gate)) @ down
+                    h = h * torch.rsqrt(h.float().pow(2).mean(-1, keepdim=True) + 1e-5).to(h.dtype)
+                took = time.perf_counter() - started
+                best, spent = min(best, took), spent + took
+                if spent > give_up_s:
+                    break
+        return best
+    finally:
+        torch.set_num_threads(previous)
+
+
+def race(first: tuple[int, str], second: tuple[int, str], rounds: int = PROBE_ROUNDS) -> tuple[float, float]:
+    """Median probe seconds of two (threads, dtype) settings, measured alternately (so load drifts hit both).
+
+    The second setting gives up on a round once it has spent 3x the first's time: it has lost.
+    """
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(rounds):
+        a.append(probe_step_s(*first))
+        b.append(probe_step_s(*second, give_up_s=3 * (3 * a[-1])))  # 3x what 3 runs of the first took
+    return sorted(a)[len(a) // 2], sorted(b)[len(b) // 2]
+
+
+# -- the cache -------------------------------------------------------------------------------------
+
+
+def _cache_file() -> Path:
+    from rsi.models.weights import cache_root
+
+    return cache_root() / "tuning.json"
+
+
+def _machine_key() -> str:
+    return f"{cpu_name()}|{cores()} cores|{platform.machine()}|probe v{PROBE_VERSION}"
+
+
+def _cached(kind: str, level: str) -> dict[str, Any] | None:
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        entry = json.loads(_cache_file().read_text(encoding="utf-8"))[_machine_key()][f"{kind}:{level}"]
+        if time.time() - float(entry["at"]) < CACHE_TTL_S:
+            return dict(entry)
+    return None
+
+
+def _remember(kind: str, level: str, entry: dict[str, Any]) -> None:
+    from rsi.atomic import write_text_atomic
+
+    path = _cache_file()
+    data: dict[str, Any] = {}
+    with contextlib.suppress(OSError, ValueError):
+        data = json.loads(path.read_text(encoding="utf-8"))
+    data.setdefault(_machine_key(), {})[f"{kind}:{level}"] = {**entry, "at": time.time()}
+    with contextlib.suppress(OSError):  # a read-only cache costs a re-measurement next time, nothing more
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True))
+
+
+# -- the choices -----------------------------------------------------------------------------------
+
+
+def choose_threads(*, use_cache: bool = True) -> Choice:
+    """Torch intra-op threads: `$RSI_TORCH_THREADS`, else the faster of 1 and all cores, measured now."""
+    configured = os.environ.get(ENV_THREADS, "").strip()
+    if configured:
+        try:
+            return Choice(max(1, int(configured)), f"{ENV_THREADS}={configured}")
+        except ValueError:
+            from rsi.errors import UserInputError
+
+            raise UserInputError(f"{ENV_THREADS}={configured!r}: expected a whole number of threads") from None
+    ncores = cores()
+    load = os.getloadavg()[0]
+    level = load_level(load, ncores)
+    if ncores == 1:
+        return Choice(1, "one core")
+    entry = _cached("threads", level) if use_cache else None
+    if entry is None:
+        one, many = race((1, "float32"), (ncores, "float32"))
+        entry = {"one_s": one, "many_s": many, "load": load}
+        _remember("threads", level, entry)
+    one, many = float(entry["one_s"]), float(entry["many_s"])
+    threads = 1 if one <= many else ncores
+    return Choice(
+        threads,
+        f"probe at load {float(entry['load']):.1f} on {ncores} cores ({level}): 1 thread {one * 1000:.1f} ms, "
+        f"{ncores} threads {many * 1000:.1f} ms per decoding-step probe",
+    )
+
+
+def choose_dtype(requested: str, device: str, *, use_cache: bool = True, flags: set[str] | None = None) -> Choice:
+    """The number format to load in: `$RSI_DTYPE`, else `requested` on a GPU or when it is float32,
+    else (a narrow format on a CPU) the narrow one only where the CPU has its instructions and the
+    probe runs faster in it."""
+    configured = os.environ.get(ENV_DTYPE, "").strip()
+    if configured:
+        if configured not in DTYPES:
+            from rsi.errors import UserInputError
+
+            raise UserInputError(f"{ENV_DTYPE}={configured!r}: expected one of {', '.join(DTYPES)}")
+        return Choice(configured, f"{ENV_DTYPE}={configured}")
+    if not device.startswith("cpu"):
+        return Choice(requested, f"asked by the contract ([serving] dtype) on {device}")
+    if requested == "float32":
+        return Choice("float32", "asked by the contract ([serving] dtype)")
+    needed = BF16_FLAGS if requested == "bfloat16" else FP16_FLAGS
+    have = sorted((cpu_flags() if flags is None else flags) & set(needed))
+    if not have:
+        return Choice("float32", f"{requested} asked, but this CPU lacks {'/'.join(needed)}: it would be emulated")
+    threads = int(choose_threads(use_cache=use_cache).value)
+    level = load_level()
+    entry = _cached(f"dtype-{requested}-{threads}t", level) if use_cache else None
+    if entry is None:
+        wide, narrow = race((threads, "float32"), (threads, requested))
+        entry = {"narrow_s": narrow, "wide_s": wide}
+        _remember(f"dtype-{requested}-{threads}t", level, entry)
+    narrow, wide = float(entry["narrow_s"]), float(entry["wide_s"])
+    measured = f"probe: {requested} {narrow * 1000:.1f} ms, float32 {wide * 1000:.1f} ms ({', '.join(have)})"
+    return Choice(requested, measured) if narrow < wide else Choice("float32", measured)
+
+
+def choose_workers(max_batch: int) -> Choice:
+    """Attempts in flight for a run on the embedded model: enough to fill its batch."""
+    return Choice(
+        max(2, max_batch),
+        f"fills the embedded model's batch (max_batch={max_batch}): a step of {max_batch} rows costs "
+        "little more than one row (bench/RESULTS.md, run throughput)",
+    )
+
+
+def model_settings(requested_dtype: str = "bfloat16", max_batch: int = 8) -> dict[str, Choice]:
+    """Every choice the embedded model would make here now (for `rsi doctor`)."""
+    device = pick_device(None)
+    return {
+        "torch threads": choose_threads(),
+        "number format": choose_dtype(requested_dtype, device),
+        "workers": choose_workers(max_batch),
+    }
+
+
+def doctor_check() -> Any:
+    """`rsi doctor`'s line for the embedded model's settings: each choice and why (a `CheckOutcome`)."""
+    import importlib.util
+
+    from rsi.doctor import CheckOutcome
+
+    name = "embedded model settings"
+    if importlib.util.find_spec("torch") is None:
+        return CheckOutcome(name=name, status="missing", detail="torch is not installed")
+    settings = model_settings()
+    detail = "; ".join(f"{key} {choice.value} ({choice.why})" for key, choice in settings.items())
+    return CheckOutcome(name=name, status="ok", detail=detail)
+
+
+TCMALLOC_PATHS = (
+    "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
+    "/usr/lib/aarch64-linux-gnu/libtcmalloc_minimal.so.4",
+    "/usr/lib64/libtcmalloc_minimal.so.4",
+)
+
+
+def vllm_cpu_env(environ: dict[str, str] | None = None) -> dict[str, Choice]:
+    """CPU settings for an owned vLLM-CPU server (environment variable -> choice); the caller's own wins.
+
+    - `VLLM_CPU_OMP_THREADS_BIND`: vLLM binds one OpenMP thread per core it is given. Where the
+      thread probe says one thread beats all cores (a loaded machine), it gets one core, so its
+      threads do not spin against other processes; else vLLM's own `auto` binding.
+    - `LD_PRELOAD`: vLLM's CPU guide recommends tcmalloc for its many small allocations; preloaded
+      when the library is installed, and said so when it is not.
+    """
+    environ = dict(os.environ) if environ is None else environ
+    chosen: dict[str, Choice] = {}
+    if "VLLM_CPU_OMP_THREADS_BIND" in environ:
+        chosen["VLLM_CPU_OMP_THREADS_BIND"] = Choice(environ["VLLM_CPU_OMP_THREADS_BIND"], "set by the caller")
+    else:
+        threads = choose_threads()
+        if threads.value == 1 and cores() > 1:
+            first = min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+            chosen["VLLM_CPU_OMP_THREADS_BIND"] = Choice(str(first), f"one core: {threads.why}")
+        else:
+            chosen["VLLM_CPU_OMP_THREADS_BIND"] = Choice("auto", f"all cores: {threads.why}")
+    found = next((p for p in TCMALLOC_PATHS if Path(p).is_file()), None)
+    preload = environ.get("LD_PRELOAD", "")
+    if found is None:
+        chosen["LD_PRELOAD"] = Choice(preload, "tcmalloc not installed (apt install libtcmalloc-minimal4): system malloc")
+    elif found in preload:
+        chosen["LD_PRELOAD"] = Choice(preload, "set by the caller")
+    else:
+        chosen["LD_PRELOAD"] = Choice(":".join(p for p in (found, preload) if p), "tcmalloc, as vLLM's CPU guide advises")
+    return chosen

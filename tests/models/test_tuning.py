@@ -1,0 +1,84 @@
+"""CPU settings chosen by measuring this machine: threads, number format, and their overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rsi.errors import UserInputError
+from rsi.models import tuning
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RSI_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(tuning.ENV_THREADS, raising=False)
+    monkeypatch.delenv(tuning.ENV_DTYPE, raising=False)
+    return tmp_path / "cache"
+
+
+def test_cpu_flags_are_read_from_cpuinfo(tmp_path: Path) -> None:
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Test CPU\nflags\t\t: fpu avx2 avx512_bf16\n\nflags : other\n")
+    assert tuning.cpu_flags(info) == {"fpu", "avx2", "avx512_bf16"}
+    assert tuning.cpu_name(info) == "Test CPU"
+    assert tuning.cpu_flags(tmp_path / "missing") == set()
+
+
+def test_load_levels_follow_the_core_count() -> None:
+    assert tuning.load_level(0.1, 2) == "idle"
+    assert tuning.load_level(1.0, 2) == "busy"
+    assert tuning.load_level(4.0, 2) == "overloaded"
+    assert tuning.load_level(4.0, 16) == "busy"
+
+
+def test_threads_override_and_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(tuning.ENV_THREADS, "3")
+    assert tuning.choose_threads() == tuning.Choice(3, "RSI_TORCH_THREADS=3")
+    monkeypatch.setenv(tuning.ENV_THREADS, "two")
+    with pytest.raises(UserInputError, match="RSI_TORCH_THREADS"):
+        tuning.choose_threads()
+
+
+def test_measured_threads_pick_the_faster_probe_and_are_cached(private_cache: Path) -> None:
+    choice = tuning.choose_threads()
+    if tuning.cores() == 1:
+        assert choice.value == 1
+        return
+    assert "probe" in choice.why
+    one_ms, many_ms = (float(part.split(" ms")[0].rsplit(" ", 1)[1]) for part in choice.why.split(", ")[0:2])
+    assert choice.value == (1 if one_ms <= many_ms else tuning.cores())
+    assert (private_cache / "tuning.json").is_file()
+    assert tuning.choose_threads() == choice  # the same load level reads the cached measurement
+
+
+def test_dtype_override_and_contract_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert tuning.choose_dtype("float32", "cpu").value == "float32"
+    assert tuning.choose_dtype("bfloat16", "cuda").value == "bfloat16"
+    monkeypatch.setenv(tuning.ENV_DTYPE, "bfloat16")
+    assert tuning.choose_dtype("float32", "cpu") == tuning.Choice("bfloat16", "RSI_DTYPE=bfloat16")
+    monkeypatch.setenv(tuning.ENV_DTYPE, "int3")
+    with pytest.raises(UserInputError, match="RSI_DTYPE"):
+        tuning.choose_dtype("float32", "cpu")
+
+
+def test_narrow_format_needs_the_instructions_and_a_faster_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(tuning.ENV_THREADS, "1")
+    without = tuning.choose_dtype("bfloat16", "cpu", flags=set())
+    assert without.value == "float32" and "avx512_bf16" in without.why
+    measured = tuning.choose_dtype("bfloat16", "cpu", flags={"avx512_bf16"})
+    narrow_ms, wide_ms = (float(part.split(" ms")[0].rsplit(" ", 1)[1]) for part in measured.why.split(", ")[0:2])
+    assert measured.value == ("bfloat16" if narrow_ms < wide_ms else "float32")
+
+
+def test_vllm_cpu_env_binds_one_core_when_one_thread_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(tuning.ENV_THREADS, "1")
+    chosen = tuning.vllm_cpu_env({})
+    bind = chosen["VLLM_CPU_OMP_THREADS_BIND"]
+    if tuning.cores() > 1:
+        assert bind.value.isdigit() and "one core" in bind.why
+    assert "LD_PRELOAD" in chosen
+    mine = tuning.vllm_cpu_env({"VLLM_CPU_OMP_THREADS_BIND": "2-3", "LD_PRELOAD": "/x.so"})
+    assert mine["VLLM_CPU_OMP_THREADS_BIND"] == tuning.Choice("2-3", "set by the caller")
+    assert "/x.so" in str(mine["LD_PRELOAD"].value)
