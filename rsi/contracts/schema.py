@@ -181,9 +181,36 @@ class EvaluationSpec(_Strict):
     gate: GateSpec = Field(default_factory=GateSpec)
 
 
+class GrpoSpec(_Strict):
+    """`[training.grpo]`: GRPO hyperparameters (used when `[training] method = "grpo"`, docs/training.md)."""
+
+    steps: int = Field(default=20, ge=1, description="Optimizer steps; each samples new rollouts.")
+    group_size: int = Field(default=4, ge=2, description="Rollouts per task per step (one advantage group).")
+    prompts_per_step: int = Field(default=2, ge=1, description="Train tasks (groups) per step.")
+    clip_range: float = Field(default=0.2, gt=0.0, lt=1.0, description="PPO-style ratio clip epsilon.")
+    kl_weight: float = Field(default=0.04, ge=0.0, description="Weight of the KL penalty against the base.")
+    max_response_tokens: int = Field(default=1024, ge=1, description="Response tokens trained per rollout (longer are cut).")
+    updates_per_step: int = Field(default=1, ge=1, description="Optimizer updates on each step's rollouts.")
+    temperature: float = Field(
+        default=1.0, gt=0.0,
+        description="Rollout sampling temperature; the one harness setting GRPO overrides (a group needs variety).",
+    )
+    reward: Literal["cases", "verdict"] = Field(
+        default="cases", description="'cases': the verifier's share of cases passed; 'verdict': 1 if passed, else 0.",
+    )
+    learning_rate: float | None = Field(default=None, gt=0, description="Default: [training] learning_rate.")
+
+
 class TrainingSpec(_Strict):
     """`[training]`: LoRA fine-tune hyperparameters (defaults fit the embedded model on 2 CPU cores)."""
 
+    method: Literal["sft", "grpo"] = Field(default="sft", description="SFT on selected trajectories, or GRPO.")
+    replay: Literal["auto", "off", "response", "exact"] = Field(
+        default="auto",
+        description="Prompt-state replay: 'response' (prompt state detached), 'exact' (full gradient), 'off' "
+        "(batched); 'auto': off for SFT, exact for GRPO.",
+    )
+    grpo: GrpoSpec = Field(default_factory=GrpoSpec)
     rank: int = Field(default=8, ge=1, le=1024)
     alpha: int = Field(default=16, ge=1)
     dropout: float = Field(default=0.0, ge=0.0, lt=1.0)

@@ -28,6 +28,7 @@ one graph); both exist as references for the tests and the memory benchmark.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,17 +167,21 @@ def split_at_first_label(input_ids: list[int], labels: list[int], ignore_index: 
     return input_ids[:first], input_ids[first:], [label != ignore_index for label in labels[first:]]
 
 
-def sft_replay_backward(model: Any, examples: list[Any], ignore_index: int) -> float:
-    """SFT with response-only replay: each conversation's prompt prefilled once without a graph, its
-    turns (assistant tokens trained, observations as context) replayed with one, one conversation at a
-    time. The loss is the batch's token mean, as `model(**batch).loss` computes it; returns its value."""
+def sft_replay_backward(model: Any, examples: list[Any], ignore_index: int, exact: bool = False) -> float:
+    """SFT with replay: each conversation's prompt (up to its first assistant token) prefilled once, its
+    turns (assistant tokens trained, observations as context) replayed with a graph, one conversation at
+    a time, so live graph memory follows one conversation instead of the batch. The loss is the batch's
+    token mean, as `model(**batch).loss` computes it; returns its value. `exact`: see `prefill`."""
     total = sum(sum(1 for label in e.labels[1:] if label != ignore_index) for e in examples)
     value = 0.0
     for example in examples:
         prompt, response, trained = split_at_first_label(example.input_ids, example.labels, ignore_index)
-        logps = response_logprobs(model, prefill(model, prompt), response)
+        state = prefill(model, prompt, exact=exact)
+        logps = response_logprobs(model, state, response)
         mask = torch.tensor(trained, dtype=torch.bool, device=logps.device)
         loss = -(logps * mask).sum() / max(total, 1)
-        loss.backward()
         value += float(loss.detach())
+        if math.isfinite(value):
+            loss.backward()
+            state.backward_prompt()
     return value

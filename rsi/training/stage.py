@@ -11,6 +11,12 @@
 5. register it (rsi.training.registry: content hash, lineage) and write the candidate contract
    revision that routes to it (rsi.training.candidate), marking the adapter `candidate`.
 
+With `method = "grpo"` (`[training] method` or `rsi train --method grpo`) steps 2 and 4 change: there is
+no dataset; rsi.training.grpo samples rollouts of the contract suite's train tasks under the
+candidate's harness, scores them with the hidden verifier and trains on them, checkpointing every
+step in the same kind of `.train-KEY` folder (KEY over the train tasks' content hashes instead of a
+dataset digest). The lineage records `method`, the rewards of every step and the rollout count.
+
 A crash or kill during training leaves the `.train-KEY` folder with its checkpoint: the same `rsi train`
 run again resumes at the step after the last checkpoint (rsi.training.train) instead of starting over.
 The folder is removed once the adapter is registered; folders of other trainings untouched for
@@ -41,8 +47,9 @@ class TrainStageSpec(BaseModel):
     """One `rsi train`: the flags map onto these fields; `None` means "from the contract's [training]"."""
 
     model_config = ConfigDict(extra="forbid")
-    dataset: Path
+    dataset: Path | None = Field(default=None, description="Exported dataset (SFT); GRPO samples its own rollouts.")
     contract: str = "default"
+    method: Literal["sft", "grpo"] | None = Field(default=None, description="None: the contract's [training] method.")
     executor: Literal["local", "slurm"] = "local"
     max_steps: int | None = Field(default=None, ge=1)
     epochs: int | None = Field(default=None, ge=1)
@@ -53,6 +60,10 @@ class TrainStageSpec(BaseModel):
     seed: int | None = None
     threads: int | None = Field(default=None, ge=1)
     device: str = "auto"
+    group_size: int | None = Field(default=None, ge=2, description="GRPO: rollouts per task per step.")
+    prompts_per_step: int | None = Field(default=None, ge=1, description="GRPO: tasks per step.")
+    limit_tasks: int | None = Field(default=None, ge=1, description="GRPO: only the first N train tasks.")
+    sandbox: Literal["auto", "local", "docker"] = "auto"
     candidate: bool = Field(default=True, description="Write the candidate contract revision.")
     slurm: dict[str, Any] = Field(default_factory=dict, description="SlurmTrainOptions fields.")
 
@@ -68,10 +79,16 @@ class TrainStageOutcome(BaseModel):
 
 def resolve_hyper(training: TrainingSpec, spec: TrainStageSpec) -> tuple[TrainingSpec, int | None]:
     """The contract's `[training]` with the spec's overrides applied; and the step cap."""
-    updates = {k: v for k, v in {
+    updates: dict[str, Any] = {k: v for k, v in {
         "epochs": spec.epochs, "learning_rate": spec.learning_rate, "rank": spec.rank,
         "batch_size": spec.batch_size, "max_length": spec.max_length, "seed": spec.seed,
     }.items() if v is not None}
+    if spec.method is not None:
+        updates["method"] = spec.method
+    grpo = {k: v for k, v in {"group_size": spec.group_size, "prompts_per_step": spec.prompts_per_step}.items()
+            if v is not None}
+    if grpo:
+        updates["grpo"] = {**training.grpo.model_dump(), **grpo}
     hyper = TrainingSpec.model_validate({**training.model_dump(), **updates})
     max_steps = spec.max_steps if spec.max_steps is not None else (getattr(hyper, "max_steps", 0) or None)
     return hyper, max_steps
@@ -120,6 +137,15 @@ def _remove_stale(workspace: Workspace, keep: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
+class _Trained(BaseModel):
+    """What either method hands to registration: the adapter folder and its method-specific lineage parts."""
+
+    adapter_dir: str
+    dataset: dict[str, Any]
+    source_runs: list[str] = Field(default_factory=list)
+    metrics: dict[str, Any]
+
+
 def train_stage(
     workspace: Workspace,
     spec: TrainStageSpec,
@@ -131,22 +157,66 @@ def train_stage(
     from rsi.contracts.refs import resolve_ref
     from rsi.models.weights import hf_folder
     from rsi.training.candidate import ensure_revision_tagged, write_candidate
-    from rsi.training.data import load_sft_dataset
     from rsi.training.registry import code_version, list_adapters, register_adapter, update_status
-    from rsi.training.train import TrainRequest, describe_outcome, train_adapter
 
     note = on_note or (lambda _m: None)
     if NAME_ONLY.match(spec.contract):
         ensure_revision_tagged(workspace, spec.contract)
     parent = resolve_ref(workspace, spec.contract)
     hyper, max_steps = resolve_hyper(parent.spec.training, spec)
-    dataset_dir = spec.dataset if spec.dataset.is_absolute() else (Path.cwd() / spec.dataset)
-    dataset = load_sft_dataset(dataset_dir)
     folder = hf_folder(parent.spec.base, workspace.root)
     base = base_identity(parent.spec.base, folder, workspace.root)
-    out_dir = workspace.adapters_dir / f"{STALE_PREFIX}{training_key(base, dataset.sha256, hyper, max_steps, spec.device)}"
+    train = _train_grpo if hyper.method == "grpo" else _train_sft
+    trained, out_dir = train(workspace, spec, parent, hyper, max_steps, folder, base, progress, note)
+    lineage = {
+        "name": "sft",  # the specialist name the candidate serves it under (rsi.training.candidate)
+        "method": hyper.method,
+        "base": base,
+        "dataset": trained.dataset,
+        "source_runs": trained.source_runs,
+        "parent_contract": {"name": parent.name, "revision": parent.revision, "ref": parent.ref,
+                            "content_hash": parent.content_hash, "commit": _head_commit(workspace)},
+        "hyperparameters": {**hyper.model_dump(mode="json"), "max_steps": max_steps},
+        "metrics": trained.metrics,
+        "code": code_version(),
+        "executor": spec.executor,
+    }
+    known = {r.id for r in list_adapters(workspace)}
+    record = register_adapter(workspace, Path(trained.adapter_dir), lineage)
+    registered = record.id not in known
+    shutil.rmtree(out_dir, ignore_errors=True)
+    candidate: dict[str, Any] = {}
+    if spec.candidate:
+        written = write_candidate(workspace, parent.name, record.id, record.relative_adapter_dir(workspace),
+                                  hyper.rank, list(hyper.target_modules), parent_ref=parent.ref)
+        candidate = written.summary()
+        if record.status.state == "registered":
+            record = update_status(record, state="candidate", candidate=candidate)
+    return TrainStageOutcome(
+        adapter_id=record.id, adapter_dir=str(record.adapter_dir), registered=registered, candidate=candidate,
+        metrics=record.lineage.metrics, lineage=record.summary()["lineage"],
+    )
+
+
+def _training_dir(workspace: Workspace, key: str) -> Path:
+    out_dir = workspace.adapters_dir / f"{STALE_PREFIX}{key}"
     _remove_stale(workspace, keep=out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir
+
+
+def _train_sft(workspace: Workspace, spec: TrainStageSpec, parent: Any, hyper: TrainingSpec, max_steps: int | None,
+               folder: Path, base: dict[str, Any], progress: Callable[[Any], None] | None,
+               note: Callable[[str], None]) -> tuple[_Trained, Path]:
+    from rsi.errors import UserInputError
+    from rsi.training.data import load_sft_dataset
+    from rsi.training.train import TrainRequest, describe_outcome, train_adapter
+
+    if spec.dataset is None:
+        raise UserInputError("SFT needs a DATASET (an exported folder)", hint="or train with --method grpo")
+    dataset_dir = spec.dataset if spec.dataset.is_absolute() else (Path.cwd() / spec.dataset)
+    dataset = load_sft_dataset(dataset_dir)
+    out_dir = _training_dir(workspace, training_key(base, dataset.sha256, hyper, max_steps, spec.device))
     request = TrainRequest(base_folder=str(folder), dataset_dir=str(dataset.folder), out_dir=str(out_dir / "adapter"),
                            hyper=hyper, max_steps=max_steps, threads=spec.threads, device=spec.device,
                            checkpoint_dir=str(out_dir / "checkpoint"))
@@ -164,34 +234,44 @@ def train_stage(
                                   on_state=lambda job, state: note(f"slurm job {job}: {state}"))
     else:
         outcome = train_adapter(request, progress)
-    lineage = {
-        "name": "sft",
-        "base": base,
-        "dataset": {"sha256": dataset.sha256, "folder": str(dataset.folder),
-                    "examples": len(dataset.conversations), "manifest": dataset.manifest},
-        "source_runs": dataset.source_runs,
-        "parent_contract": {"name": parent.name, "revision": parent.revision, "ref": parent.ref,
-                            "content_hash": parent.content_hash, "commit": _head_commit(workspace)},
-        "hyperparameters": {**hyper.model_dump(mode="json"), "max_steps": max_steps},
-        "metrics": describe_outcome(outcome),
-        "code": code_version(),
-        "executor": spec.executor,
-    }
-    known = {r.id for r in list_adapters(workspace)}
-    record = register_adapter(workspace, Path(outcome.adapter_dir), lineage)
-    registered = record.id not in known
-    shutil.rmtree(out_dir, ignore_errors=True)
-    candidate: dict[str, Any] = {}
-    if spec.candidate:
-        written = write_candidate(workspace, parent.name, record.id, record.relative_adapter_dir(workspace),
-                                  hyper.rank, list(hyper.target_modules), parent_ref=parent.ref)
-        candidate = written.summary()
-        if record.status.state == "registered":
-            record = update_status(record, state="candidate", candidate=candidate)
-    return TrainStageOutcome(
-        adapter_id=record.id, adapter_dir=str(record.adapter_dir), registered=registered, candidate=candidate,
-        metrics=record.lineage.metrics, lineage=record.summary()["lineage"],
-    )
+    dataset_record = {"sha256": dataset.sha256, "folder": str(dataset.folder),
+                      "examples": len(dataset.conversations), "manifest": dataset.manifest}
+    return _Trained(adapter_dir=outcome.adapter_dir, dataset=dataset_record, source_runs=dataset.source_runs,
+                    metrics=describe_outcome(outcome)), out_dir
+
+
+def _train_grpo(workspace: Workspace, spec: TrainStageSpec, parent: Any, hyper: TrainingSpec, max_steps: int | None,
+                folder: Path, base: dict[str, Any], progress: Callable[[Any], None] | None,
+                note: Callable[[str], None]) -> tuple[_Trained, Path]:
+    """GRPO on the contract's own suite (train split only); the 'dataset' is the set of train tasks."""
+    from rsi.contracts.load import configuration_from_contract
+    from rsi.errors import UserInputError
+    from rsi.tasks.load import load_suite
+    from rsi.training.grpo import GrpoRequest, train_grpo
+    from rsi.training.rollouts import train_tasks
+
+    if spec.executor != "local":
+        raise UserInputError("GRPO runs with --executor local (its rollouts need the sandbox and the model here)")
+    suite = parent.spec.evaluation.suite
+    tasks = train_tasks(load_suite(workspace, suite))
+    tasks = tasks[: spec.limit_tasks] if spec.limit_tasks else tasks
+    digest = hashlib.sha256("\n".join(sorted(t.content_hash for t in tasks)).encode()).hexdigest()
+    out_dir = _training_dir(workspace, training_key(base, f"grpo:{digest}", hyper, max_steps, spec.device))
+    request = GrpoRequest(workspace_root=str(workspace.root), parent=configuration_from_contract(parent),
+                          base_folder=str(folder), suite=suite, out_dir=str(out_dir / "adapter"), hyper=hyper,
+                          max_steps=max_steps, limit_tasks=spec.limit_tasks, threads=spec.threads, device=spec.device,
+                          sandbox=spec.sandbox, checkpoint_dir=str(out_dir / "checkpoint"))
+    g = hyper.grpo
+    note(f"GRPO {parent.name}@r{parent.revision} base {parent.spec.base.id} on {len(tasks)} train tasks of {suite}: "
+         f"{min(g.steps, max_steps or g.steps)} steps x {g.prompts_per_step} tasks x {g.group_size} rollouts, "
+         f"clip {g.clip_range}, KL {g.kl_weight}, temperature {g.temperature}, replay {hyper.replay}")
+    if (out_dir / "checkpoint").is_dir():
+        note(f"resuming from the checkpoint in {out_dir.name}")
+    outcome = train_grpo(request, progress)
+    dataset_record = {"sha256": digest, "folder": "", "examples": len(tasks), "kind": "grpo-rollouts",
+                      "suite": suite, "tasks": [t.key for t in tasks], "manifest": {}}
+    metrics = outcome.model_dump(mode="json", exclude={"adapter_dir"})
+    return _Trained(adapter_dir=outcome.adapter_dir, dataset=dataset_record, metrics=metrics), out_dir
 
 
 def _head_commit(workspace: Workspace) -> str:

@@ -157,36 +157,23 @@ def _load_checkpoint(folder: Path | None, fingerprint: str) -> dict[str, Any] | 
     return state if state.get("fingerprint") == fingerprint else None
 
 
-def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], None] | None = None) -> TrainOutcome:
-    """Fine-tune LoRA adapters on the dataset and save them; see the module docstring."""
-    import peft
+def load_lora_model(base_folder: str, hyper: TrainingSpec, device: str, dtype: Any) -> tuple[Any, Any]:
+    """(tokenizer, the base wrapped in a fresh LoRA from `hyper`, in train mode on `device`); the LoRA's
+    initialisation is seeded by `hyper.seed`. Shared by SFT and GRPO (rsi.training.grpo)."""
     import torch
-    import transformers
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from rsi.models.weights import offline_hub, quiet_transformers
-    from rsi.training.data import collate, load_sft_dataset, tokenize_dataset
 
-    hyper = request.hyper
-    threads = request.threads or int(os.environ.get("RSI_TORCH_THREADS", "0") or 0)
-    if threads:
-        # On a shared, oversubscribed CPU one thread is several times faster than spinning OpenMP
-        # threads (measured here at load 11 on 2 cores: 7.2 s/step with 1 thread, 34 s with 2).
-        torch.set_num_threads(threads)
-    device = _device(request.device)
-    dtype = torch.float32 if device == "cpu" else torch.bfloat16
-    dataset = load_sft_dataset(Path(request.dataset_dir))
     quiet_transformers()
     torch.manual_seed(hyper.seed)
     try:
         with offline_hub():
-            tokenizer = AutoTokenizer.from_pretrained(request.base_folder)
-            model: Any = AutoModelForCausalLM.from_pretrained(request.base_folder, dtype=dtype)
+            tokenizer = AutoTokenizer.from_pretrained(base_folder)
+            model: Any = AutoModelForCausalLM.from_pretrained(base_folder, dtype=dtype)
     except Exception as error:
-        raise TrainingError(f"loading the base model from {request.base_folder} failed: {error}") from error
-    tokenized = tokenize_dataset(tokenizer, dataset, hyper.max_length)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        raise TrainingError(f"loading the base model from {base_folder} failed: {error}") from error
     config = LoraConfig(
         r=hyper.rank, lora_alpha=hyper.alpha, lora_dropout=hyper.dropout,
         target_modules=list(hyper.target_modules), task_type="CAUSAL_LM", bias="none",
@@ -199,6 +186,30 @@ def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], Non
         raise TrainingError(f"peft refused the LoRA config: {error}", hint="check [training] target_modules") from error
     model.to(device)
     model.train()
+    return tokenizer, model
+
+
+def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], None] | None = None) -> TrainOutcome:
+    """Fine-tune LoRA adapters on the dataset and save them; see the module docstring."""
+    import peft
+    import torch
+    import transformers
+
+    from rsi.training.data import IGNORE_INDEX, collate, load_sft_dataset, tokenize_dataset
+    from rsi.training.replay import sft_replay_backward
+
+    hyper = request.hyper
+    threads = request.threads or int(os.environ.get("RSI_TORCH_THREADS", "0") or 0)
+    if threads:
+        # On a shared, oversubscribed CPU one thread is several times faster than spinning OpenMP
+        # threads (measured here at load 11 on 2 cores: 7.2 s/step with 1 thread, 34 s with 2).
+        torch.set_num_threads(threads)
+    device = _device(request.device)
+    dtype = torch.float32 if device == "cpu" else torch.bfloat16
+    dataset = load_sft_dataset(Path(request.dataset_dir))
+    tokenizer, model = load_lora_model(request.base_folder, hyper, device, dtype)
+    tokenized = tokenize_dataset(tokenizer, dataset, hyper.max_length)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=hyper.learning_rate, weight_decay=0.0)
     batches = plan_batches(len(tokenized.examples), hyper.batch_size, hyper.epochs, hyper.seed, request.max_steps)
@@ -238,14 +249,19 @@ def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], Non
         for step, indices in enumerate(batches[first_step - 1 :], start=first_step):
             batch = collate([tokenized.examples[i] for i in indices], int(pad))
             batch = {k: v.to(device) for k, v in batch.items()}
-            output = model(**batch)
-            loss = output.loss
-            if not torch.isfinite(loss):
-                raise TrainingError(f"loss became {loss.item()} at step {step}", hint="lower [training] learning_rate")
-            loss.backward()
+            if hyper.replay in ("response", "exact"):  # long multi-turn conversations: rsi.training.replay
+                value = sft_replay_backward(model, [tokenized.examples[i] for i in indices], IGNORE_INDEX,
+                                            exact=hyper.replay == "exact")
+            else:
+                loss = model(**batch).loss
+                value = float(loss.item())
+                if math.isfinite(value):
+                    loss.backward()
+            if not math.isfinite(value):
+                raise TrainingError(f"loss became {value} at step {step}", hint="lower [training] learning_rate")
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
-            losses.append(float(loss.item()))
+            losses.append(value)
             tokens += int(batch["attention_mask"].sum().item())
             now = time.monotonic()
             if checkpoint_dir is not None and (

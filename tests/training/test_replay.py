@@ -213,3 +213,13 @@ def test_sft_replay_gives_the_batch_loss_of_a_plain_forward() -> None:
         plain = float(model(**collate(examples, 0)).loss)
     assert value == pytest.approx(plain, abs=1e-5)
     assert all(torch.isfinite(t).all() for t in replay_grads.values()) and len(replay_grads) == 8
+    # exact mode: the gradients of the plain batched SFT loss (what train.py computes without replay)
+    model.zero_grad(set_to_none=True)
+    model(**collate(examples, 0)).loss.backward()
+    plain_grads = grads(model)
+    model.zero_grad(set_to_none=True)
+    assert sft_replay_backward(model, examples, IGNORE_INDEX, exact=True) == pytest.approx(plain, abs=1e-5)
+    exact_grads = grads(model)
+    for name in plain_grads:
+        assert torch.allclose(exact_grads[name], plain_grads[name], atol=1e-5, rtol=0), name
+    assert relative_difference(replay_grads, plain_grads) > 1e-3  # response-only really drops something

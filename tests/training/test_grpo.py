@@ -1,0 +1,176 @@
+"""GRPO: train tasks only, rollouts through the real harness, sandbox and hidden verifier, a tiny policy.
+
+The policy is a tiny randomly initialised Llama built here (2 layers, hidden 64) with the embedded
+model's tokenizer, saved as an HF folder: nothing is downloaded and a step takes seconds. It cannot
+solve a task yet, so most tests answer rollouts through the scripted-rollout hook
+(`RSI_GRPO_ROLLOUT_OVERRIDE`: reply `seed % n` of a fixed list: the reference solution, a wrong
+function, no code) to get groups with mixed rewards from the real verifier; one test samples from
+the tiny policy itself through the embedded backend, with its LoRA served as the `sft` specialist.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rsi.contracts.schema import GrpoSpec, TrainingSpec
+from rsi.errors import TrainingError
+from rsi.training.rollouts import ENV_ROLLOUT_OVERRIDE, plan_step_tasks, sample_groups, train_tasks
+from rsi.verdict import Verdict
+
+
+def make_tiny_base(base_folder: Path, out: Path) -> Path:
+    """A tiny random Llama with the real tokenizer, as an HF folder (cached per test session by the caller)."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    if (out / "config.json").is_file():
+        return out
+    tokenizer = AutoTokenizer.from_pretrained(base_folder)
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
+                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    LlamaForCausalLM(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_base(base_folder, tmp_path_factory) -> Path:
+    return make_tiny_base(base_folder, tmp_path_factory.mktemp("tiny") / "tiny-llama")
+
+
+def replies_for(task) -> list[str]:
+    code = (task.solution_dir / task.spec.solution_file).read_text()
+    return [f"Here it is.\n```python\n{code}\n```", "```python\ndef nothing():\n    return None\n```", "I am not sure."]
+
+
+def write_replies(path: Path, tasks) -> Path:
+    path.write_text(json.dumps({"tasks": {t.id: replies_for(t) for t in tasks}}))
+    return path
+
+
+def tiny_parent(workspace, tiny: Path, max_tokens: int = 48):
+    """The workspace's default contract on the tiny base, text substrate, one short turn, float32 serving."""
+    from rsi.contracts.load import configuration_from_contract
+    from rsi.contracts.refs import resolve_ref
+
+    parent = configuration_from_contract(resolve_ref(workspace, "default"))
+    spec = parent.spec
+    base = spec.base.model_copy(update={"source": str(tiny), "format": "hf", "file": "", "id": "tiny-llama"})
+    sampling = spec.harness.sampling.model_copy(update={"max_tokens": max_tokens})
+    harness = spec.harness.model_copy(update={"substrate": "text", "max_turns": 1, "sampling": sampling})
+    serving = spec.serving.model_copy(update={"dtype": "float32"})
+    return parent.model_copy(update={"spec": spec.model_copy(update={"base": base, "harness": harness,
+                                                                     "serving": serving})})
+
+
+def grpo_request(workspace, tiny: Path, out: Path, steps: int = 2, group: int = 3, prompts: int = 2, **grpo):
+    from rsi.training.grpo import GrpoRequest
+
+    hyper = TrainingSpec(method="grpo", learning_rate=1e-2, seed=1,
+                         grpo=GrpoSpec(steps=steps, group_size=group, prompts_per_step=prompts, **grpo))
+    return GrpoRequest(workspace_root=str(workspace.root), parent=tiny_parent(workspace, tiny), base_folder=str(tiny),
+                       suite="pyfuncs", out_dir=str(out / "adapter"), hyper=hyper, limit_tasks=4, threads=1,
+                       device="cpu", sandbox="local", checkpoint_dir=str(out / "ckpt"))
+
+
+# -- pure parts -----------------------------------------------------------------------------------
+
+
+def test_train_tasks_leave_out_heldout_tasks_and_their_copies(workspace) -> None:
+    from rsi.tasks.load import load_suite
+
+    tasks = load_suite(workspace, "pyfuncs")
+    heldout = [t for t in tasks if t.spec.split == "heldout"]
+    assert heldout  # the suite has a heldout split to leak from
+    copy = heldout[0].model_copy(update={"spec": heldout[0].spec.model_copy(update={"split": "train", "id": "copy"})})
+    kept = train_tasks([*tasks, copy])
+    assert kept and all(t.spec.split == "train" for t in kept)
+    assert copy not in kept and not {t.content_hash for t in kept} & {t.content_hash for t in heldout}
+
+
+def test_plan_visits_every_task_once_per_epoch_and_is_pure() -> None:
+    steps = [plan_step_tasks(7, 3, seed=5, step=s) for s in range(1, 8)]
+    flat = [i for step in steps for i in step]
+    assert sorted(flat[:7]) == list(range(7)) and sorted(flat[7:14]) == list(range(7))
+    assert steps == [plan_step_tasks(7, 3, seed=5, step=s) for s in range(1, 8)]
+    assert steps != [plan_step_tasks(7, 3, seed=6, step=s) for s in range(1, 8)]
+
+
+def test_sampling_a_heldout_task_is_refused(workspace, tmp_path) -> None:
+    from rsi.tasks.load import load_suite
+
+    heldout = next(t for t in load_suite(workspace, "pyfuncs") if t.spec.split == "heldout")
+    with pytest.raises(TrainingError, match="heldout"):
+        sample_groups(None, [(heldout, [0, 1])], lambda _t: None, None, tmp_path, tmp_path)  # type: ignore[arg-type]
+
+
+# -- real harness, sandbox, verifier --------------------------------------------------------------
+
+
+def test_rollouts_are_scored_by_the_hidden_verifier_and_never_show_it(workspace, tiny_base, tmp_path) -> None:
+    from rsi.sandbox.select import make_sandbox
+    from rsi.tasks.load import load_suite
+    from rsi.training.rollouts import rollout_configuration, scripted_override
+
+    task = train_tasks(load_suite(workspace, "pyfuncs"))[0]
+    factory = scripted_override(f"scripted:{write_replies(tmp_path / 'r.json', [task])}")
+    assert factory is not None
+    config = rollout_configuration(tiny_parent(workspace, tiny_base), tmp_path / "policy", 1.0, 8, ["q_proj", "v_proj"])
+    assert config.spec.routing.specialist == "sft" and config.spec.harness.sampling.temperature == 1.0
+    [group] = sample_groups(config, [(task, [0, 1, 2, 3])], factory, make_sandbox("local"), tmp_path / "out",
+                            tmp_path / "tools")
+    assert [r.seed for r in group] == [0, 1, 2, 3]
+    assert [r.verdict for r in group] == [Verdict.PASSED, Verdict.FAILED, Verdict.FAILED, Verdict.PASSED]
+    assert [r.reward for r in group] == [1.0, 0.0, 0.0, 1.0]
+    for rollout in group:
+        trajectory = json.loads(Path(rollout.trajectory_path).read_text())
+        reason = trajectory["outcome"]["reason"]
+        assert rollout.messages[-1]["role"] == "assistant" and rollout.messages[1]["role"] == "user"
+        assert all(reason not in m["content"] for m in rollout.messages)  # the verifier's words never reach it
+    assert group[2].messages[-1]["content"] == "I am not sure."  # a reply without code is trained on too
+
+
+def test_grpo_learns_from_verifier_rewards_on_train_tasks(workspace, tiny_base, tmp_path, monkeypatch) -> None:
+    import torch
+    from safetensors.torch import load_file
+
+    from rsi.tasks.load import load_suite
+    from rsi.training.grpo import train_grpo
+
+    tasks = train_tasks(load_suite(workspace, "pyfuncs"))[:4]
+    monkeypatch.setenv(ENV_ROLLOUT_OVERRIDE, f"scripted:{write_replies(tmp_path / 'r.json', tasks)}")
+    seen = []
+    outcome = train_grpo(grpo_request(workspace, tiny_base, tmp_path), seen.append)
+    assert outcome.steps == 2 and [p.step for p in seen] == [1, 2]
+    assert outcome.rollouts == 12 and len(outcome.rewards_per_step) == 2
+    keys = {t.key for t in tasks}
+    for record in outcome.records:
+        assert set(record.tasks) <= keys and len(record.tasks) == 2  # train tasks only
+        assert all(sorted(r) == [0.0, 0.0, 1.0] for r in record.rewards)  # seeds 3k..3k+2 -> replies 0, 1, 2
+        assert record.groups_trained == 2 and record.sequences == 6 and record.trained_tokens > 0
+        assert record.errors == 0 and record.kl >= 0.0 and torch.isfinite(torch.tensor(record.loss))
+    assert outcome.records[0].kl == pytest.approx(0.0, abs=1e-6)  # LoRA B starts at 0: policy == base
+    assert outcome.records[1].kl > 0.0  # after one update the policy moved away from the base
+    weights = load_file(str(Path(outcome.adapter_dir) / "adapter_model.safetensors"))
+    assert max(float(w.abs().max()) for k, w in weights.items() if "lora_B" in k) > 0  # it learned something
+
+
+def test_grpo_samples_the_policy_in_one_batch_through_the_embedded_backend(workspace, tiny_base, tmp_path) -> None:
+    from rsi.training.grpo import _GrpoRun
+
+    run = _GrpoRun(grpo_request(workspace, tiny_base, tmp_path, steps=1, group=4, prompts=1))
+    try:
+        [group] = run.sample(1)
+        model = run.sampler.model  # the shared EmbeddedModel behind the handle
+        assert len(group) == 4 and all(r.verdict in (Verdict.FAILED, Verdict.PASSED) for r in group)
+        assert model.stats.largest_batch_rows == 4 and model.stats.requests == 4  # the group shared one batch
+        assert list(run.sampler._served) == ["sft"] and len(model.adapters()) == 1  # the policy, served
+        assert len({r.messages[-1]["content"] for r in group}) > 1  # sampled at temperature 1: a varied group
+    finally:
+        run.close()
