@@ -1,4 +1,11 @@
-"""Hostile attempts against the `cases` verifier, on every isolating backend: none is ever passed.
+"""Hostile attempts, on every backend this machine has: none is ever passed, none is ever an error.
+
+The corpus (tests/verifier/hostile_payloads.py, 50+ payloads over the three verifier kinds) runs
+through the real attempt path (HarnessAttempt: scripted model, REPL, sandbox, verifier, stored
+evidence), in parallel, once per backend (module fixture `corpus`); the host's task folders, the
+runs/ folder of another attempt and the verifier's own files are hashed before and after, and no
+marker file may appear where the payloads try to write on the host. The direct tests below it
+call the `cases` verifier alone, on the isolating backends.
 
 Each hostile solution below is what an adversarial agent could leave in its final working
 directory. The test asserts the verdict (never passed), and where the attack aims at the host,
@@ -18,6 +25,64 @@ import pytest
 import rsi.verifier
 from rsi.verdict import Verdict
 from rsi.verifier import verify
+
+# -- the corpus, through the real attempt path -------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["local-bwrap", "local-bare", "docker"])
+def corpus(request, backends):
+    from tests.sandbox.conftest import Listener, make_backend
+    from tests.verifier.hostile_payloads import PAYLOADS, run_corpus
+
+    if request.param not in backends:
+        backends[request.param] = make_backend(request.param)
+    listener = Listener()
+    try:
+        ran = run_corpus(backends[request.param], f"hostile-{request.param}", [p for p in PAYLOADS if not p.residual], listener.port)
+        time.sleep(0.2)
+        ran["connections"] = list(listener.connections)
+    finally:
+        listener.close()
+    return ran
+
+
+def _cases():
+    from tests.verifier.hostile_payloads import PAYLOADS
+
+    return [(p.name, kind) for p in PAYLOADS if not p.residual for kind in p.kinds]
+
+
+# What only isolation (namespaces, a container) can contain; a backend that says it is weak (rlimits
+# only: rsi run warns, export and promote refuse its evidence) is not asked to.
+NEEDS_ISOLATION = {"reads", "writes", "network", "daemons"}
+
+
+def _weak(isolation) -> bool:
+    return not (isolation.network_isolated and isolation.pid_namespace and isolation.filesystem_readonly)
+
+
+@pytest.mark.parametrize(("payload", "kind"), _cases(), ids=[f"{p}-{k}" for p, k in _cases()])
+def test_corpus_payload(corpus, payload: str, kind: str):
+    from tests.verifier.hostile_payloads import PAYLOADS
+
+    played = next(o for o in corpus["played"] if (o.payload, o.kind) == (payload, kind))
+    assert played.verdict != "error", f"an agent's files caused an error: {played.reason}"
+    cls = next(p.cls for p in PAYLOADS if p.name == payload)
+    if cls in NEEDS_ISOLATION and _weak(corpus["isolation"]):
+        pytest.skip(f"{corpus['isolation'].backend} isolates no file system/network/PIDs: {cls} cannot be contained")
+    if played.honest:
+        assert played.verdict == "passed", played.reason
+    else:
+        assert played.verdict != "passed", f"a hostile payload passed ({corpus['isolation'].notes})"
+    assert played.marks == [], f"wrote on the host: {played.marks}"
+    assert played.evidence_consistent, "the stored solution.py differs from the one the trajectory recorded"
+
+
+def test_corpus_leaves_the_host_unchanged(corpus):
+    assert corpus["after"] == corpus["before"], "task folders, another attempt's folder or the verifier changed"
+    assert corpus["leftovers"] == [], "attempt folders were left behind"
+    if not _weak(corpus["isolation"]):
+        assert corpus["connections"] == [], "the host's loopback listener was reached"
 
 
 def tree_hash(folder: Path) -> str:
