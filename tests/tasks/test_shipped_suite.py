@@ -1,8 +1,10 @@
-"""Every shipped task suite loads cleanly; pyfuncs has the size, split and shape the project promises."""
+"""Every shipped task suite loads cleanly; pyfuncs and pyfuncs2 have the size, split and shape the project promises."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -13,6 +15,8 @@ from rsi.workspace import shipped_root
 
 SHIPPED_TASKS = shipped_root() / "tasks"
 SUITES = sorted(p.name for p in SHIPPED_TASKS.iterdir() if p.is_dir())
+FUNCTION_SUITES = ["pyfuncs", "pyfuncs2"]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("suite", SUITES)
@@ -25,6 +29,16 @@ def test_every_shipped_suite_validates(suite: str) -> None:
 @pytest.fixture(scope="module")
 def pyfuncs():
     return load_suite(shipped_root(), "pyfuncs")
+
+
+@pytest.fixture(scope="module")
+def pyfuncs2():
+    return load_suite(shipped_root(), "pyfuncs2")
+
+
+@pytest.fixture(scope="module", params=FUNCTION_SUITES)
+def function_suite(request):
+    return load_suite(shipped_root(), request.param)
 
 
 def test_pyfuncs_size_and_heldout_share(pyfuncs) -> None:
@@ -46,8 +60,34 @@ def test_pyfuncs_grading_spread(pyfuncs) -> None:
     assert by_difficulty["medium"] + by_difficulty["hard"] >= len(pyfuncs) * 0.3
 
 
-def test_pyfuncs_tasks_are_complete(pyfuncs) -> None:
-    for task in pyfuncs:
+def test_pyfuncs2_size_and_stratified_heldout(pyfuncs2) -> None:
+    """The suite with statistical power: >= 240 tasks, >= 80 heldout, heldout drawn from every stratum."""
+    assert len(pyfuncs2) >= 240
+    heldout = [t for t in pyfuncs2 if t.spec.split == "heldout"]
+    assert len(heldout) >= 80
+    for difficulty, n in Counter(t.spec.difficulty for t in pyfuncs2).items():
+        share = sum(1 for t in heldout if t.spec.difficulty == difficulty) / n
+        assert 0.25 <= share <= 0.42, (difficulty, share)  # a third, give or take the near-duplicate families
+    first_tags = Counter(t.spec.tags[0] for t in pyfuncs2)
+    assert {tag for tag, n in first_tags.items() if n >= 3} <= {t.spec.tags[0] for t in heldout}
+    by_difficulty = Counter(t.spec.difficulty for t in pyfuncs2)
+    assert min(by_difficulty[d] for d in ("trivial", "easy", "medium", "hard")) >= 25
+
+
+def test_pyfuncs2_is_what_its_generator_writes() -> None:
+    """The files are generated from scripts/make_funcs_suite.py; a hand edit would drift from the specs."""
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "make_funcs_suite.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_function_suite_tasks_are_complete(function_suite) -> None:
+    for task in function_suite:
         assert task.spec.tags and all(tag.strip() for tag in task.spec.tags), task.id
         assert task.spec.verifier.kind == "cases", task.id
         assert (task.solution_dir / "solution.py").is_file(), f"{task.id}: no reference solution"
@@ -64,21 +104,22 @@ def test_pyfuncs_tasks_are_complete(pyfuncs) -> None:
         assert any(case.expected is not None for case in cases.cases), task.id
 
 
-def test_pyfuncs_hidden_cases_hold_more_than_the_examples(pyfuncs) -> None:
+def test_hidden_cases_hold_more_than_the_examples(function_suite) -> None:
     """The instruction shows a couple of examples; the hidden cases add edge cases beyond them."""
-    for task in pyfuncs:
+    for task in function_suite:
         shown = task.instruction.split("Examples:", 1)[1].count(f"{load_cases(task).function}(")
         assert shown <= 3, task.id
         assert len(load_cases(task).cases) >= shown + 4, task.id
 
 
-def test_reference_files_never_reach_the_agent(pyfuncs) -> None:
-    for task in pyfuncs:
+def test_reference_files_never_reach_the_agent(function_suite) -> None:
+    for task in function_suite:
         env = sorted(p.relative_to(task.environment_dir).as_posix() for p in task.environment_dir.rglob("*"))
         assert env == ["solution.py"], task.id
         assert "NotImplementedError" in (task.environment_dir / "solution.py").read_text(), task.id
 
 
 def test_shipped_root_holds_the_suites() -> None:
-    assert "pyfuncs" in SUITES
-    assert Path(SHIPPED_TASKS / "pyfuncs" / "suite.toml").is_file()
+    for suite in FUNCTION_SUITES:
+        assert suite in SUITES
+        assert Path(SHIPPED_TASKS / suite / "suite.toml").is_file()

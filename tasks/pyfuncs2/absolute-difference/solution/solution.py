@@ -1,0 +1,2 @@
+def absolute_difference(a, b):
+    return abs(a - b)

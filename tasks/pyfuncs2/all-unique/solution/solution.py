@@ -1,0 +1,2 @@
+def all_unique(xs):
+    return len(set(xs)) == len(xs)

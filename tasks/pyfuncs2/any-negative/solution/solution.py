@@ -1,0 +1,2 @@
+def any_negative(xs):
+    return any(x < 0 for x in xs)

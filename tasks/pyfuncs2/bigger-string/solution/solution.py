@@ -1,0 +1,2 @@
+def bigger_string(a, b):
+    return b if len(b) > len(a) else a

@@ -1,0 +1,2 @@
+def capitalize_first(s):
+    return s[:1].upper() + s[1:]

@@ -1,0 +1,2 @@
+def censor_word(s, word):
+    return s.replace(word, "*" * len(word))

@@ -1,0 +1,2 @@
+def char_code(c):
+    return ord(c)

@@ -1,0 +1,5 @@
+import math
+
+
+def circle_area(r):
+    return math.pi * r * r

@@ -1,0 +1,2 @@
+def code_to_char(n):
+    return chr(n)

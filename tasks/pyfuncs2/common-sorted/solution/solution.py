@@ -1,0 +1,2 @@
+def common_sorted(a, b):
+    return sorted(set(a) & set(b))

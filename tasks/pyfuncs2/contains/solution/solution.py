@@ -1,0 +1,2 @@
+def contains(xs, item):
+    return item in xs

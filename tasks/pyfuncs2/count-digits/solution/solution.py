@@ -1,0 +1,2 @@
+def count_digits(n):
+    return len(str(abs(n)))

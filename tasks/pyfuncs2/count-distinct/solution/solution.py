@@ -1,0 +1,2 @@
+def count_distinct(xs):
+    return len(set(xs))

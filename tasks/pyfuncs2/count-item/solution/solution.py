@@ -1,0 +1,2 @@
+def count_item(xs, item):
+    return xs.count(item)

@@ -1,0 +1,2 @@
+def count_spaces(s):
+    return s.count(" ")

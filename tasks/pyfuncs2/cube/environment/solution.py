@@ -1,0 +1,4 @@
+def cube(n):
+    """Return `n` raised to the third power.
+    """
+    raise NotImplementedError

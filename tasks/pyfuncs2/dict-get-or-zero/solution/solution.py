@@ -1,0 +1,2 @@
+def dict_get_or_zero(d, key):
+    return d.get(key, 0)

@@ -1,0 +1,2 @@
+def drop_first(xs):
+    return xs[1:]

@@ -1,0 +1,2 @@
+def ends_with(s, suffix):
+    return s.endswith(suffix)

@@ -1,0 +1,2 @@
+def even_index_sum(xs):
+    return sum(xs[::2])

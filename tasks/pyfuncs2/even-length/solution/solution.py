@@ -1,0 +1,2 @@
+def even_length(s):
+    return len(s) % 2 == 0

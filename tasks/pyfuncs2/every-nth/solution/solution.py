@@ -1,0 +1,2 @@
+def every_nth(xs, n):
+    return xs[::n]

@@ -1,0 +1,2 @@
+def exclaim(s):
+    return s + "!"

@@ -1,0 +1,2 @@
+def feet_to_inches(feet):
+    return feet * 12

@@ -1,0 +1,2 @@
+def first_n(xs, n):
+    return xs[:n]

@@ -1,0 +1,4 @@
+def greet(name):
+    """Return the greeting `Hello, <name>!` for the string `name`.
+    """
+    raise NotImplementedError

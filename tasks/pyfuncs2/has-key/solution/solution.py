@@ -1,0 +1,2 @@
+def has_key(d, key):
+    return key in d

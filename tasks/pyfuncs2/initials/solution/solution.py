@@ -1,0 +1,2 @@
+def initials(name):
+    return "".join(w[0].upper() + "." for w in name.split())

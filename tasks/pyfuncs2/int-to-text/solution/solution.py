@@ -1,0 +1,2 @@
+def int_to_text(n):
+    return str(n)

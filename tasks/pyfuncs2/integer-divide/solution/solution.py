@@ -1,0 +1,2 @@
+def integer_divide(a, b):
+    return a // b

@@ -1,0 +1,2 @@
+def is_divisible(n, d):
+    return n % d == 0

@@ -1,0 +1,2 @@
+def is_empty_list(xs):
+    return len(xs) == 0

@@ -1,0 +1,2 @@
+def is_odd(n):
+    return n % 2 == 1

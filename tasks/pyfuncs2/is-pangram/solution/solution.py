@@ -1,0 +1,2 @@
+def is_pangram(s):
+    return set("abcdefghijklmnopqrstuvwxyz") <= set(s.lower())

@@ -1,0 +1,2 @@
+def is_positive(x):
+    return x > 0

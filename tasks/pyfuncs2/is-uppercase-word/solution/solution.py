@@ -1,0 +1,2 @@
+def is_uppercase_word(s):
+    return s.isupper()

@@ -1,0 +1,2 @@
+def is_vowel(c):
+    return c.lower() in ("a", "e", "i", "o", "u")

@@ -1,0 +1,2 @@
+def join_with_dash(words):
+    return "-".join(words)

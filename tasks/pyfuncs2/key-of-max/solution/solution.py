@@ -1,0 +1,4 @@
+def key_of_max(d):
+    if not d:
+        return None
+    return min(d, key=lambda k: (-d[k], k))

@@ -1,0 +1,2 @@
+def last_digit(n):
+    return abs(n) % 10

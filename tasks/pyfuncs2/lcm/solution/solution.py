@@ -1,0 +1,5 @@
+import math
+
+
+def lcm(a, b):
+    return a * b // math.gcd(a, b)

@@ -1,0 +1,2 @@
+def line_count(text):
+    return len(text.splitlines())

@@ -1,0 +1,2 @@
+def list_difference(a, b):
+    return [x for x in a if x not in b]

@@ -1,0 +1,2 @@
+def max_of_two(a, b):
+    return a if a >= b else b

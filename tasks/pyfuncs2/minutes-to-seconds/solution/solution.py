@@ -1,0 +1,2 @@
+def minutes_to_seconds(minutes):
+    return minutes * 60

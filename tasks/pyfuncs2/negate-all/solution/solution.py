@@ -1,0 +1,2 @@
+def negate_all(xs):
+    return [-x for x in xs]

@@ -1,0 +1,2 @@
+def percent_of(part, whole):
+    return part / whole * 100

@@ -1,0 +1,2 @@
+def power(base, exp):
+    return base ** exp

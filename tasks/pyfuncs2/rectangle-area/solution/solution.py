@@ -1,0 +1,2 @@
+def rectangle_area(width, height):
+    return width * height

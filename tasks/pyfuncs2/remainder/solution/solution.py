@@ -1,0 +1,2 @@
+def remainder(a, b):
+    return a % b

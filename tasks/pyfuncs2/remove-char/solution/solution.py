@@ -1,0 +1,2 @@
+def remove_char(s, c):
+    return s.replace(c, "")

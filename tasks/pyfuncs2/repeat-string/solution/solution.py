@@ -1,0 +1,2 @@
+def repeat_string(s, n):
+    return s * n

@@ -1,0 +1,2 @@
+def reverse_list(xs):
+    return xs[::-1]

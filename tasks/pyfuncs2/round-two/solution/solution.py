@@ -1,0 +1,2 @@
+def round_two(x):
+    return round(x, 2)

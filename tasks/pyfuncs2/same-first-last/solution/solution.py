@@ -1,0 +1,2 @@
+def same_first_last(s):
+    return s[0] == s[-1]

@@ -1,0 +1,2 @@
+def same_length(a, b):
+    return len(a) == len(b)

@@ -1,0 +1,2 @@
+def seconds_to_minutes(seconds):
+    return seconds // 60

@@ -1,0 +1,2 @@
+def sort_by_abs(xs):
+    return sorted(xs, key=abs)

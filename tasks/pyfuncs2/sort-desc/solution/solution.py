@@ -1,0 +1,2 @@
+def sort_desc(xs):
+    return sorted(xs, reverse=True)

@@ -1,0 +1,2 @@
+def sort_ignore_case(words):
+    return sorted(words, key=str.lower)

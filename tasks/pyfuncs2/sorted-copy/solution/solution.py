@@ -1,0 +1,2 @@
+def sorted_copy(xs):
+    return sorted(xs)

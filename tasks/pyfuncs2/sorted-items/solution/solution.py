@@ -1,0 +1,2 @@
+def sorted_items(d):
+    return [[k, d[k]] for k in sorted(d)]

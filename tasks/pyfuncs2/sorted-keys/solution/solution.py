@@ -1,0 +1,2 @@
+def sorted_keys(d):
+    return sorted(d)

@@ -1,0 +1,2 @@
+def spaces_to_underscores(s):
+    return s.replace(" ", "_")

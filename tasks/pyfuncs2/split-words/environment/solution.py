@@ -1,0 +1,4 @@
+def split_words(s):
+    """Return the list of words of the string `s`, split on runs of whitespace.
+    """
+    raise NotImplementedError

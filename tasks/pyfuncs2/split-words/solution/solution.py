@@ -1,0 +1,2 @@
+def split_words(s):
+    return s.split()

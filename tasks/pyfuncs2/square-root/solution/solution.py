@@ -1,0 +1,5 @@
+import math
+
+
+def square_root(x):
+    return math.sqrt(x)

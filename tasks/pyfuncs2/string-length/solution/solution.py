@@ -1,0 +1,2 @@
+def string_length(s):
+    return len(s)

@@ -1,0 +1,2 @@
+def strip_spaces(s):
+    return s.strip()

@@ -1,0 +1,4 @@
+def subtract(a, b):
+    """Return `a` minus `b`.
+    """
+    raise NotImplementedError

@@ -1,0 +1,2 @@
+def sum_values(d):
+    return sum(d.values())

@@ -1,0 +1,2 @@
+def swap_pair(pair):
+    return [pair[1], pair[0]]

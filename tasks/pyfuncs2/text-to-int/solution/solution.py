@@ -1,0 +1,2 @@
+def text_to_int(s):
+    return int(s)

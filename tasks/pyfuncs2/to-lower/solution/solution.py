@@ -1,0 +1,2 @@
+def to_lower(s):
+    return s.lower()
