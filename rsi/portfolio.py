@@ -213,6 +213,11 @@ def resolve_portfolio(workspace: Workspace, name_or_path: str | Path) -> Portfol
     problems: list[Problem] = []
     if not spec.variants and not spec.grids:
         problems.append(source.problem(("portfolio",), "a portfolio needs at least one [[variants]] or [[grids]]", key="variants"))
+    for j, grid in enumerate(spec.grids):
+        for axis, values in grid.axes.items():
+            if not values:  # the product would be empty: the whole grid would vanish without a word
+                message = f"grid '{grid.name}': axis has no values (the grid would make no configuration)"
+                problems.append(source.problem(("grids", j, "axes", axis), message, key=axis))
     base = _resolve_base(workspace, source, spec, path)
     configurations: list[Configuration] = []
     seen_names: dict[str, str] = {}

@@ -254,14 +254,34 @@ def configuration_from_contract(
 
 
 def check_contracts(paths: list[Path]) -> list[tuple[Path, LoadedContract | None, list[Problem]]]:
-    """Validate many contract files (folders expand to their *.toml); never raises for bad contracts."""
+    """Validate many contract files (folders expand to their *.toml); never raises for bad contracts.
+
+    Beyond `load_contract`, a contract checked here must be findable by its name: `hcp.name` equals
+    the file name (refs resolve `NAME` to hcp/NAME.toml). A folder without contracts, or a path that
+    does not exist, is itself a located problem.
+    """
     files: list[Path] = []
-    for path in paths:
-        files.extend(sorted(path.glob("*.toml")) if path.is_dir() else [path])
     results: list[tuple[Path, LoadedContract | None, list[Problem]]] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(path.glob("*.toml"))
+            if not found:
+                results.append((path, None, [Problem(path, None, "", "no contracts (*.toml) in this folder")]))
+            files.extend(found)
+        elif not path.exists():
+            results.append((path, None, [Problem(path, None, "", "no such file")]))
+        else:
+            files.append(path)
     for file in files:
         try:
-            results.append((file, load_contract(file), []))
+            loaded = load_contract(file)
         except ContractError as error:
             results.append((file, None, list(error.problems)))
+            continue
+        if loaded.name != file.stem:
+            source = parse_source(file, loaded.source)
+            message = f"'{loaded.name}' differs from the file name '{file.stem}' (refs find hcp/NAME.toml)"
+            results.append((file, None, [source.problem(("hcp", "name"), message)]))
+        else:
+            results.append((file, loaded, []))
     return results

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rsi.contracts.load import load_contract
+from rsi.contracts.load import check_contracts
 from rsi.errors import ContractError
 from rsi.portfolio import resolve_portfolio
 
@@ -55,9 +55,9 @@ def test_malformed_contract_through_cli(case: Path, cli, tmp_path: Path) -> None
 
 @pytest.mark.parametrize("case", CONTRACTS, ids=lambda p: p.stem)
 def test_malformed_contract_in_process(case: Path) -> None:
-    with pytest.raises(ContractError) as raised:
-        load_contract(case)
-    problems = raised.value.problems
+    """`check_contracts` is what `hcp validate` calls: load_contract plus the name-matches-file rule."""
+    problems = [problem for _, _, found in check_contracts([case]) for problem in found]
+    assert problems
     for line, key, substring in expectations(case):
         assert any(
             str(p.file) == str(case) and p.line == line and p.key == key and substring in str(p) for p in problems
@@ -93,7 +93,7 @@ def test_all_problems_of_one_file_are_reported_together(tmp_path: Path, cli) -> 
         .replace('specialist = ""', 'specialist = "ghost"')
         .replace('substrate = "repl"', 'substrate = "bash"')
     )
-    path = tmp_path / "broken.toml"
+    path = tmp_path / "default.toml"  # hcp.name = "default": the name matches the file
     path.write_text(broken)
     result = cli("hcp", "validate", str(path), cwd=tmp_path)
     assert result.returncode == 2
@@ -119,3 +119,28 @@ def test_debug_shows_the_traceback_only_when_asked(tmp_path: Path, cli) -> None:
     loud = cli("--debug", "hcp", "validate", str(case), cwd=tmp_path)
     assert "Traceback" not in quiet.stderr
     assert "Traceback" in loud.stderr and loud.returncode != 0
+
+
+def test_validate_a_folder_checks_every_contract_in_it(tmp_path: Path, cli) -> None:
+    """`hcp validate DIR`: one line per contract, every problem located, exit 2 on any."""
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    good = (CORPUS.parent.parent.parent / "hcp" / "default.toml").read_text()
+    (folder / "default.toml").write_text(good)
+    (folder / "prompts").mkdir()
+    for prompt in (CORPUS.parent.parent.parent / "hcp" / "prompts").glob("*"):
+        (folder / "prompts" / prompt.name).write_text(prompt.read_text())
+    ok = cli("hcp", "validate", str(folder), cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert f"ok  {folder / 'default.toml'}" in ok.stdout
+    (folder / "renamed.toml").write_text(good)
+    bad = cli("hcp", "validate", str(folder), cwd=tmp_path)
+    assert bad.returncode == 2
+    line = next(n for n, text in enumerate(good.splitlines(), 1) if text.startswith("name = "))
+    assert f"error: {folder / 'renamed.toml'}:{line}: hcp.name: 'default' differs from the file name 'renamed'" in bad.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = cli("hcp", "validate", str(empty), cwd=tmp_path)
+    assert none.returncode == 2 and f"error: {empty}: no contracts (*.toml) in this folder" in none.stderr
+    missing = cli("hcp", "validate", str(tmp_path / "nope.toml"), cwd=tmp_path)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
