@@ -9,7 +9,12 @@ every attempt has a trajectory and a verifier verdict:
   paired difference of solve rates (per task: any attempt passed) with Newcombe's 95% interval,
   exactly `rsi.promotion.decision.paired_lift`;
 - **previously covered train tasks** (tasks the parent's configuration solved in stored runs, or the
-  coverage of `covered_runs`) -> the **retention**, the share of them the candidate still solves.
+  coverage of `covered_runs`) -> the **retention**, the share of them the candidate still solves;
+- **portfolio-covered train tasks** (what any configuration of `transfer_runs` solved: the union
+  coverage of the search) -> the **transfer**, the share of them the one deployed configuration now
+  solves. Union coverage is what the portfolio reached; transfer is what ships;
+- with `control` (the frozen generation-0 contract), a third side on the heldout tasks -> the lift
+  **against generation 0**, the number that says whether generations compound.
 
 The gate is the parent's `[evaluation.gate]`: promote only if the lift's CI lower bound is above
 `min_lift` and retention >= `retention_min`. `decide_adapter` is pure; `apply_decision` writes the
@@ -34,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.atomic import write_json_atomic
 from rsi.errors import ExecutorError, StoreError, UserInputError
+from rsi.promotion.decision import LiftSummary
 from rsi.workspace import Workspace
 
 EVAL_FILE = "eval.json"
@@ -57,12 +63,34 @@ class EvalSpec(BaseModel):
     max_error_retries: int = Field(default=2, ge=0, le=10)
     resume: str | None = Field(default=None, description="Resume this evaluation run id.")
     ci_method: Literal["newcombe", "bootstrap"] = "newcombe"
+    control: str | None = Field(default=None, description="The frozen generation-0 contract ref: a third side on heldout.")
+    transfer_runs: list[str] = Field(default_factory=list,
+                                     description="Runs whose union coverage (any configuration) measures transfer.")
 
 
 class EvalDecision(BaseModel):
     promote: bool
     reason: str
     gate: dict[str, Any]
+
+
+class RetentionSummary(BaseModel):
+    """Of the train tasks the parent covered, how many the candidate still solves."""
+
+    covered: int
+    still_solved: int
+    retention: float = Field(description="still_solved / covered (1.0 when nothing was covered).")
+    parent_resolved: int = Field(description="How many of them the parent solved again in this evaluation.")
+
+
+class TransferSummary(BaseModel):
+    """Of the train tasks the portfolio covered (any configuration), how many the deployed one solves."""
+
+    portfolio_covered: int = Field(description="Union coverage of the transfer runs, on the train split.")
+    candidate_solved: int
+    parent_solved: int
+    transfer: float = Field(description="candidate_solved / portfolio_covered (0.0 when nothing was covered).")
+    parent_transfer: float = Field(description="parent_solved / portfolio_covered: the transfer before training.")
 
 
 class EvalOutcome(BaseModel):
@@ -72,16 +100,21 @@ class EvalOutcome(BaseModel):
     suite: str
     candidate: dict[str, Any]
     parent: dict[str, Any]
+    control: dict[str, Any] | None = Field(default=None, description="The generation-0 control side, if any.")
     adapter_id: str = ""
     seeds: dict[str, int] = Field(default_factory=dict)
     heldout_tasks: list[str]
-    covered_tasks: list[str]
-    lift: dict[str, Any]
-    retention: dict[str, Any]
-    per_task: dict[str, dict[str, bool]] = Field(description="task -> {'candidate': solved, 'parent': solved}.")
+    covered_tasks: list[str] = Field(description="Train tasks the parent had covered (retention).")
+    transfer_tasks: list[str] = Field(default_factory=list, description="Train tasks the portfolio had covered (transfer).")
+    lift: LiftSummary
+    lift_vs_control: LiftSummary | None = Field(default=None, description="Candidate against the generation-0 control.")
+    retention: RetentionSummary
+    transfer: TransferSummary | None = None
+    per_task: dict[str, dict[str, bool]] = Field(description="task -> {'candidate': solved, 'parent': solved[, 'control']}.")
     decision: EvalDecision
     errors: int = 0
     attempts: int = 0
+    tokens: int = 0
     wall_s: float = 0.0
     applied: dict[str, Any] = Field(default_factory=dict, description="What apply_decision wrote.")
 
@@ -100,9 +133,9 @@ class RetentionEstimate:
     def retention(self) -> float:
         return self.still_solved / self.covered if self.covered else 1.0
 
-    def summary(self) -> dict[str, Any]:
-        return {"covered": self.covered, "still_solved": self.still_solved, "retention": round(self.retention, 4),
-                "parent_resolved": self.parent_resolved}
+    def summary(self) -> RetentionSummary:
+        return RetentionSummary(covered=self.covered, still_solved=self.still_solved,
+                                retention=round(self.retention, 4), parent_resolved=self.parent_resolved)
 
 
 # -- pure parts ---------------------------------------------------------------------------------
@@ -120,6 +153,15 @@ def retention_of(covered: list[str], candidate: dict[str, bool], parent: dict[st
         still_solved=sum(1 for t in covered if candidate.get(t, False)),
         parent_resolved=sum(1 for t in covered if parent.get(t, False)),
     )
+
+
+def transfer_of(portfolio_covered: list[str], candidate: dict[str, bool], parent: dict[str, bool]) -> TransferSummary:
+    """Share of the portfolio's covered train tasks the deployed configuration solves (pure)."""
+    n = len(portfolio_covered)
+    cand = sum(1 for t in portfolio_covered if candidate.get(t, False))
+    par = sum(1 for t in portfolio_covered if parent.get(t, False))
+    return TransferSummary(portfolio_covered=n, candidate_solved=cand, parent_solved=par,
+                           transfer=round(cand / n, 4) if n else 0.0, parent_transfer=round(par / n, 4) if n else 0.0)
 
 
 def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any) -> EvalDecision:
@@ -162,6 +204,109 @@ def _parent_covered(store: Any, suite: str, parent_hash: str, runs: list[str]) -
     return {fact[1] for fact in store.attempt_history(suite, "train") if fact[0] == parent_hash and fact[2]}
 
 
+PARENT, CANDIDATE, CONTROL = 0, 1, 2  # job index of each side in the evaluation run
+SIDES = {PARENT: "parent", CANDIDATE: "candidate", CONTROL: "control"}
+
+
+@dataclass
+class _Plan:
+    """What an evaluation run attempts: its sides (job index -> configuration) and its task lists."""
+
+    run_id: str
+    suite: str
+    seed: int
+    per_task: int
+    configs: dict[int, Any]
+    heldout: list[str]
+    covered: list[str]
+    transfer: list[str]
+
+    def task_keys(self, job_index: int) -> list[str]:
+        """The control side is there for the heldout comparison only."""
+        extra = [] if job_index == CONTROL else sorted(set(self.covered) | set(self.transfer))
+        return self.heldout + extra
+
+
+@dataclass
+class _Sides:
+    spec: EvalSpec
+    candidate: Any
+    parent: Any
+    control: Any | None
+    configs: dict[int, Any]
+
+
+def _resolve_sides(workspace: Workspace, spec: EvalSpec) -> _Sides:
+    from rsi.contracts.load import configuration_from_contract
+    from rsi.contracts.refs import resolve_ref
+
+    candidate, parent = resolve_ref(workspace, spec.candidate), resolve_ref(workspace, spec.parent)
+    configs = {PARENT: configuration_from_contract(parent), CANDIDATE: configuration_from_contract(candidate)}
+    if configs[CANDIDATE].config_hash == configs[PARENT].config_hash:
+        raise UserInputError(f"{spec.candidate} and {spec.parent} are the same configuration; nothing to compare")
+    control = resolve_ref(workspace, spec.control) if spec.control else None
+    if control is not None:
+        control_config = configuration_from_contract(control)
+        # Generation 1's parent is generation 0 itself: its lift against the control is its lift.
+        if control_config.config_hash == configs[PARENT].config_hash:
+            control = None
+        else:
+            configs[CONTROL] = control_config
+    return _Sides(spec, candidate, parent, control, configs)
+
+
+def _resumed_plan(store: Any, workspace: Workspace, spec: EvalSpec) -> tuple[EvalSpec, dict[str, Any]]:
+    run = store.get_run(spec.resume)
+    plan = dict(run.args.get("eval") or {})
+    if not plan:
+        raise UserInputError(f"run {spec.resume} is not an evaluation run")
+    resumed = EvalSpec.model_validate({**plan["spec"], "resume": spec.resume,
+                                       "workers": spec.workers or plan["spec"].get("workers")})
+    return resumed, {**plan, "configs": list(run.args.get("configs", []))}
+
+
+def _new_plan(store: Any, workspace: Workspace, sides: _Sides, by_key: dict[str, Any], suite: str, seed: int,
+              per_task: int) -> _Plan:
+    from rsi.store import new_run_id
+
+    spec = sides.spec
+    heldout = sorted(k for k, t in by_key.items() if t.spec.split == "heldout")[: spec.limit_heldout]
+    if not heldout:
+        raise UserInputError(f"suite {suite!r} has no heldout tasks to evaluate on")
+    covered_all = sorted(_parent_covered(store, suite, sides.configs[PARENT].config_hash, spec.covered_runs) & set(by_key))
+    covered = covered_all if spec.limit_covered is None else covered_all[: spec.limit_covered]
+    transfer_all = sorted(set(store.covered_tasks(suite, "train", spec.transfer_runs)) & set(by_key)) if spec.transfer_runs else []
+    transfer = transfer_all if spec.limit_covered is None else transfer_all[: spec.limit_covered]
+    plan = _Plan(new_run_id(), suite, seed, per_task, sides.configs, heldout, covered, transfer)
+    store.record_configurations(list(sides.configs.values()))
+    store.record_tasks([by_key[k] for k in sorted(set(plan.task_keys(CANDIDATE)))])
+    c, p = sides.candidate, sides.parent
+    store.create_run(
+        run_id=plan.run_id, portfolio=f"eval:{c.name}@r{c.revision}-vs-{p.name}@r{p.revision}", suite=suite, split="all",
+        budget={"attempts": per_task * sum(len(plan.task_keys(j)) for j in sides.configs)}, seed=seed, scheduler=SCHEDULER,
+        args={"eval": {"spec": spec.model_dump(mode="json"), "heldout": heldout, "covered": covered, "transfer": transfer},
+              "configs": [sides.configs[j].config_hash for j in sorted(sides.configs)], "tasks": plan.task_keys(CANDIDATE)},
+    )
+    for job_index, config in sorted(sides.configs.items()):
+        store.start_job(plan.run_id, config.config_hash, plan.task_keys(job_index), per_task, job_index=job_index,
+                        details={"side": SIDES[job_index]})
+    return plan
+
+
+def _solved(store: Any, run_id: str) -> tuple[dict[int, dict[str, bool]], int, int]:
+    """Per side, task -> any counted attempt passed; and the counted attempts and their tokens."""
+    solved: dict[int, dict[str, bool]] = {j: {} for j in SIDES}
+    attempts = tokens = 0
+    for row in store.list_attempts(run_id):
+        if not row.counted:
+            continue
+        attempts += 1
+        tokens += row.tokens or 0
+        side = solved.setdefault(row.job_index, {})
+        side[row.task_key] = side.get(row.task_key, False) or bool(row.passed)
+    return solved, attempts, tokens
+
+
 def evaluate(
     workspace: Workspace,
     spec: EvalSpec,
@@ -170,104 +315,95 @@ def evaluate(
     attempt_fn: Any = None,
 ) -> EvalOutcome:
     """Run (or resume) the paired evaluation and decide; writes nothing to git (see apply_decision)."""
-    from rsi.contracts.load import configuration_from_contract
-    from rsi.contracts.refs import resolve_ref
-    from rsi.promotion.decision import GatePolicy, paired_lift
     from rsi.store import open_store
     from rsi.tasks.load import load_suite
 
     note = on_note or (lambda _m: None)
     started = time.monotonic()
     store = open_store(workspace.db_url)
-    plan: dict[str, Any] = {}
     try:
+        stored: dict[str, Any] = {}
         if spec.resume:
-            run = store.get_run(spec.resume)
-            plan = dict(run.args.get("eval") or {})
-            if not plan:
-                raise UserInputError(f"run {spec.resume} is not an evaluation run")
-            spec = EvalSpec.model_validate({**plan["spec"], "resume": spec.resume, "workers": spec.workers or plan["spec"].get("workers")})
-        candidate = resolve_ref(workspace, spec.candidate)
-        parent = resolve_ref(workspace, spec.parent)
-        cand_config = configuration_from_contract(candidate)
-        parent_config = configuration_from_contract(parent)
-        if cand_config.config_hash == parent_config.config_hash:
-            raise UserInputError(f"{spec.candidate} and {spec.parent} are the same configuration; nothing to compare")
-        if spec.resume and list(run.args.get("configs", [])) != [parent_config.config_hash, cand_config.config_hash]:
-            # an unpinned ref (a bare NAME) may resolve to a newer revision than the one evaluated so far
-            raise UserInputError(
-                f"evaluation {spec.resume}: {spec.candidate} / {spec.parent} no longer resolve to the configurations "
-                "it started with", hint="evaluate pinned revisions (NAME@rN), or start a new evaluation")
-        evaluation = parent.spec.evaluation
+            spec, stored = _resumed_plan(store, workspace, spec)
+        sides = _resolve_sides(workspace, spec)
+        evaluation = sides.parent.spec.evaluation
         suite = spec.suite or evaluation.suite
         per_task = spec.attempts_per_task or evaluation.attempts_per_task
         seed = spec.seed if spec.seed is not None else evaluation.seed
         by_key = {t.key: t for t in load_suite(workspace, suite)}
         if spec.resume:
-            run_id = spec.resume
-            heldout = list(plan["heldout"])
-            covered = list(plan["covered"])
-            missing = [k for k in heldout + covered if k not in by_key]
-            if missing:
-                raise UserInputError(f"evaluation {run_id}: tasks {', '.join(missing[:5])} left suite {suite!r}")
-            store.reopen_run(run_id)
-            note(f"resuming evaluation {run_id}")
+            plan = _check_resumable(store, spec.resume, spec, sides, stored, by_key, suite, seed, per_task)
+            note(f"resuming evaluation {plan.run_id}")
         else:
-            heldout = sorted(k for k, t in by_key.items() if t.spec.split == "heldout")[: spec.limit_heldout]
-            if not heldout:
-                raise UserInputError(f"suite {suite!r} has no heldout tasks to evaluate on")
-            covered_all = sorted(_parent_covered(store, suite, parent_config.config_hash, spec.covered_runs) & set(by_key))
-            covered = covered_all if spec.limit_covered is None else covered_all[: spec.limit_covered]
-            store.record_configurations([parent_config, cand_config])
-            store.record_tasks([by_key[k] for k in heldout + covered])
-            from rsi.store import new_run_id
-
-            run_id = new_run_id()
-            store.create_run(
-                run_id=run_id, portfolio=f"eval:{candidate.name}@r{candidate.revision}-vs-{parent.name}@r{parent.revision}",
-                suite=suite, split="all", budget={"attempts": 2 * per_task * (len(heldout) + len(covered))},
-                seed=seed, scheduler=SCHEDULER,
-                args={"eval": {"spec": spec.model_dump(mode="json"), "heldout": heldout, "covered": covered},
-                      "configs": [parent_config.config_hash, cand_config.config_hash], "tasks": heldout + covered},
-            )
-            keys = heldout + covered
-            store.start_job(run_id, parent_config.config_hash, keys, per_task, job_index=0, details={"side": "parent"})
-            store.start_job(run_id, cand_config.config_hash, keys, per_task, job_index=1, details={"side": "candidate"})
-            note(f"evaluation {run_id}: {candidate.ref} vs {parent.ref} on {len(heldout)} heldout + "
-                 f"{len(covered)} covered train tasks of {suite}, {per_task} attempt(s) each, seed {seed}")
+            plan = _new_plan(store, workspace, sides, by_key, suite, seed, per_task)
+            control = f" and the generation-0 control {sides.control.ref}" if sides.control is not None else ""
+            note(f"evaluation {plan.run_id}: {sides.candidate.ref} vs {sides.parent.ref}{control} on {len(plan.heldout)} "
+                 f"heldout + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} covered train tasks of {suite}, "
+                 f"{per_task} attempt(s) each, seed {seed}")
         if on_created is not None:
-            on_created(run_id)
-        configs = {0: parent_config, 1: cand_config}
-        errors = _run_missing(workspace, store, run_id, configs, by_key, seed, spec, note, attempt_fn)
-        store.finish_job(run_id, 0)
-        store.finish_job(run_id, 1)
-        store.finish_run(run_id, "done")
-        solved: dict[int, dict[str, bool]] = {0: {}, 1: {}}
-        attempts = 0
-        for row in store.list_attempts(run_id):
-            if not row.counted:
-                continue
-            attempts += 1
-            side = solved[row.job_index]
-            side[row.task_key] = side.get(row.task_key, False) or bool(row.passed)
+            on_created(plan.run_id)
+        errors = _run_missing(workspace, store, plan.run_id, plan.configs, by_key, seed, spec, note, attempt_fn)
+        for job_index in plan.configs:
+            store.finish_job(plan.run_id, job_index)
+        store.finish_run(plan.run_id, "done")
+        solved, attempts, tokens = _solved(store, plan.run_id)
     finally:
         store.close()
-    gate = GatePolicy.from_contract(parent.spec, spec.ci_method)
-    lift = paired_lift({k: solved[1][k] for k in heldout if k in solved[1]},
-                       {k: solved[0][k] for k in heldout if k in solved[0]}, spec.ci_method, gate.resamples, gate.seed)
-    retention = retention_of(covered, solved[1], solved[0])
-    decision = decide_adapter(lift, retention, gate)
-    adapter = next((s.sha256 for s in candidate.spec.specialists if s.name == candidate.spec.routing.specialist), "")
-    outcome = EvalOutcome(
-        eval_id=run_id, suite=suite,
-        candidate=_contract_info(candidate, cand_config), parent=_contract_info(parent, parent_config),
-        adapter_id=adapter, seeds={"seed": seed, "attempts_per_task": per_task},
-        heldout_tasks=heldout, covered_tasks=covered, lift=lift.summary(), retention=retention.summary(),
-        per_task={k: {"candidate": solved[1].get(k, False), "parent": solved[0].get(k, False)} for k in heldout + covered},
-        decision=decision, errors=errors, attempts=attempts, wall_s=time.monotonic() - started,
-    )
-    write_json_atomic(workspace.run_dir(run_id) / EVAL_FILE, outcome.model_dump(mode="json"))
+    outcome = _measure(sides, plan, solved, spec)
+    outcome = outcome.model_copy(update={"errors": errors, "attempts": attempts, "tokens": tokens,
+                                         "wall_s": time.monotonic() - started})
+    write_json_atomic(workspace.run_dir(plan.run_id) / EVAL_FILE, outcome.model_dump(mode="json"))
     return outcome
+
+
+def _check_resumable(store: Any, run_id: str, spec: EvalSpec, sides: _Sides, stored: dict[str, Any],
+                     by_key: dict[str, Any], suite: str, seed: int, per_task: int) -> _Plan:
+    if stored["configs"] != [sides.configs[j].config_hash for j in sorted(sides.configs)]:
+        # an unpinned ref (a bare NAME) may resolve to a newer revision than the one evaluated so far
+        raise UserInputError(
+            f"evaluation {run_id}: {spec.candidate} / {spec.parent} no longer resolve to the configurations "
+            "it started with", hint="evaluate pinned revisions (NAME@rN), or start a new evaluation")
+    plan = _Plan(run_id, suite, seed, per_task, sides.configs, list(stored["heldout"]), list(stored["covered"]),
+                 list(stored.get("transfer", [])))
+    missing = [k for k in plan.task_keys(CANDIDATE) if k not in by_key]
+    if missing:
+        raise UserInputError(f"evaluation {run_id}: tasks {', '.join(missing[:5])} left suite {suite!r}")
+    store.reopen_run(run_id)
+    return plan
+
+
+def _measure(sides: _Sides, plan: _Plan, solved: dict[int, dict[str, bool]], spec: EvalSpec) -> EvalOutcome:
+    """The numbers and the decision, from what each side solved (pure)."""
+    from rsi.promotion.decision import GatePolicy, paired_lift
+
+    gate = GatePolicy.from_contract(sides.parent.spec, spec.ci_method)
+
+    def lift_against(other: int) -> Any:
+        cand, base = solved[CANDIDATE], solved[other]
+        return paired_lift({k: cand[k] for k in plan.heldout if k in cand}, {k: base[k] for k in plan.heldout if k in base},
+                           spec.ci_method, gate.resamples, gate.seed)
+
+    lift_estimate = lift_against(PARENT)
+    retention = retention_of(plan.covered, solved[CANDIDATE], solved[PARENT])
+    has_control = CONTROL in plan.configs
+    candidate = sides.candidate
+    adapter = next((s.sha256 for s in candidate.spec.specialists if s.name == candidate.spec.routing.specialist), "")
+    sides_of_task = [j for j in SIDES if j in plan.configs]
+    return EvalOutcome(
+        eval_id=plan.run_id, suite=plan.suite,
+        candidate=_contract_info(candidate, plan.configs[CANDIDATE]), parent=_contract_info(sides.parent, plan.configs[PARENT]),
+        control=_contract_info(sides.control, plan.configs[CONTROL]) if has_control and sides.control else None,
+        adapter_id=adapter, seeds={"seed": plan.seed, "attempts_per_task": plan.per_task},
+        heldout_tasks=plan.heldout, covered_tasks=plan.covered, transfer_tasks=plan.transfer,
+        lift=lift_estimate.summary(),
+        # without a separate control, the parent is generation 0 (or no control was asked for)
+        lift_vs_control=lift_against(CONTROL).summary() if has_control else (lift_estimate.summary() if spec.control else None),
+        retention=retention.summary(),
+        transfer=transfer_of(plan.transfer, solved[CANDIDATE], solved[PARENT]) if spec.transfer_runs else None,
+        per_task={k: {SIDES[j]: solved[j].get(k, False) for j in sides_of_task if k in plan.task_keys(j)}
+                  for k in plan.task_keys(CANDIDATE)},
+        decision=decide_adapter(lift_estimate, retention, gate),
+    )
 
 
 def _run_missing(workspace: Workspace, store: Any, run_id: str, configs: dict[int, Any], by_key: dict[str, Any],
@@ -320,7 +456,7 @@ def _run_missing(workspace: Workspace, store: Any, run_id: str, configs: dict[in
                         wall_s=result.wall_s, trajectory_path=result.trajectory_path,
                         final_code_hash=result.final_code_hash, started=result.started, finished=result.finished,
                     ))
-                    side = "candidate" if s.job_index == 1 else "parent"
+                    side = SIDES.get(s.job_index, str(s.job_index))
                     note(f"{side} {s.task_key}#{s.attempt_index} {result.verdict.value} ({result.wall_s:.1f}s)")
                     if result.verdict is Verdict.ERROR:
                         errors += 1
@@ -343,6 +479,27 @@ def _run_missing(workspace: Workspace, store: Any, run_id: str, configs: dict[in
     return errors
 
 
+def eval_lines(outcome: EvalOutcome) -> list[str]:
+    """What `rsi eval` prints: what ships (the deployed configuration) beside what the search reached."""
+    lift, retention = outcome.lift, outcome.retention
+    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate['ref']} vs {outcome.parent['ref']}",
+             f"  heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
+             f"lift {lift.as_text()} ({lift.method})"]
+    if outcome.lift_vs_control is not None:
+        versus = outcome.control["ref"] if outcome.control else outcome.parent["ref"]
+        c = outcome.lift_vs_control
+        lines.append(f"  vs generation 0 ({versus}): candidate {c.candidate_rate:.3f} vs {c.parent_rate:.3f}; "
+                     f"lift {c.as_text()}")
+    lines.append(f"  retention: {retention.still_solved}/{retention.covered} covered train tasks still solved "
+                 f"({retention.retention:.3f}); parent re-solved {retention.parent_resolved}")
+    if outcome.transfer is not None:
+        t = outcome.transfer
+        lines.append(f"  transfer: the deployed configuration solves {t.candidate_solved}/{t.portfolio_covered} of the "
+                     f"train tasks the portfolio covered ({t.transfer:.3f}; parent {t.parent_transfer:.3f}) - union "
+                     f"coverage is what the search reached, transfer is what ships")
+    return lines
+
+
 def load_eval_outcome(workspace: Workspace, eval_id: str) -> EvalOutcome:
     path = workspace.run_dir(eval_id) / EVAL_FILE
     if not path.is_file():
@@ -361,16 +518,17 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
             record = find_adapter(workspace, outcome.adapter_id)
         except UserInputError:
             record = None
-    numbers = {"eval_id": outcome.eval_id, "lift": outcome.lift, "retention": outcome.retention,
+    numbers = {"eval_id": outcome.eval_id, "lift": outcome.lift.model_dump(mode="json"),
+               "retention": outcome.retention.model_dump(mode="json"),
                "decision": outcome.decision.model_dump(mode="json"), "candidate": outcome.candidate,
                "parent": outcome.parent, "at": datetime.now(UTC).isoformat(timespec="seconds")}
     applied: dict[str, Any]
     if outcome.promote:
         lift, retention = outcome.lift, outcome.retention
         trailers = {
-            "Eval-Lift": f"{lift['lift']:+.4f} CI95 [{lift['lift_ci95'][0]:.3f}, {lift['lift_ci95'][1]:.3f}] "
-                         f"{lift['method']} on {lift['tasks']} heldout tasks",
-            "Eval-Retention": f"{retention['retention']:.4f} ({retention['still_solved']}/{retention['covered']} covered train tasks)",
+            "Eval-Lift": f"{lift.lift:+.4f} CI95 [{lift.lift_ci95[0]:.3f}, {lift.lift_ci95[1]:.3f}] "
+                         f"{lift.method} on {lift.tasks} heldout tasks",
+            "Eval-Retention": f"{retention.retention:.4f} ({retention.still_solved}/{retention.covered} covered train tasks)",
             "Eval-Gate": f"min_lift={outcome.decision.gate['min_lift']} retention_min={outcome.decision.gate['retention_min']}",
         }
         body = f"gate passed: {outcome.decision.reason}"

@@ -170,13 +170,15 @@ def eval_command(
     covered_run: Annotated[list[str] | None, typer.Option("--covered-run", help="Covered tasks of these runs (default: the parent's own).")] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="Attempts at once.")] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", help="auto, local or docker.")] = "auto",
+    control: Annotated[str | None, typer.Option("--control", help="The frozen generation-0 contract ref: lift against it too.")] = None,
+    transfer_run: Annotated[list[str] | None, typer.Option("--transfer-run", help="Runs whose union coverage measures transfer.")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume an evaluation run id.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Evaluate and decide, but promote/reject nothing.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
     """Evaluate CANDIDATE against its parent on heldout and covered tasks; promote the adapter if the gate passes."""
     from rsi.errors import UserInputError
-    from rsi.evaluation import EvalSpec, apply_decision, evaluate
+    from rsi.evaluation import EvalSpec, apply_decision, eval_lines, evaluate
 
     if not resume and (not candidate or not against):
         raise UserInputError("give CANDIDATE and --against PARENT (or --resume EVAL_ID)")
@@ -184,7 +186,8 @@ def eval_command(
         raise UserInputError(f"--sandbox {sandbox!r}: use auto, local or docker")
     spec = EvalSpec(candidate=candidate or "-", parent=against or "-", suite=suite, attempts_per_task=attempts_per_task,
                     seed=seed, limit_heldout=limit_heldout, limit_covered=limit_covered, covered_runs=covered_run or [],
-                    workers=workers, sandbox=sandbox, resume=resume)  # type: ignore[arg-type]
+                    workers=workers, sandbox=sandbox, resume=resume, control=control,  # type: ignore[arg-type]
+                    transfer_runs=transfer_run or [])
     workspace = state.workspace()
     outcome = evaluate(workspace, spec, on_note=_say(json_output))
     if not dry_run:
@@ -192,13 +195,8 @@ def eval_command(
     if json_output:
         print_json(outcome.model_dump(mode="json"))
     else:
-        lift, retention = outcome.lift, outcome.retention
-        console.print(f"evaluation {outcome.eval_id}: {outcome.candidate['ref']} vs {outcome.parent['ref']}", markup=False)
-        console.print(f"  heldout: candidate {lift['candidate_rate']:.3f} vs parent {lift['parent_rate']:.3f} on "
-                      f"{lift['tasks']} tasks; lift {lift['lift']:+.3f} CI95 [{lift['lift_ci95'][0]:.3f}, "
-                      f"{lift['lift_ci95'][1]:.3f}] ({lift['method']})", markup=False)
-        console.print(f"  retention: {retention['still_solved']}/{retention['covered']} covered train tasks still "
-                      f"solved ({retention['retention']:.3f}); parent re-solved {retention['parent_resolved']}", markup=False)
+        for line in eval_lines(outcome):
+            console.print(line, markup=False)
         verdict = "PROMOTE" if outcome.promote else "REJECT"
         console.print(f"  decision: {verdict}: {outcome.decision.reason}", markup=False)
         if outcome.applied:
@@ -302,19 +300,16 @@ def lineage(
     if not rows:
         console.print("no generations yet (run `rsi generation` or `rsi nightly`)", markup=False)
         return
+    from rich.table import Table
+
+    from rsi.generation.lineage import LEDGER_COLUMNS, ledger_cells
+
+    table = Table(title="the compounding ledger", title_justify="left")
+    for column in LEDGER_COLUMNS:
+        table.add_column(column, no_wrap=column == "generation")
     for r in rows:
-        cov = f"{r.covered}/{r.tasks}" if r.covered is not None else "-"
-        cum = f"{r.cumulative_covered}/{r.cumulative_tasks}" if r.cumulative_covered is not None else "-"
-        lift = (f"{r.lift:+.3f} [{r.lift_ci95[0]:.3f}, {r.lift_ci95[1]:.3f}]" if r.lift is not None and r.lift_ci95
-                else "-")
-        retention = f"{r.retention:.3f}" if r.retention is not None else "-"
-        console.print(
-            f"{r.generation} {r.status:<7} {r.contract} r{r.revision_start}->r{r.revision_end}  portfolio {r.portfolio}  "
-            f"coverage {cov} (cumulative {cum})  harness {r.harness or '-'}", markup=False)
-        console.print(
-            f"    data {r.dataset_sha256[:12] or '-'} ({r.examples if r.examples is not None else '-'} ex)  adapter "
-            f"{r.adapter_id[:12] or '-'} {r.adapter_state or ''} (from {r.adapter_parent or '-'}, candidate "
-            f"{r.candidate_ref or '-'})  lift {lift}  retention {retention}", markup=False)
+        table.add_row(*ledger_cells(r))
+    console.print(table)
     console.print(f"plot: {path}", markup=False)
 
 

@@ -167,6 +167,12 @@ class GateSpec(_Strict):
     min_lift: float = Field(default=0.0, description="Required lower bound of the 95% CI of the pass-rate lift.")
     retention_min: float = Field(default=0.9, ge=0.0, le=1.0, description="Share of covered tasks still solved.")
     enabled: bool = Field(default=True, description="False promotes on evidence alone (not recommended).")
+    stop_on_regression: bool = Field(
+        default=True, description="`rsi nightly` proposes no new generation once the latest one's heldout lift against "
+        "generation 0 has its whole 95% CI below zero.")
+    plateau_generations: int = Field(
+        default=3, ge=0, description="`rsi nightly` stops after this many generations in a row that neither promoted an "
+        "adapter nor raised the best lower CI bound of the lift against generation 0 (0: never).")
 
 
 class EvaluationSpec(_Strict):

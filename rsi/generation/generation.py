@@ -63,6 +63,7 @@ class GenerationSpec(BaseModel):
     seed: int | None = None
     max_new: int = Field(default=4, ge=0, description="New variants in the successor portfolio.")
     max_steps: int | None = Field(default=None, ge=1, description="Training step cap.")
+    train_method: Literal["sft", "grpo"] | None = Field(default=None, description="None: the contract's [training] method.")
     epochs: int | None = Field(default=None, ge=1)
     learning_rate: float | None = Field(default=None, gt=0)
     max_length: int | None = Field(default=None, ge=16)
@@ -157,7 +158,8 @@ class Generation:
 
     def _skip_reason(self, name: str) -> str:
         steps = self.state.steps
-        if name in ("train",) and steps["export"].status == "skipped":
+        grpo = self.spec.train_method == "grpo"  # GRPO samples its own rollouts: no dataset needed
+        if name in ("train",) and steps["export"].status == "skipped" and not grpo:
             return "no dataset: " + steps["export"].reason
         if name == "evaluate" and steps["train"].status == "skipped":
             return "no adapter was trained"
@@ -207,7 +209,7 @@ class Generation:
         finally:
             store.close()
         self.record("run", run_id=outcome.run_id, suite=run.suite, covered=outcome.covered, tasks=outcome.tasks,
-                    attempts=outcome.attempts, passes=outcome.passes, errors=outcome.errors,
+                    attempts=outcome.attempts, passes=outcome.passes, errors=outcome.errors, tokens=outcome.tokens,
                     stop_reason=outcome.stop_reason, cumulative_covered=len(cumulative.covered),
                     cumulative_tasks=len(cumulative.task_keys))
         return None
@@ -265,11 +267,14 @@ class Generation:
                                  hint=f"commit or discard the edits of hcp/{spec.contract}.toml, then resume")
 
         def progress(p: Any) -> None:
-            self.note(f"train: step {p.step}/{p.total_steps} loss {p.loss:.4f} {p.tokens_per_s:.0f} tok/s ETA {p.eta_s:.0f}s")
+            speed = f"reward {p.mean_reward:.3f}" if hasattr(p, "mean_reward") else f"{p.tokens_per_s:.0f} tok/s"
+            self.note(f"train: step {p.step}/{p.total_steps} loss {p.loss:.4f} {speed} ETA {p.eta_s:.0f}s")
             _crash_point(f"gen:train:step{p.step}")
 
+        exported = self.state.output("export", "dataset")
         stage = TrainStageSpec(
-            dataset=Path(self.state.output("export", "dataset")), contract=parent.ref, max_steps=spec.max_steps,
+            dataset=Path(exported) if exported else None, contract=parent.ref, method=spec.train_method,
+            max_steps=spec.max_steps,
             epochs=spec.epochs, learning_rate=spec.learning_rate, max_length=spec.max_length, threads=spec.threads,
         )
         outcome = train_stage(self.workspace, stage, progress=progress, on_note=lambda m: self.note(f"train: {m}"))
@@ -285,16 +290,18 @@ class Generation:
         from rsi.evaluation import EvalSpec, evaluate
 
         spec = self.spec
+        run_id = self.state.output("run", "run_id")
         eval_spec = EvalSpec(
             candidate=self.state.output("train", "candidate_ref"), parent=self.state.output("train", "parent_ref"),
-            covered_runs=[self.state.output("run", "run_id")], limit_heldout=spec.limit_heldout,
-            limit_covered=spec.limit_covered, workers=spec.workers, sandbox=spec.sandbox,
+            covered_runs=[run_id], transfer_runs=[run_id], control=generation_zero_ref(self.workspace, self.spec.contract),
+            limit_heldout=spec.limit_heldout, limit_covered=spec.limit_covered, workers=spec.workers, sandbox=spec.sandbox,
             resume=self.state.output("evaluate", "eval_id"),
         )
         outcome = evaluate(self.workspace, eval_spec, on_note=lambda m: self.note(f"eval: {m}"),
                            on_created=lambda eid: self.record("evaluate", eval_id=eid))
-        self.record("evaluate", eval_id=outcome.eval_id, lift=outcome.lift, retention=outcome.retention,
-                    decision=outcome.decision.model_dump(mode="json"), attempts=outcome.attempts)
+        measured = outcome.model_dump(mode="json", include={"lift", "lift_vs_control", "retention", "transfer", "decision",
+                                                            "attempts", "tokens", "wall_s"})
+        self.record("evaluate", eval_id=outcome.eval_id, **measured)
         return None
 
     def step_promote_adapter(self) -> str | None:
@@ -327,9 +334,21 @@ class Generation:
             "candidate_ref": s.output("train", "candidate_ref"),
             "eval_id": s.output("evaluate", "eval_id"),
             "lift": s.output("evaluate", "lift"),
+            "lift_vs_control": s.output("evaluate", "lift_vs_control"),
             "retention": s.output("evaluate", "retention"),
+            "transfer": s.output("evaluate", "transfer"),
             "adapter": s.output("promote_adapter", "state") or "none",
         }
+
+
+def generation_zero_ref(workspace: Workspace, contract: str) -> str | None:
+    """The frozen control every generation of `contract` is compared with: the revision its first
+    generation started from (None before any generation exists)."""
+    from rsi.generation.state import list_generations
+
+    first = next((g for g in list_generations(workspace) if g.inputs.get("contract") == contract
+                  and g.inputs.get("revision") is not None), None)
+    return f"{contract}@r{first.inputs['revision']}" if first else None
 
 
 def _rebase_portfolio(workspace: Workspace, path: Path, contract: str) -> bool:

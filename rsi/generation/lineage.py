@@ -4,9 +4,10 @@
 registry (rsi.training.registry) into one `LineageRow` per generation: contract revision at its start
 and end, portfolio, run and coverage (the run's and the cumulative coverage of the store), dataset
 hash and size, adapter id and state (promoted / rejected), the adapter's parent contract, and the
-evaluation's lift (with its 95% CI) and retention. `lineage_png` draws coverage, lift (CI as error
-bars) and retention across generations: the compounding and retention questions the Macaron report
-left open, measured.
+evaluation's numbers: heldout pass rate, lift against the parent and against the frozen generation-0
+control (each with its 95% CI), retention and transfer; tokens and wall time. This is the compounding
+ledger: `lineage_png` draws it, and `ledger_stop` reads it for `rsi nightly`'s stop rule. The
+compounding and retention questions the Macaron report left open, measured.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from rsi.workspace import Workspace
 
@@ -44,9 +45,16 @@ class LineageRow(BaseModel):
     adapter_parent: str = ""
     candidate_ref: str = ""
     eval_id: str = ""
-    lift: float | None = None
+    heldout_rate: float | None = Field(default=None, description="The candidate's heldout pass rate (what ships).")
+    parent_heldout_rate: float | None = None
+    lift: float | None = Field(default=None, description="Heldout lift against the parent.")
     lift_ci95: list[float] | None = None
+    lift_vs_control: float | None = Field(default=None, description="Heldout lift against generation 0.")
+    lift_vs_control_ci95: list[float] | None = None
     retention: float | None = None
+    transfer: float | None = Field(default=None, description="Share of the portfolio-covered train tasks it solves.")
+    tokens: int | None = Field(default=None, description="Model tokens of the run and the evaluation.")
+    wall_s: float | None = Field(default=None, description="Wall time of the generation's steps.")
     steps: dict[str, str] = {}
 
 
@@ -69,7 +77,9 @@ def build_lineage(workspace: Workspace) -> list[LineageRow]:
         adapter_id = out["train"].get("adapter_id", "")
         record = adapters.get(adapter_id)
         lift = out["evaluate"].get("lift") or {}
+        versus_control = out["evaluate"].get("lift_vs_control") or {}
         retention = out["evaluate"].get("retention") or {}
+        transfer = out["evaluate"].get("transfer") or {}
         rows.append(LineageRow(
             generation=state.id, number=state.number, status=state.status,
             created=state.created.isoformat(timespec="seconds"), contract=state.inputs.get("contract", ""),
@@ -79,13 +89,58 @@ def build_lineage(workspace: Workspace) -> list[LineageRow]:
             cumulative_covered=out["run"].get("cumulative_covered"), cumulative_tasks=out["run"].get("cumulative_tasks"),
             harness=out["promote"].get("status", ""),
             dataset_sha256=out["export"].get("dataset_sha256", ""), examples=out["export"].get("examples"),
-            adapter_id=adapter_id, adapter_state=record.status.state if record else "",
+            adapter_id=adapter_id,
+            adapter_state=record.status.state if record else out["promote_adapter"].get("state", ""),
             adapter_parent=(record.lineage.parent_contract.get("ref", "") if record else out["train"].get("parent_ref", "")),
             candidate_ref=out["train"].get("candidate_ref", ""), eval_id=out["evaluate"].get("eval_id", ""),
-            lift=lift.get("lift"), lift_ci95=lift.get("lift_ci95"), retention=retention.get("retention"),
+            heldout_rate=lift.get("candidate_rate"), parent_heldout_rate=lift.get("parent_rate"),
+            lift=lift.get("lift"), lift_ci95=lift.get("lift_ci95"),
+            lift_vs_control=versus_control.get("lift"), lift_vs_control_ci95=versus_control.get("lift_ci95"),
+            retention=retention.get("retention"), transfer=transfer.get("transfer"),
+            tokens=_tokens(out), wall_s=_wall_s(state),
             steps={name: state.step(name).status for name in STEPS},
         ))
     return rows
+
+
+def ledger_stop(rows: list[LineageRow], stop_on_regression: bool, plateau_generations: int) -> str | None:
+    """Why no new generation should be proposed, by the contract's `[evaluation.gate]` rule, or None (pure).
+
+    Regression: the latest evaluated generation is worse than generation 0 beyond doubt (the whole
+    95% CI of its lift against the control lies below zero). Plateau: the last `plateau_generations`
+    finished generations neither promoted an adapter nor raised the best lower bound of the lift
+    against generation 0 seen before them; more of the same spends compute for nothing."""
+    finished = [r for r in rows if r.status == "done"]
+    measured = [r for r in finished if r.lift_vs_control_ci95 is not None]
+    if stop_on_regression and measured and measured[-1].lift_vs_control_ci95[1] < 0:  # type: ignore[index]
+        last = measured[-1]
+        return (f"regression: {last.generation}'s heldout lift against generation 0 is {last.lift_vs_control:+.3f} "
+                f"with its 95% CI {last.lift_vs_control_ci95} entirely below zero")
+    if plateau_generations <= 0 or len(finished) < plateau_generations:
+        return None
+    recent = finished[-plateau_generations:]
+    before = finished[:-plateau_generations]
+    # Generation 0 against itself is a lift of exactly 0: a generation raises the bar only when its
+    # lower bound clears both that and every earlier generation's.
+    best_before = max([0.0] + [r.lift_vs_control_ci95[0] for r in before if r.lift_vs_control_ci95])
+    promoted = [r.generation for r in recent if r.adapter_state == "promoted"]
+    lows = [r.lift_vs_control_ci95[0] for r in recent if r.lift_vs_control_ci95]
+    if promoted or (lows and max(lows) > best_before):
+        return None
+    return (f"plateau: the last {plateau_generations} generations ({recent[0].generation}..{recent[-1].generation}) "
+            f"promoted no adapter and did not raise the lower 95% bound of the lift against generation 0 above "
+            f"{best_before:+.3f}")
+
+
+def _tokens(out: dict[str, dict[str, Any]]) -> int | None:
+    counts = [out[step].get("tokens") for step in ("run", "evaluate")]
+    known = [c for c in counts if c is not None]
+    return sum(known) if known else None
+
+
+def _wall_s(state: Any) -> float | None:
+    spans = [(r.finished - r.started).total_seconds() for r in state.steps.values() if r.started and r.finished]
+    return round(sum(spans), 1) if spans else None
 
 
 def lineage_png(rows: list[LineageRow]) -> bytes:
@@ -105,27 +160,31 @@ def lineage_png(rows: list[LineageRow]) -> bytes:
         return [p[0] for p in pairs], [p[1] for p in pairs]
 
     cov_x, cov_y = series([r.covered / r.tasks if r.covered is not None and r.tasks else None for r in rows])
-    cum_x, cum_y = series([r.cumulative_covered / r.cumulative_tasks if r.cumulative_covered is not None
-                           and r.cumulative_tasks else None for r in rows])
     ret_x, ret_y = series([r.retention for r in rows])
+    held_x, held_y = series([r.heldout_rate for r in rows])
+    tr_x, tr_y = series([r.transfer for r in rows])
     if cov_x:
-        axes.plot(cov_x, cov_y, marker="o", color="#1f77b4", label="run coverage (train)")
-    if cum_x:
-        axes.plot(cum_x, cum_y, marker=".", linestyle=":", color="#1f77b4", label="cumulative coverage")
+        axes.plot(cov_x, cov_y, marker="o", color="#1f77b4", label="run coverage, union (train)")
+    if tr_x:
+        axes.plot(tr_x, tr_y, marker="^", color="#17becf", label="transfer (deployed solves of covered)")
+    if held_x:
+        axes.plot(held_x, held_y, marker="P", color="#9467bd", label="heldout pass rate (what ships)")
     if ret_x:
         axes.plot(ret_x, ret_y, marker="s", color="#2ca02c", label="retention")
-    lifted = [r for r in rows if r.lift is not None]
-    if lifted:
-        low = [r.lift - r.lift_ci95[0] if r.lift_ci95 else 0.0 for r in lifted]  # type: ignore[operator]
-        high = [r.lift_ci95[1] - r.lift if r.lift_ci95 else 0.0 for r in lifted]  # type: ignore[operator]
-        axes.errorbar([r.number for r in lifted], [float(r.lift or 0.0) for r in lifted], yerr=[low, high], marker="D",
-                      color="#d62728", capsize=4, label="heldout lift (95% CI)")
+    for attr, color, label, shift in (("lift", "#d62728", "lift vs parent (95% CI)", -0.08),
+                                      ("lift_vs_control", "#ff7f0e", "lift vs generation 0 (95% CI)", 0.08)):
+        points = [(r.number + shift, getattr(r, attr), getattr(r, f"{attr}_ci95")) for r in rows
+                  if getattr(r, attr) is not None and getattr(r, f"{attr}_ci95")]
+        if points:
+            axes.errorbar([p[0] for p in points], [p[1] for p in points],
+                          yerr=[[p[1] - p[2][0] for p in points], [p[2][1] - p[1] for p in points]],
+                          marker="D", linestyle="none", color=color, capsize=4, label=label)
     axes.axhline(0.0, color="#999999", linewidth=0.8)
     axes.set_ylim(-1.05, 1.05)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("generation")
     axes.set_ylabel("fraction / difference")
-    axes.set_title("rsi lineage: coverage, adapter lift and retention")
+    axes.set_title("rsi lineage: the compounding ledger")
     axes.grid(True, alpha=0.3)
     if rows:
         axes.legend(loc="lower left", fontsize=8)
@@ -142,6 +201,29 @@ def write_lineage_png(rows: list[LineageRow], path: Path) -> Path:
     tmp.write_bytes(data)
     os.replace(tmp, path)
     return path
+
+
+LEDGER_COLUMNS = ("generation", "status", "harness", "adapter", "examples", "coverage", "transfer", "heldout",
+                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "retention", "tokens", "wall")
+
+
+def ledger_cells(row: LineageRow) -> list[str]:
+    """One ledger line as text cells, in LEDGER_COLUMNS order ("-" where a step has not measured it)."""
+
+    def ci(value: float | None, bounds: list[float] | None) -> str:
+        return f"{value:+.3f} [{bounds[0]:+.3f}, {bounds[1]:+.3f}]" if value is not None and bounds else "-"
+
+    def number(value: float | None, fmt: str) -> str:
+        return "-" if value is None else format(value, fmt)
+
+    revision = f"r{row.revision_start}->r{row.revision_end}" if row.revision_start is not None else "-"
+    return [
+        row.generation, row.status, f"{revision} {row.harness or ''}".strip(),
+        f"{row.adapter_id[:12] or '-'} {row.adapter_state}".strip(), number(row.examples, "d"),
+        f"{row.covered}/{row.tasks}" if row.covered is not None else "-", number(row.transfer, ".3f"),
+        number(row.heldout_rate, ".3f"), ci(row.lift, row.lift_ci95), ci(row.lift_vs_control, row.lift_vs_control_ci95),
+        number(row.retention, ".3f"), number(row.tokens, "d"), number(row.wall_s, ".0f") + ("s" if row.wall_s else ""),
+    ]
 
 
 def lineage_json(rows: list[LineageRow]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ Exit codes (`NightlyOutcome.exit_code`):
 | 0    | a generation completed (adapter promoted or rejected), or another nightly is running |
 | 1    | a step failed (infrastructure, model, training); the next nightly resumes it     |
 | 2    | bad configuration or input (contract, portfolio, flags); a human must fix it     |
+| 3    | stopped by the ledger: a plateau or a regression by the contract's `[evaluation.gate]` rule (`stop_on_regression`, `plateau_generations`); no generation was started |
 | 130  | interrupted (SIGINT/SIGTERM); the next nightly resumes                           |
 """
 
@@ -35,6 +36,7 @@ EXIT_DONE = 0
 EXIT_LOCKED = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_STOPPED = 3
 EXIT_INTERRUPTED = 130
 
 
@@ -42,7 +44,7 @@ EXIT_INTERRUPTED = 130
 class NightlyOutcome:
     exit_code: int
     status: str
-    """'done', 'locked', 'failed', 'bad-input' or 'interrupted'."""
+    """'done', 'locked', 'failed', 'bad-input', 'stopped' or 'interrupted'."""
     generation: str = ""
     summary: dict[str, Any] = field(default_factory=dict)
     message: str = ""
@@ -62,9 +64,30 @@ def summary_line(summary: dict[str, Any]) -> str:
     if lift:
         ci = lift.get("lift_ci95", [0.0, 0.0])
         parts.append(f"lift {lift.get('lift', 0.0):+.3f} CI95 [{ci[0]:.3f}, {ci[1]:.3f}]")
+    versus = summary.get("lift_vs_control") or {}
+    if versus:
+        ci = versus.get("lift_ci95", [0.0, 0.0])
+        parts.append(f"vs generation 0 {versus.get('lift', 0.0):+.3f} CI95 [{ci[0]:.3f}, {ci[1]:.3f}]")
     if retention:
         parts.append(f"retention {retention.get('retention', 1.0):.3f}")
+    transfer = summary.get("transfer") or {}
+    if transfer:
+        parts.append(f"transfer {transfer.get('transfer', 0.0):.3f}")
     return ", ".join(parts)
+
+
+def stop_reason(workspace: Workspace, contract: str) -> str | None:
+    """The ledger's stop rule, applied only before a NEW generation (an unfinished one is always resumed)."""
+    from rsi.generation.lineage import build_lineage, ledger_stop
+    from rsi.generation.state import list_generations
+    from rsi.promotion.promote import load_head_contract
+
+    existing = [g for g in list_generations(workspace) if g.inputs.get("contract", contract) == contract]
+    if not existing or existing[-1].status != "done":
+        return None
+    gate = load_head_contract(workspace, contract).spec.evaluation.gate
+    rows = [r for r in build_lineage(workspace) if r.contract == contract]
+    return ledger_stop(rows, gate.stop_on_regression, gate.plateau_generations)
 
 
 def run_nightly(workspace: Workspace, spec: GenerationSpec, log: Callable[[str], None]) -> NightlyOutcome:
@@ -86,6 +109,10 @@ def run_nightly(workspace: Workspace, spec: GenerationSpec, log: Callable[[str],
     try:
         stamped(f"nightly: workspace {workspace.root}")
         try:
+            why = stop_reason(workspace, spec.contract)
+            if why is not None:
+                stamped(f"nightly: stopped: {why}; no new generation (edit [evaluation.gate] to change the rule)")
+                return NightlyOutcome(EXIT_STOPPED, "stopped", message=why)
             state = run_generation(workspace, spec, on_note=stamped)
         except KeyboardInterrupt:
             stamped("nightly: interrupted; the next run resumes")

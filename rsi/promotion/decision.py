@@ -27,6 +27,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pydantic import BaseModel, Field
+
 from rsi.config import canonical_json, sha256_text
 from rsi.promotion.evidence import (
     ALL_TAGS,
@@ -97,18 +99,42 @@ class LiftEstimate:
         parent_solved = self.both + self.parent_only
         return self.both / parent_solved if parent_solved else 1.0
 
-    def summary(self) -> dict[str, object]:
-        return {
-            "tasks": self.tasks,
-            "candidate_rate": round(self.candidate_rate, 4),
-            "parent_rate": round(self.parent_rate, 4),
-            "lift": round(self.lift, 4),
-            "lift_ci95": [round(self.ci.low, 4), round(self.ci.high, 4)],
-            "method": self.method,
-            "retention": round(self.retention, 4),
-            "table": {"both": self.both, "candidate_only": self.candidate_only,
-                      "parent_only": self.parent_only, "neither": self.neither},
-        }
+    def summary(self) -> LiftSummary:
+        return LiftSummary(
+            tasks=self.tasks, candidate_rate=round(self.candidate_rate, 4), parent_rate=round(self.parent_rate, 4),
+            lift=round(self.lift, 4), lift_ci95=(round(self.ci.low, 4), round(self.ci.high, 4)), method=self.method,
+            retention=round(self.retention, 4),
+            table=PairTable(both=self.both, candidate_only=self.candidate_only, parent_only=self.parent_only,
+                            neither=self.neither),
+        )
+
+
+class PairTable(BaseModel):
+    """The 2x2 table of a paired comparison: tasks solved by both sides, one side only, or neither."""
+
+    both: int
+    candidate_only: int
+    parent_only: int
+    neither: int
+
+
+class LiftSummary(BaseModel):
+    """A paired lift as it is stored and shown (eval.json, generation state, ledger, commit trailers).
+
+    "parent" is whichever side the candidate was compared with (its parent, or the frozen
+    generation-0 control)."""
+
+    tasks: int = Field(description="Tasks both sides attempted.")
+    candidate_rate: float = Field(description="Share of those tasks the candidate solved (any attempt passed).")
+    parent_rate: float = Field(description="Share the other side solved.")
+    lift: float = Field(description="candidate_rate - parent_rate (the mean paired difference).")
+    lift_ci95: tuple[float, float] = Field(description="95% interval of the lift (see `method`).")
+    method: str = Field(description="newcombe (method 10) or bootstrap.")
+    retention: float = Field(description="Share of the other side's solved tasks the candidate also solved.")
+    table: PairTable
+
+    def as_text(self) -> str:
+        return f"{self.lift:+.3f} CI95 [{self.lift_ci95[0]:.3f}, {self.lift_ci95[1]:.3f}]"
 
 
 @dataclass(frozen=True)
@@ -149,7 +175,7 @@ class PromotionDecision:
             "parent_hash": self.parent_hash,
             "candidate": self.candidate.summary() if self.candidate else None,
             "selection_split": self.selection_split,
-            "heldout": self.lift.summary() if self.lift else None,
+            "heldout": self.lift.summary().model_dump(mode="json") if self.lift else None,
             "gate": {"enabled": self.gate.enabled, "min_lift": self.gate.min_lift,
                      "retention_min": self.gate.retention_min, "method": self.gate.method},
             "routing": [{"tag": r.tag, "config": r.config_name, "config_hash": r.config_hash,

@@ -12,8 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from rsi.evaluation import EvalSpec, RetentionEstimate, apply_decision, decide_adapter, evaluate
-from rsi.promotion.decision import GatePolicy, paired_lift
+from rsi.evaluation import (
+    EvalSpec,
+    RetentionEstimate,
+    RetentionSummary,
+    TransferSummary,
+    apply_decision,
+    decide_adapter,
+    evaluate,
+    transfer_of,
+)
+from rsi.promotion.decision import GatePolicy, PairTable, paired_lift
 from rsi.run.attempt_fn import HarnessAttempt
 
 
@@ -85,13 +94,22 @@ def test_lifting_candidate_is_promoted_into_the_parent(workspace, setup, tmp_pat
     heldout = sorted(t.id for t in setup["tasks"] if t.spec.split == "heldout")[:3]
     parent_script = wrong_script(tmp_path / "wrong.json", [t.id for t in setup["tasks"]])
     fn = BySide(workspace.root, setup["solutions"], parent_script)
-    spec = EvalSpec(candidate=setup["candidate"], parent="default@r2", limit_heldout=3, workers=3)
+    # default@r1 (before the small-contract revision) is generation 0: a third, frozen side on heldout
+    spec = EvalSpec(candidate=setup["candidate"], parent="default@r2", limit_heldout=3, workers=3,
+                    control="default@r1", transfer_runs=[setup["run_id"]])
     outcome = evaluate(workspace, spec, attempt_fn=fn)
     assert [k.rpartition("/")[2] for k in outcome.heldout_tasks] == heldout
     assert len(outcome.covered_tasks) == 2  # what the parent's configuration solved in the stored run
-    assert outcome.lift["table"] == {"both": 0, "candidate_only": 3, "parent_only": 0, "neither": 0}
-    assert outcome.lift["lift_ci95"][0] > 0 and outcome.retention["retention"] == 1.0
-    assert outcome.promote and outcome.attempts == 10
+    assert outcome.lift.table == PairTable(both=0, candidate_only=3, parent_only=0, neither=0)
+    assert outcome.lift.lift_ci95[0] > 0 and outcome.retention.retention == 1.0
+    assert outcome.control is not None and outcome.control["ref"] == "default@r1"
+    assert outcome.lift_vs_control is not None and outcome.lift_vs_control.table.candidate_only == 3
+    # transfer: the run's union coverage (2 train tasks), solved by the candidate, not by the parent
+    assert outcome.transfer == TransferSummary(portfolio_covered=2, candidate_solved=2, parent_solved=0,
+                                               transfer=1.0, parent_transfer=0.0)
+    assert outcome.promote and outcome.attempts == 13  # 5 tasks x (parent, candidate) + 3 heldout x control
+    assert all(set(sides) == {"parent", "candidate", "control"} for k, sides in outcome.per_task.items()
+               if k in outcome.heldout_tasks)
     # same seed for both sides on each task
     from rsi.store import open_store
 
@@ -103,7 +121,7 @@ def test_lifting_candidate_is_promoted_into_the_parent(workspace, setup, tmp_pat
     seeds = {}
     for row in rows:
         seeds.setdefault(row.task_key, set()).add(row.seed)
-    assert all(len(s) == 1 for s in seeds.values()) and len(seeds) == 5
+    assert all(len(s) == 1 for s in seeds.values()) and len(seeds) == 5  # control included
 
     applied = apply_decision(workspace, outcome)
     assert applied.applied["state"] == "promoted" and applied.applied["revision"]["ref"] == "default@r3"
@@ -119,6 +137,14 @@ def test_lifting_candidate_is_promoted_into_the_parent(workspace, setup, tmp_pat
     assert again.applied["revision"]["written"] is False and resolve_ref(workspace, "default").revision == 3
 
 
+def test_transfer_is_the_share_of_the_portfolio_covered_tasks_the_deployed_configuration_solves() -> None:
+    covered = ["s/a", "s/b", "s/c", "s/d"]
+    t = transfer_of(covered, {"s/a": True, "s/b": True, "s/c": False, "s/x": True}, {"s/a": True})
+    assert (t.portfolio_covered, t.candidate_solved, t.parent_solved) == (4, 2, 1)
+    assert (t.transfer, t.parent_transfer) == (0.5, 0.25)
+    assert transfer_of([], {}, {}).transfer == 0.0
+
+
 @pytest.mark.slow
 def test_regressing_candidate_is_rejected_with_its_numbers(workspace, setup, tmp_path) -> None:
     heldout_ids = [t.id for t in setup["tasks"] if t.spec.split == "heldout"]
@@ -129,8 +155,8 @@ def test_regressing_candidate_is_rejected_with_its_numbers(workspace, setup, tmp
                                                **{t: ["```python\nsubmit()\n```"] for t in train_ids}}}))
     fn = BySide(workspace.root, forgetful, wrong_script(tmp_path / "wrong.json", heldout_ids + train_ids))
     outcome = evaluate(workspace, EvalSpec(candidate=setup["candidate"], parent="default@r2", limit_heldout=4), attempt_fn=fn)
-    assert outcome.lift["lift"] == 1.0 and outcome.retention == {"covered": 2, "still_solved": 0, "retention": 0.0,
-                                                                  "parent_resolved": 0}
+    assert outcome.lift.lift == 1.0 and outcome.retention == RetentionSummary(
+        covered=2, still_solved=0, retention=0.0, parent_resolved=0)
     assert not outcome.promote and "retention 0.000 (0/2) is below retention_min 0.9" in outcome.decision.reason
     applied = apply_decision(workspace, outcome)
     assert applied.applied["state"] == "rejected"
