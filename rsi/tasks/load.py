@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import shutil
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,14 @@ from pydantic import ValidationError as PydanticValidationError
 
 from rsi.config import canonical_json
 from rsi.errors import Problem, TaskError
-from rsi.tasks.locate import json_syntax_problem, pydantic_problems, toml_line, toml_syntax_problem
+from rsi.tasks.locate import (
+    dotted,
+    json_line,
+    json_syntax_problem,
+    pydantic_problems,
+    toml_line,
+    toml_syntax_problem,
+)
 from rsi.tasks.spec import CasesSpec, SuiteSpec, Task, TaskSpec
 from rsi.workspace import Workspace
 
@@ -134,11 +143,30 @@ def _load_cases_file(file: Path, problems: list[Problem]) -> CasesSpec | None:
         except (OSError, UnicodeDecodeError) as error:
             problems.append(Problem(file, None, "", f"cannot read: {error}"))
             return None
+    bad_numbers = list(_non_finite(data, ()))
+    for loc in bad_numbers[:20]:
+        line = json_line(json_text, loc) if json_text is not None else toml_line(text or "", tuple(str(p) for p in loc if not isinstance(p, int)))
+        problems.append(Problem(file, line, dotted(loc), "NaN and Infinity are not values a case can hold (JSON has no such numbers)"))
+    if bad_numbers:
+        return None
     try:
         return CasesSpec.model_validate(data)
     except PydanticValidationError as error:
         problems.extend(pydantic_problems(file, error, text, json_text=json_text))
         return None
+
+
+def _non_finite(value: Any, loc: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+    """Key paths of every NaN or infinite float in parsed JSON/TOML data (Python's json accepts them)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, loc)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            yield where
+        elif isinstance(item, dict):
+            stack.extend((v, (*where, k)) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((v, (*where, i)) for i, v in reversed(list(enumerate(item))))
 
 
 def _files_under(folder: Path) -> list[Path]:

@@ -22,15 +22,23 @@ Verifier kinds (`TaskSpec.verifier.kind`, read by rsi/verifier.py):
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rsi.sandbox.base import Limits
 
 VerifierKind = Literal["cases", "script", "pytest"]
 CompareMode = Literal["exact", "float", "unordered"]
+
+
+def inside_folder(value: str) -> str:
+    """A relative POSIX path that stays inside the folder it is relative to (no '..', not absolute)."""
+    path = PurePosixPath(value)
+    if not value.strip() or path.is_absolute() or ".." in path.parts or "\\" in value:
+        raise ValueError(f"{value!r} must be a relative path inside the task's folder (no '..', not absolute)")
+    return value
 
 
 class VerifierSpec(BaseModel):
@@ -43,6 +51,8 @@ class VerifierSpec(BaseModel):
     )
     cases_file: str = Field(default="cases.json", description="kind='cases': the cases file inside tests/.")
     script: str = Field(default="test.sh", description="kind='script': the script inside tests/ (run with bash).")
+
+    _inside = field_validator("cases_file", "script")(inside_folder)
 
 
 class CaseSpec(BaseModel):
@@ -93,6 +103,8 @@ class TaskSpec(BaseModel):
     verifier_timeout_s: float = Field(default=60.0, gt=0)
     limits: Limits = Field(default_factory=Limits)
     verifier: VerifierSpec = Field(default_factory=VerifierSpec, description="`[verifier]`: how tests/ judges.")
+
+    _inside = field_validator("solution_file")(inside_folder)
 
 
 class SuiteSpec(BaseModel):

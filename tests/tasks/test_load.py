@@ -201,3 +201,27 @@ def test_resolve_task_by_suite_name_and_path(tmp_path: Path) -> None:
         resolve_task(tmp_path, "mini/nope")
     with pytest.raises(TaskError, match="no task suite 'other'"):
         resolve_task(tmp_path, "other/add-two")
+
+
+@pytest.mark.parametrize("value", ["../../x.py", "/etc/passwd", "sub/../../x.py"])
+def test_solution_file_must_stay_inside_the_task_folder(tmp_path: Path, cli, value: str) -> None:
+    suite = make_suite(tmp_path, ("add-two",))
+    toml = suite / "add-two" / "task.toml"
+    toml.write_text(toml.read_text() + f'solution_file = "{value}"\n')
+    where = len(toml.read_text().splitlines())
+    done = cli("tasks", "validate", str(suite), cwd=tmp_path)
+    assert done.returncode == 2, done.stdout
+    assert f"error: {toml}:{where}: solution_file: '{value}' must be a relative path inside the task's folder" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_nan_or_infinity_in_cases_is_a_located_error(tmp_path: Path, cli) -> None:
+    suite = make_suite(tmp_path, ("add-two", "count-vowels"))
+    cases = suite / "count-vowels" / "tests" / "cases.json"
+    cases.write_text('{"kind": "cases", "function": "count_vowels", "cases": [\n{"args": ["a"], "expected": 1},\n'
+                     ' {"args": ["e"], "expected": NaN},\n {"args": [Infinity], "expected": 1}\n]}')
+    done = cli("tasks", "validate", str(suite), cwd=tmp_path)
+    assert done.returncode == 2, done.stdout
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith("error:")]
+    assert f"error: {cases}:3: cases[1].expected: NaN and Infinity are not values a case can hold (JSON has no such numbers)" in lines
+    assert any(ln.startswith(f"error: {cases}:4: cases[2].args[0]: NaN and Infinity") for ln in lines), lines
