@@ -6,8 +6,6 @@ renders. Flags of `rsi run` override the fields of the same `RunSpec` a `--spec 
 
 from __future__ import annotations
 
-import contextlib
-import signal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,23 +21,13 @@ SLURM_PANEL = "SLURM"
 
 # Fields a resumed run takes from its stored plan; giving them with --resume is an error.
 PLAN_FIELDS = ("portfolio", "suite", "split", "budget_attempts", "budget_tokens", "budget_minutes",
-               "attempts_per_task", "job_size", "seed", "limit_tasks", "scheduler", "difficulty")
+               "attempts_per_task", "job_size", "seed", "limit_tasks", "scheduler", "difficulty", "target_coverage")
 
 
 def _open_store(db: str | None) -> Any:
     from rsi.store import open_store
 
     return open_store(db or state.workspace().db_url)
-
-
-def _sigterm_as_interrupt() -> None:
-    """cron and SLURM stop jobs with SIGTERM: treat it like Ctrl-C so the run is marked stopped."""
-
-    def handler(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    with contextlib.suppress(ValueError):  # not the main thread (e.g. a test runner thread)
-        signal.signal(signal.SIGTERM, handler)
 
 
 def run_command(
@@ -57,8 +45,11 @@ def run_command(
     budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", help="Counted attempts to spend.", rich_help_panel=BUDGET_PANEL)] = None,
     budget_tokens: Annotated[int | None, typer.Option("--budget-tokens", help="Stop after this many tokens.", rich_help_panel=BUDGET_PANEL)] = None,
     budget_minutes: Annotated[float | None, typer.Option("--budget-minutes", help="Stop planning jobs after this long.", rich_help_panel=BUDGET_PANEL)] = None,
+    target_coverage: Annotated[float | None, typer.Option("--target-coverage", help="Stop once this share of the split is covered (e.g. 0.95).", rich_help_panel=BUDGET_PANEL)] = None,
     executor: Annotated[str | None, typer.Option(help="local or slurm.", rich_help_panel=EXEC_PANEL)] = None,
     workers: Annotated[int | None, typer.Option(help="Attempts at once (default: sized to the machine).", rich_help_panel=EXEC_PANEL)] = None,
+    overlap: Annotated[bool | None, typer.Option("--overlap/--one-job-at-a-time", help="Plan the next job while the last one finishes (default), or run jobs one after another.", rich_help_panel=EXEC_PANEL)] = None,
+    stop_grace_s: Annotated[float | None, typer.Option("--stop-grace-s", help="On Ctrl-C/SIGTERM, seconds started attempts may finish before they are cancelled (default 5).", rich_help_panel=EXEC_PANEL)] = None,
     sandbox: Annotated[str | None, typer.Option(help="auto, local or docker.", rich_help_panel=EXEC_PANEL)] = None,
     db: Annotated[str | None, typer.Option(help="Store URL (default: RSI_DB or runs/rsi.sqlite).", rich_help_panel=EXEC_PANEL)] = None,
     slurm_partition: Annotated[str | None, typer.Option("--slurm-partition", help="Partition for attempt jobs.", rich_help_panel=SLURM_PANEL)] = None,
@@ -73,20 +64,23 @@ def run_command(
     from rsi.errors import UserInputError
     from rsi.run.orchestrator import run_portfolio
     from rsi.run.spec import load_run_spec, validate_run_spec
+    from rsi.run.stop import StopRequest, stop_on_signals
 
     flags = {
         "portfolio": portfolio, "suite": suite, "split": split, "limit_tasks": limit_tasks, "job_size": job_size,
         "difficulty": [d.strip() for d in difficulty.split(",") if d.strip()] if difficulty else None,
         "attempts_per_task": attempts_per_task, "seed": seed, "scheduler": scheduler, "resume": resume, "budget_attempts": budget_attempts,
         "budget_tokens": budget_tokens, "budget_minutes": budget_minutes, "executor": executor, "workers": workers,
-        "sandbox": sandbox, "db": db, "report": report,
+        "sandbox": sandbox, "db": db, "report": report, "target_coverage": target_coverage, "overlap_jobs": overlap,
+        "stop_grace_s": stop_grace_s,
     }
     given = {k: v for k, v in flags.items() if v is not None}
     if resume:
         clash = [f"--{k.replace('_', '-')}" for k in PLAN_FIELDS if k in given]
         if clash:
             raise UserInputError(f"--resume continues the stored plan; drop {', '.join(clash)}",
-                                 hint="only --executor, --workers, --sandbox, --db and --slurm-* apply to a resume")
+                                 hint="only execution flags (--executor, --workers, --overlap, --sandbox, --db, "
+                                      "--slurm-*) apply to a resume")
     base = load_run_spec(spec_file).model_dump(exclude_unset=True) if spec_file else {}
     slurm = dict(base.get("slurm") or {})
     for key, value in {"partition": slurm_partition, "cpus_per_attempt": slurm_cpus, "mem_gb": slurm_mem_gb,
@@ -104,14 +98,21 @@ def run_command(
         display = RichDisplay()
     else:
         display = PlainDisplay()
-    _sigterm_as_interrupt()
+    stop = StopRequest()
     try:
-        outcome = run_portfolio(spec, workspace, display)
+        with stop_on_signals(stop):  # Ctrl-C and SIGTERM (cron, SLURM): stop gracefully, resumable
+            outcome = run_portfolio(spec, workspace, display, stop=stop)
     finally:
         display.close()
     if as_json:
         print_json(outcome.model_dump(mode="json"))
-        return
+    else:
+        _print_outcome(outcome)
+    if outcome.status == "stopped" and stop.requested:
+        raise typer.Exit(stop.exit_code)  # 130 for Ctrl-C, 143 for SIGTERM
+
+
+def _print_outcome(outcome: Any) -> None:
     console.print(
         f"[bold]{outcome.run_id}[/] {outcome.status}: {outcome.stop_reason}\n"
         f"  jobs {outcome.jobs}, attempts {outcome.attempts}, passes {outcome.passes}, "
@@ -124,28 +125,82 @@ def run_command(
 
 def status_command(
     run_id: Annotated[str | None, typer.Argument(metavar="[RUN]", help="Run id (default: the latest run).")] = None,
+    all_runs: Annotated[bool, typer.Option("--all", help="List every run instead (as `rsi runs`).")] = False,
     db: Annotated[str | None, typer.Option(help="Store URL (default: RSI_DB or runs/rsi.sqlite).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Progress of a run: jobs, attempts against the budget, coverage, errors."""
+    """Progress of a run: whether it is running now, jobs, attempts against the budget, coverage, errors."""
+    from rsi.run.liveness import probe
     from rsi.run.plot import sparkline
-    from rsi.run.summary import summarize_run
+    from rsi.run.setup import read_state
+    from rsi.run.summary import run_state, summarize_run
 
+    if all_runs:
+        runs_command(db=db, as_json=as_json)
+        return
     with _open_store(db) as store:
         s = summarize_run(store, run_id)
+    run_dir = state.workspace().run_dir(s.run_id)
+    live = probe(run_dir)
+    now = run_state(s.status, live.live, live.known)
+    end_reason = "" if now in ("running", "interrupted") else str(read_state(run_dir).get("end_reason", ""))
     if as_json:
         print_json({**s.model_dump(mode="json", exclude={"task_lines", "job_lines"}),
-                    "coverage": s.coverage, "pass_rate": s.pass_rate, "budget_used": s.budget_used})
+                    "coverage": s.coverage, "pass_rate": s.pass_rate, "budget_used": s.budget_used,
+                    "state": now, "live": live.live, "pid": live.pid if live.live else None, "end_reason": end_reason})
         return
     budget = s.budget.get("attempts") or 0
-    console.print(f"[bold]{s.run_id}[/]  {s.status}  portfolio {s.portfolio} on {s.suite} ({s.split})")
-    console.print(f"  jobs         {s.jobs}" + (f" ({s.jobs_open} open: resume with `rsi run --resume {s.run_id}`)"
-                                                   if s.jobs_open and s.status == "running" else ""))
+    console.print(f"[bold]{s.run_id}[/]  {now}  portfolio {s.portfolio} on {s.suite} ({s.split})")
+    if now == "running":
+        console.print(f"  running      in process {live.pid} on {live.host} since {live.since[:19]}")
+    elif now == "interrupted":
+        console.print(f"  interrupted  no process runs it: resume with `rsi run --resume {s.run_id}`")
+    elif end_reason:
+        console.print(f"  ended        {end_reason}")
+    console.print(f"  jobs         {s.jobs}" + (f" ({s.jobs_open} open)" if s.jobs_open else ""))
     console.print(f"  attempts     {s.attempts}/{budget} ({s.budget_used:.0%} of budget), passes {s.passes} "
                   f"({s.pass_rate:.1%})")
     console.print(f"  coverage     {s.covered}/{s.tasks} ({s.coverage:.1%})  {sparkline(s.curve, s.tasks)}")
     console.print(f"  errors       {s.errors} infrastructure (retried, not counted)")
     console.print(f"  tokens       {s.tokens}")
+
+
+def runs_command(
+    db: Annotated[str | None, typer.Option(help="Store URL (default: RSI_DB or runs/rsi.sqlite).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Every run in the store, oldest first: id, started, state (running now or not), portfolio, coverage, attempts."""
+    from rich.table import Table
+
+    from rsi.run.liveness import probe
+    from rsi.run.setup import read_state
+    from rsi.run.summary import run_line, run_state, summarize_run
+
+    workspace = state.workspace()
+    with _open_store(db) as store:
+        lines = []
+        for run in store.list_runs():
+            run_dir = workspace.run_dir(run.id)
+            live = probe(run_dir)
+            lines.append(run_line(summarize_run(store, run.id), run_state(run.status, live.live, live.known),
+                                  str(read_state(run_dir).get("end_reason", ""))))
+    if as_json:
+        print_json([{**line.model_dump(mode="json"), "coverage": line.coverage} for line in lines])
+        return
+    if not lines:
+        console.print("no runs yet: start one with `rsi run`")
+        return
+    # Fits 80 columns: no box, and the year left out of "started" (the run id carries the full date).
+    table = Table(box=None, padding=(0, 2, 0, 0), header_style="bold")
+    for column in ("run", "started", "state", "portfolio"):
+        table.add_column(column, no_wrap=True)
+    for column in ("coverage", "attempts"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for line in lines:
+        budget = f"/{line.budget_attempts}" if line.budget_attempts else ""
+        table.add_row(line.run_id, line.created.strftime("%m-%d %H:%M"), line.state, line.portfolio,
+                      f"{line.covered}/{line.tasks} {line.coverage:.0%}", f"{line.attempts}{budget}")
+    console.print(table)
 
 
 def coverage_command(
@@ -217,5 +272,6 @@ def register(app: typer.Typer) -> None:
     """Add this module's commands to the root app."""
     app.command("run")(run_command)
     app.command("status")(status_command)
+    app.command("runs")(runs_command)
     app.command("coverage")(coverage_command)
     app.command("report")(report_command)

@@ -101,9 +101,37 @@ def call_safely(fn: AttemptFn, spec: AttemptSpec) -> AttemptResult:
 
 @runtime_checkable
 class Executor(Protocol):
-    """Runs batches of attempts. One batch at a time; results arrive in completion order."""
+    """Runs attempts. `start` adds attempts beside those in flight; `collect` hands back the ones
+    that finished, in completion order. `submit_batches` is the one-batch form of the same thing.
+
+    The orchestrator keeps about `slots` attempts in flight so no worker idles between jobs; an
+    executor queues what it cannot start yet.
+    """
 
     name: str
+
+    @property
+    def slots(self) -> int:
+        """Attempts it runs at once (local threads, SLURM array parallelism)."""
+        ...
+
+    def start(self, specs: Sequence[AttemptSpec]) -> None:
+        """Start (or queue) every spec, beside the attempts already in flight."""
+        ...
+
+    def collect(self, timeout_s: float) -> list[AttemptResult]:
+        """Results that finished since the last call, together (one per spec, errors included);
+        waits up to `timeout_s` for the first one, and returns [] if none came."""
+        ...
+
+    def in_flight(self) -> int:
+        """Attempts started or queued whose result has not been collected (cancelled ones excluded)."""
+        ...
+
+    def drop_queued(self) -> int:
+        """Drop the queued attempts that have not started (no result comes for them); returns how many.
+        A graceful stop lets the started ones finish."""
+        ...
 
     def submit(self, specs: Sequence[AttemptSpec]) -> Iterator[AttemptResult]:
         """Start every spec and yield one result per spec as each finishes (errors included)."""
@@ -114,10 +142,28 @@ class Executor(Protocol):
         so a caller can record them in one transaction instead of one each."""
         ...
 
+    def cancel_stale(self) -> list[str]:
+        """Cancel work a killed earlier orchestrator left running (cluster job arrays); their ids."""
+        ...
+
     def cancel(self) -> None:
-        """Stop the batch in flight: queued attempts are dropped (no result is yielded for them)."""
+        """Drop every attempt in flight: no result is yielded for them (a cluster job is cancelled)."""
         ...
 
     def close(self) -> None:
         """Release workers. Idempotent."""
         ...
+
+
+def batches(executor: Executor, specs: Sequence[AttemptSpec], poll_s: float = 0.5) -> Iterator[list[AttemptResult]]:
+    """`submit_batches` on top of start/collect: start `specs`, yield results until none is in flight.
+    Leaving the loop early cancels what is still in flight."""
+    executor.start(specs)
+    try:
+        while executor.in_flight():
+            batch = executor.collect(poll_s)
+            if batch:
+                yield batch
+    finally:
+        if executor.in_flight():
+            executor.cancel()

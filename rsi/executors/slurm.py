@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.errors import ExecutorError
-from rsi.executors.base import AttemptFn, AttemptResult, AttemptSpec, call_safely, error_result
+from rsi.executors.base import AttemptFn, AttemptResult, AttemptSpec, batches, call_safely, error_result
 
 # States after which no result will ever appear (the job did not run our code to the end).
 FAILED_STATES = {
@@ -53,7 +53,8 @@ class SlurmOptions(BaseModel):
 
 
 class SlurmExecutor:
-    """Submits batches as submitit job arrays and yields results as their pickles appear."""
+    """Submits each `start` as one submitit job array and collects results as their pickles appear.
+    Arrays of several jobs may be in flight at once; each attempt keeps its own array's deadline."""
 
     name = "slurm"
 
@@ -61,8 +62,13 @@ class SlurmExecutor:
         self.fn = fn
         self.folder = Path(folder)
         self.options = options or SlurmOptions()
-        self._jobs: list[Any] = []
-        self._cancelled = False
+        self._pending: dict[Any, tuple[AttemptSpec, float]] = {}  # submitit job -> spec, deadline (monotonic)
+        self._failed_since: dict[Any, float] = {}
+        self._last_state_check = 0.0
+
+    @property
+    def slots(self) -> int:
+        return self.options.array_parallelism
 
     def _batch_folder(self) -> Path:
         # Unique per batch: an old result in a reused `%j` folder must never be read back.
@@ -81,10 +87,12 @@ class SlurmExecutor:
         return (result for batch in self.submit_batches(specs) for result in batch)
 
     def submit_batches(self, specs: Sequence[AttemptSpec]) -> Iterator[list[AttemptResult]]:
+        return batches(self, list(specs), poll_s=max(self.options.poll_s, 0.5))
+
+    def start(self, specs: Sequence[AttemptSpec]) -> None:
         specs = list(specs)
-        self._cancelled = False
         if not specs:
-            return iter(())
+            return
         try:
             import submitit  # lazy: heavy, and only a cluster needs it
         except ImportError as error:  # pragma: no cover - submitit is a declared dependency
@@ -109,50 +117,57 @@ class SlurmExecutor:
         except Exception as error:
             raise ExecutorError(f"slurm: could not submit {len(specs)} attempts: {error}",
                                 hint="check `sinfo` and the partition/resources asked for") from error
-        self._jobs = jobs
         # Written down so that a resumed orchestrator can cancel arrays a killed one left behind.
         array_ids = sorted({str(job.job_id).split("_")[0] for job in jobs})
         (executor.folder / "array_ids").write_text("\n".join(array_ids) + "\n")
         deadline_s = time.monotonic() + time_min * 60.0 + opts.queue_grace_s
-        return self._collect(dict(zip(jobs, specs, strict=True)), deadline_s)
+        for job, spec in zip(jobs, specs, strict=True):
+            self._pending[job] = (spec, deadline_s)
 
-    def _collect(self, pending: dict[Any, AttemptSpec], deadline_s: float) -> Iterator[list[AttemptResult]]:
-        opts = self.options
-        failed_since: dict[Any, float] = {}
-        last_state_check = 0.0
-        try:
-            while pending and not self._cancelled:
-                batch: list[AttemptResult] = []
-                for job, spec in list(pending.items()):
-                    if job.paths.result_pickle.exists():
+    def in_flight(self) -> int:
+        return len(self._pending)
+
+    def drop_queued(self) -> int:
+        return 0  # queued array tasks cannot be told from started ones cheaply; `cancel` ends both
+
+    def collect(self, timeout_s: float) -> list[AttemptResult]:
+        end = time.monotonic() + max(0.0, timeout_s)
+        while True:
+            batch = self._poll()
+            left = end - time.monotonic()
+            if batch or not self._pending or left <= 0:
+                return batch
+            time.sleep(min(self.options.poll_s, 0.5, left))
+
+    def _poll(self) -> list[AttemptResult]:
+        """One look at every pending attempt: results written, jobs failed, deadlines passed."""
+        opts, pending = self.options, self._pending
+        batch: list[AttemptResult] = []
+        for job, (spec, _) in list(pending.items()):
+            if job.paths.result_pickle.exists():
+                pending.pop(job)
+                batch.append(self._read_result(job, spec))
+        now = time.monotonic()
+        if pending and now - self._last_state_check >= max(opts.poll_s, 2.0):
+            self._last_state_check = now
+            watcher = next(iter(pending)).watcher
+            watcher.update()  # one sacct call for every registered job
+            for job, (spec, _) in list(pending.items()):
+                state = str(watcher.get_state(job.job_id, mode="cache")).upper().split(" ")[0]
+                if state in FAILED_STATES:
+                    first = self._failed_since.setdefault(job, now)
+                    if now - first >= opts.failed_grace_s and not job.paths.result_pickle.exists():
                         pending.pop(job)
-                        batch.append(self._read_result(job, spec))
-                now = time.monotonic()
-                if pending and now - last_state_check >= max(opts.poll_s, 2.0):
-                    last_state_check = now
-                    watcher = next(iter(pending)).watcher
-                    watcher.update()  # one sacct call for every registered job
-                    for job, spec in list(pending.items()):
-                        state = str(watcher.get_state(job.job_id, mode="cache")).upper().split(" ")[0]
-                        if state in FAILED_STATES:
-                            first = failed_since.setdefault(job, now)
-                            if now - first >= opts.failed_grace_s and not job.paths.result_pickle.exists():
-                                pending.pop(job)
-                                batch.append(self._failed_result(job, spec, state))
-                if pending and time.monotonic() > deadline_s:
-                    for job, spec in list(pending.items()):
-                        pending.pop(job)
-                        self._cancel_job(job)
-                        batch.append(error_result(spec, f"slurm job {job.job_id} gave no result before its "
-                                                        f"deadline (state {job.state}); cancelled"))
-                if batch:
-                    yield batch
-                elif pending:
-                    time.sleep(min(opts.poll_s, 0.5))
-        finally:
-            if pending and self._cancelled:
-                for job in pending:
-                    self._cancel_job(job)
+                        batch.append(self._failed_result(job, spec, state))
+        for job, (spec, deadline_s) in list(pending.items()):
+            if time.monotonic() > deadline_s:
+                pending.pop(job)
+                self._cancel_job(job)
+                batch.append(error_result(spec, f"slurm job {job.job_id} gave no result before its "
+                                                f"deadline (state {job.state}); cancelled"))
+        for job in [j for j in self._failed_since if j not in pending]:
+            del self._failed_since[job]
+        return batch
 
     def _read_result(self, job: Any, spec: AttemptSpec) -> AttemptResult:
         try:
@@ -195,9 +210,10 @@ class SlurmExecutor:
         return cancelled
 
     def cancel(self) -> None:
-        self._cancelled = True
-        for job in self._jobs:
+        for job in self._pending:
             self._cancel_job(job)
+        self._pending.clear()
+        self._failed_since.clear()
 
     def close(self) -> None:
-        self._jobs = []
+        self.cancel()

@@ -10,13 +10,14 @@ from __future__ import annotations
 import tomllib
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from rsi.errors import Problem, ValidationError
 from rsi.executors.slurm import SlurmOptions
+from rsi.scheduler.registry import scheduler_name
 
 
 class RunSpec(BaseModel):
@@ -29,13 +30,27 @@ class RunSpec(BaseModel):
     budget_attempts: int | None = Field(default=None, ge=1, description="Counted attempts; default: evaluation.attempts_budget.")
     budget_tokens: int | None = Field(default=None, ge=1, description="Stop once this many tokens were spent.")
     budget_minutes: float | None = Field(default=None, gt=0, description="Stop planning jobs after this much wall time.")
+    target_coverage: float | None = Field(
+        default=None, gt=0, le=1,
+        description="Stop planning jobs once this share of the run's target tasks is covered (0.95: the last "
+                    "few percent of a real suite are often unreachable and cost the most).",
+    )
     attempts_per_task: int | None = Field(default=None, ge=1, description="Attempts per task in a job; default: evaluation.attempts_per_task.")
     job_size: int = Field(default=8, ge=1, description="Most tasks one job targets.")
-    scheduler: Literal["thompson", "round-robin", "random", "best-single"] = Field(
-        default="thompson", description="Job policy (rsi.scheduler): thompson, or a baseline to compare with."
+    scheduler: Annotated[str, AfterValidator(scheduler_name)] = Field(
+        default="thompson", description="Job policy (rsi.scheduler registry): thompson, or a baseline to compare with."
     )
     executor: Literal["local", "slurm"] = Field(default="local", description="Where attempts run.")
     workers: int | None = Field(default=None, ge=1, description="Attempts at once (local threads, or SLURM array parallelism).")
+    overlap_jobs: bool = Field(
+        default=True,
+        description="Plan the next job while the last one's attempts finish, so no worker idles between jobs. "
+                    "False: one job at a time (the plan is then a pure function of the seed).",
+    )
+    stop_grace_s: float = Field(
+        default=5.0, ge=0, le=600,
+        description="On SIGINT/SIGTERM, how long started attempts may finish (and be recorded) before they are cancelled.",
+    )
     sandbox: Literal["auto", "local", "docker"] = Field(default="auto", description="Sandbox backend for attempts.")
     seed: int | None = Field(default=None, description="Scheduling and sampling seed; default: evaluation.seed.")
     db: str | None = Field(default=None, description="Store URL; default: RSI_DB or runs/rsi.sqlite.")
@@ -100,6 +115,7 @@ class ResolvedRun(BaseModel):
     difficulty: list[str] | None = None
     max_error_retries: int
     retry_backoff_s: float
+    target_coverage: float | None = None
 
 
 class RunProgress(BaseModel):

@@ -207,3 +207,41 @@ def summarize_run(store: Any, run_id: str | None = None) -> RunSummary:
     hashes = {j.configuration_hash for j in jobs} | set(run.args.get("configs") or [])
     names = {row.config_hash: row.name for row in store.list_configurations(hashes)}
     return build_summary(run, jobs, attempts, names)
+
+
+def run_state(status: str, live: bool, known: bool = True) -> str:
+    """What a run is doing now: the stored status, except that a run stored as `running` is
+    `running` only while a process runs it, and `interrupted` (resumable) once none does."""
+    if status != "running":
+        return status
+    if live:
+        return "running"
+    return "interrupted" if known else "running elsewhere, or interrupted"
+
+
+class RunLine(BaseModel):
+    """One row of `rsi runs`."""
+
+    run_id: str
+    created: datetime
+    state: str = Field(description="running | interrupted | done | stopped | failed (see run_state).")
+    portfolio: str
+    suite: str
+    split: str
+    covered: int
+    tasks: int
+    attempts: int
+    budget_attempts: int | None
+    end_reason: str = Field(default="", description="Why the run ended, from its run folder (if known here).")
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.tasks if self.tasks else 0.0
+
+
+def run_line(summary: RunSummary, state: str, end_reason: str = "") -> RunLine:
+    return RunLine(
+        run_id=summary.run_id, created=summary.created, state=state, portfolio=summary.portfolio,
+        suite=summary.suite, split=summary.split, covered=summary.covered, tasks=summary.tasks,
+        attempts=summary.attempts, budget_attempts=summary.budget.get("attempts"), end_reason=end_reason,
+    )

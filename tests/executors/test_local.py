@@ -120,3 +120,62 @@ def test_unknown_executor_is_a_user_error(tmp_path) -> None:
         make_executor("ray", NoopAttempt(), tmp_path)
     with pytest.raises(Exception, match="at least 1"):
         LocalExecutor(NoopAttempt(), workers=0)
+
+
+def test_attempts_added_while_others_run_share_the_slots(tmp_path) -> None:
+    """Overlapping batches: a second `start` while the first batch runs queues behind it, never
+    more than `workers` run at once, and every result comes back once, in completion order."""
+    running, peak, lock = [0], [0], threading.Lock()
+
+    def fn(spec: AttemptSpec) -> AttemptResult:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return AttemptResult(key=spec.key, verdict=Verdict.PASSED)
+
+    first, second = make_specs(3, tmp_path), [
+        s.model_copy(update={"key": s.key.replace("r|0|", "r|1|"), "job_index": 1}) for s in make_specs(3, tmp_path)
+    ]
+    executor = LocalExecutor(fn, workers=2)
+    executor.start(first)
+    assert executor.slots == 2 and executor.in_flight() == 3
+    seen: list[str] = []
+    while len(seen) < 1:
+        seen += [r.key for r in executor.collect(1.0)]
+    executor.start(second)  # the next job, while the first one's last attempts still run
+    while executor.in_flight():
+        seen += [r.key for r in executor.collect(1.0)]
+    executor.close()
+    assert sorted(seen) == sorted(s.key for s in first + second)
+    assert peak[0] == 2
+
+
+def test_drop_queued_keeps_started_attempts(tmp_path) -> None:
+    specs = make_specs(5, tmp_path)
+    executor = LocalExecutor(NoopAttempt(sleep_s=0.3), workers=2)
+    executor.start(specs)
+    time.sleep(0.05)
+    assert executor.drop_queued() == 3
+    results = []
+    while executor.in_flight():
+        results += executor.collect(1.0)
+    assert sorted(r.key for r in results) == sorted(s.key for s in specs[:2])
+    assert executor.collect(0.01) == []
+
+
+def test_cancelled_attempts_never_report(tmp_path) -> None:
+    specs = make_specs(2, tmp_path)
+    executor = LocalExecutor(NoopAttempt(sleep_s=0.2), workers=2)
+    executor.start(specs)
+    executor.cancel()
+    assert executor.in_flight() == 0
+    time.sleep(0.4)  # both threads end now; their results must be dropped
+    executor.start(make_specs(1, tmp_path)[:1])
+    results = []
+    while executor.in_flight():
+        results += executor.collect(1.0)
+    assert [r.key for r in results] == [specs[0].key]  # the new start's one result (same key as spec 0)
+    assert len(results) == 1

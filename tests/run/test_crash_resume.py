@@ -120,6 +120,47 @@ def test_sigkill_at_a_random_moment_twice_then_resume(mini_ws, cli, tmp_path) ->
     check_complete(mini_ws, run_id)
 
 
+def test_sigkill_while_two_jobs_are_in_flight_then_resume(mini_ws, cli, tmp_path) -> None:
+    """Overlapping jobs: the next job is planned while the last one's attempts run. Killed while two
+    jobs are open (both planned, attempts of both started), a resume runs every open job's missing
+    keys once and nothing recorded again."""
+    log = tmp_path / "executed.log"
+    env = {**os.environ, "RSI_ATTEMPT_OVERRIDE": f"noop:0.3:0.4:{log}"}
+    exe = str(Path(os.sys.executable).parent / "rsi")
+    args = ("run", "-p", "mini", "--budget-attempts", str(BUDGET), "--limit-tasks", "10", "--job-size", "2",
+            "--workers", "4", "--no-report")
+    proc = subprocess.Popen([exe, *args], cwd=mini_ws.root, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    open_jobs: list[int] = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            open_jobs = [j for (j,) in query(mini_ws, "SELECT job_index FROM jobs WHERE status = 'running'")]
+            [(recorded,)] = query(mini_ws, "SELECT COUNT(*) FROM attempts")
+        except sqlite3.OperationalError:
+            open_jobs, recorded = [], 0  # the schema is not there yet
+        if len(open_jobs) >= 2 and recorded >= 1:
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, "the run ended before two jobs were in flight"
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait(10) == -signal.SIGKILL
+    run_id = latest_run(mini_ws)
+    still_open = [j for (j,) in query(mini_ws, "SELECT job_index FROM jobs WHERE run_id = ? AND status = 'running'",
+                                      run_id)]
+    assert len(still_open) >= 2, still_open
+    before = recorded_keys(mini_ws, run_id)
+    ran_before = executed(log)
+    # Attempts of both open jobs had started when the process died (the log is written as each runs).
+    assert {int(k.split("|")[1]) for k in ran_before} >= set(still_open[:2])
+    resumed = cli("run", "--resume", run_id, "--no-report", cwd=mini_ws.root, env={"RSI_ATTEMPT_OVERRIDE": env["RSI_ATTEMPT_OVERRIDE"]})
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    after = executed(log)[len(ran_before):]
+    assert not before & set(after), "an attempt recorded before the kill ran again"
+    assert len(after) == len(set(after)), "an attempt ran twice in the resumed session"
+    check_complete(mini_ws, run_id)
+
+
 def test_resume_of_a_finished_run_does_nothing(mini_ws, cli, tmp_path) -> None:
     log = tmp_path / "executed.log"
     env = {"RSI_ATTEMPT_OVERRIDE": f"noop:0.3:0:{log}"}

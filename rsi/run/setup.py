@@ -1,0 +1,149 @@
+"""Opening a run: a new one (configurations, tasks, then the run row) or a stored one to resume.
+
+`open_new_run` writes identities first and the run row that names them last, so a crash in between
+leaves nothing to resume; after the run row, everything a resume needs is in the store.
+`open_stored_run` reads the stored plan back (the resolved configurations as they were, not
+today's portfolio file): a resume runs what was planned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rsi.config import Configuration
+from rsi.errors import StoreError, UserInputError
+from rsi.run.spec import ResolvedRun, RunSpec
+from rsi.workspace import Workspace
+
+if TYPE_CHECKING:
+    from rsi.tasks.spec import Task
+
+STATE_FILE = "state.json"
+
+
+@dataclass(frozen=True)
+class OpenedRun:
+    """A run ready to execute: its id, its resolved plan, its configurations and tasks."""
+
+    run_id: str
+    resolved: ResolvedRun
+    configs: list[Configuration]
+    tasks: list[Task]
+    elapsed_before_s: float = 0.0  # wall time of earlier sessions (a resume)
+
+
+def resolve_run(spec: RunSpec, configs: Sequence[Configuration]) -> ResolvedRun:
+    """Fill the spec's unset fields from the first configuration's `[evaluation]`."""
+    evaluation = configs[0].spec.evaluation
+    return ResolvedRun(
+        portfolio=spec.portfolio,
+        suite=spec.suite or evaluation.suite,
+        split=spec.split or evaluation.split,
+        budget_attempts=spec.budget_attempts or evaluation.attempts_budget,
+        budget_tokens=spec.budget_tokens,
+        budget_minutes=spec.budget_minutes,
+        attempts_per_task=spec.attempts_per_task or evaluation.attempts_per_task,
+        job_size=spec.job_size,
+        scheduler=spec.scheduler,
+        seed=spec.seed if spec.seed is not None else evaluation.seed,
+        limit_tasks=spec.limit_tasks,
+        difficulty=list(spec.difficulty) if spec.difficulty else None,
+        max_error_retries=spec.max_error_retries,
+        retry_backoff_s=spec.retry_backoff_s,
+        target_coverage=spec.target_coverage,
+    )
+
+
+def select_tasks(tasks: Sequence[Task], split: str, limit: int | None, difficulty: Sequence[str] | None = None) -> list[Task]:
+    """The run's tasks: the split asked for (all splits for 'all'), of the difficulties asked for,
+    sorted by key, the first `limit`."""
+    chosen = sorted(
+        (t for t in tasks if (split == "all" or t.spec.split == split)
+         and (not difficulty or t.spec.difficulty in difficulty)),
+        key=lambda t: t.key,
+    )
+    return chosen[:limit] if limit else chosen
+
+
+def read_state(run_dir: Path) -> dict[str, Any]:
+    """The run folder's state file ({} when absent or unreadable: it only carries elapsed time)."""
+    try:
+        data = json.loads((run_dir / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def open_new_run(store: Any, workspace: Workspace, spec: RunSpec) -> OpenedRun:
+    """Resolve the spec against the portfolio and suite, and record the run (see the module doc)."""
+    from rsi.portfolio import load_portfolio
+    from rsi.store import new_run_id
+    from rsi.tasks.load import load_suite
+
+    configs = list(load_portfolio(workspace, spec.portfolio))
+    if not configs:
+        raise UserInputError(f"portfolio {spec.portfolio!r} holds no configurations")
+    resolved = resolve_run(spec, configs)
+    tasks = select_tasks(load_suite(workspace, resolved.suite), resolved.split, resolved.limit_tasks,
+                         resolved.difficulty)
+    if not tasks:
+        which = f"{'/'.join(resolved.difficulty)} " if resolved.difficulty else ""
+        raise UserInputError(f"suite {resolved.suite!r} has no {which}{resolved.split} tasks")
+    # Identities first, then the run row that names them: a crash in between leaves no run.
+    store.record_configurations(configs)
+    store.record_tasks(tasks)
+    run_id = new_run_id()
+    store.create_run(
+        run_id=run_id,
+        portfolio=resolved.portfolio,
+        suite=resolved.suite,
+        split=resolved.split,
+        budget={"attempts": resolved.budget_attempts, "tokens": resolved.budget_tokens,
+                "minutes": resolved.budget_minutes},
+        seed=resolved.seed,
+        scheduler=resolved.scheduler,
+        args={
+            "spec": spec.model_dump(mode="json"),
+            "resolved": resolved.model_dump(mode="json"),
+            "configs": [c.config_hash for c in configs],
+            "tasks": [t.key for t in tasks],
+        },
+    )
+    return OpenedRun(run_id, resolved, configs, tasks)
+
+
+def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
+    """Read a stored run's plan back and mark it running again (`--resume`)."""
+    from rsi.tasks.load import load_suite
+
+    try:
+        run = store.get_run(run_id)
+    except StoreError as error:
+        raise UserInputError(error.message, hint="`rsi runs` lists runs") from error
+    args = run.args
+    try:
+        resolved = ResolvedRun.model_validate(args["resolved"])
+        hashes: list[str] = list(args["configs"])
+        task_keys: list[str] = list(args["tasks"])
+    except (KeyError, ValueError) as error:
+        raise StoreError(f"run {run_id} was not written by `rsi run` (args lack {error})") from error
+    rows = {row.config_hash: row for row in store.list_configurations(hashes)}
+    missing = [h for h in hashes if h not in rows]
+    if missing:
+        raise StoreError(f"run {run_id}: configurations {missing} are missing from the store")
+    # The stored resolved configurations, not today's portfolio file: a resume runs what was planned.
+    configs = [Configuration.model_validate(rows[h].resolved) for h in hashes]
+    by_key = {t.key: t for t in load_suite(workspace, resolved.suite)}
+    gone = [k for k in task_keys if k not in by_key]
+    if gone:
+        raise UserInputError(
+            f"run {run_id}: tasks {', '.join(gone[:5])} are no longer in suite {resolved.suite!r}",
+            hint="restore them, or start a new run",
+        )
+    store.reopen_run(run_id)
+    elapsed = float(read_state(workspace.run_dir(run_id)).get("elapsed_s", 0.0))
+    return OpenedRun(run_id, resolved, configs, [by_key[k] for k in task_keys], elapsed)
