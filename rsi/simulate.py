@@ -11,6 +11,14 @@ configuration c on task t has the same outcome whichever scheduler asks for it) 
 attempts spent to reach full coverage and the coverage curve. `PassMatrix.oracle_attempts` is the
 lower bound: each task attempted only with its best configuration, sum over tasks of 1 / p_best.
 
+`generate_ranked` builds worlds like real per-task results of many systems on a public benchmark:
+one ability ranking of the configurations plus task difficulty (a Rasch-like model, P(pass) =
+sigmoid(ability_c - difficulty_t + tag effect + noise)), a share of tasks no configuration passes,
+tags that are informative, weak or absent, optionally a share of specialists mixed into the
+ranking, and optionally deterministic outcomes (p is 0 or 1, every configuration greedy:
+`max_tries_per_task = 1`). Coverage then counts the reachable tasks (`PassMatrix.reachable`).
+`hindsight_best_rate_first` is the bound that knows each configuration's true pass rate.
+
 Pure and seeded: no I/O.
 """
 
@@ -20,7 +28,15 @@ import math
 import random
 from dataclasses import dataclass, field, replace
 
-from rsi.scheduler import AttemptFact, Budget, ConfigOption, Scheduler, ScheduleRequest, TaskOption
+from rsi.scheduler import (
+    AttemptFact,
+    Budget,
+    ConfigMajorScheduler,
+    ConfigOption,
+    Scheduler,
+    ScheduleRequest,
+    TaskOption,
+)
 
 
 @dataclass(frozen=True)
@@ -52,9 +68,15 @@ class PassMatrix:
     def best_p(self, t: int) -> float:
         return max(row[t] for row in self.p)
 
-    def oracle_attempts(self) -> float:
-        """Expected attempts when every task is attempted only with its best configuration."""
-        return sum(1.0 / self.best_p(t) for t in range(len(self.tasks)))
+    def reachable(self) -> int:
+        """Tasks some configuration can pass: what full coverage means."""
+        return sum(1 for t in range(len(self.tasks)) if self.best_p(t) > 0)
+
+    def oracle_attempts(self, fraction: float = 1.0) -> float:
+        """Expected attempts when every task is attempted only with its best configuration, to cover
+        `fraction` of the reachable tasks (the cheapest ones first)."""
+        costs = sorted(1.0 / self.best_p(t) for t in range(len(self.tasks)) if self.best_p(t) > 0)
+        return sum(costs[: coverage_goal(len(costs), fraction)])
 
     def config_rates(self) -> list[float]:
         """Each configuration's mean pass probability over the tasks."""
@@ -107,6 +129,11 @@ class PassMatrix:
                             break
             total += lost / reps
         return total
+
+
+def coverage_goal(reachable: int, fraction: float) -> int:
+    """Covered tasks that `fraction` of `reachable` asks for (rounded up)."""
+    return min(reachable, math.ceil(fraction * reachable - 1e-9))
 
 
 def _sigmoid(x: float) -> float:
@@ -196,10 +223,80 @@ def _solve_shift(row: list[float], target: float) -> float:
 
 
 @dataclass(frozen=True)
+class RankedSpec:
+    """A world like real per-task results of many systems (see the module docstring)."""
+
+    n_tasks: int = 300
+    n_configs: int = 24
+    n_tags: int = 12
+    tag_skew: float = 1.0  # tag sizes fall as 1 / rank ** skew: a few large groups, many small
+    ability_sd: float = 1.5  # spread of configuration ability (logit)
+    difficulty_sd: float = 2.0  # spread of task difficulty (logit)
+    tag_sd: float = 0.3  # per (configuration, tag) effect: 0 absent, 0.3 weak, 1.5 informative
+    show_tags: bool = True  # False: tasks carry no tags at all
+    cell_sd: float = 1.0  # per (configuration, task) noise
+    mean_rate: float = 0.3  # mean pass rate of a configuration over the tasks
+    unreachable: float = 0.13  # share of tasks no configuration passes
+    broken_share: float = 0.3  # of those, the share picked at random (broken tasks); the rest are the hardest
+    specialists: float = 0.0  # share of configurations that are specialists (weak overall, strong on 1-2 tags)
+    specialist_logit: float = 5.0
+    deterministic: bool = True  # p is 0 or 1 and configurations are greedy (max_tries_per_task = 1)
+    min_best_p: float = 0.2  # sampled outcomes: every reachable task has a configuration this good
+
+
+def generate_ranked(spec: RankedSpec = RankedSpec(), seed: int = 0) -> PassMatrix:
+    """A ranked world following `spec`, deterministic in `seed`."""
+    rng = random.Random(f"ranked:{seed}")
+    weights = [1.0 / (g + 1) ** spec.tag_skew for g in range(spec.n_tags)]
+    task_tag = [rng.choices(range(spec.n_tags), weights)[0] for _ in range(spec.n_tasks)]
+    difficulty = [rng.gauss(0, spec.difficulty_sd) for _ in range(spec.n_tasks)]
+    ability = [rng.gauss(0, spec.ability_sd) for _ in range(spec.n_configs)]
+    effect = [[rng.gauss(0, spec.tag_sd) for _ in range(spec.n_tags)] for _ in range(spec.n_configs)]
+    n_special = round(spec.specialists * spec.n_configs)
+    for c in rng.sample(range(spec.n_configs), n_special):
+        ability[c] -= 2 * spec.ability_sd
+        for g in rng.sample(range(spec.n_tags), min(spec.n_tags, rng.randint(1, 2))):
+            effect[c][g] += spec.specialist_logit
+    logits = [[ability[c] + effect[c][task_tag[t]] - difficulty[t] + rng.gauss(0, spec.cell_sd)
+               for t in range(spec.n_tasks)] for c in range(spec.n_configs)]
+
+    def rate(shift: float) -> float:
+        if spec.deterministic:
+            return sum(x + shift > 0 for row in logits for x in row) / (spec.n_tasks * spec.n_configs)
+        return sum(_sigmoid(x + shift) for row in logits for x in row) / (spec.n_tasks * spec.n_configs)
+
+    lo, hi = -30.0, 30.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if rate(mid) < spec.mean_rate else (lo, mid)
+    shift = (lo + hi) / 2
+    p = [[(1.0 if x + shift > 0 else 0.0) if spec.deterministic else _sigmoid(x + shift) for x in row] for row in logits]
+    n_out = round(spec.unreachable * spec.n_tasks)
+    n_broken = round(spec.broken_share * n_out)
+    broken = set(rng.sample(range(spec.n_tasks), n_broken))
+    by_top = sorted((t for t in range(spec.n_tasks) if t not in broken), key=lambda t: max(row[t] for row in logits))
+    out = broken | set(by_top[: n_out - n_broken])
+    floor = 1.0 if spec.deterministic else spec.min_best_p
+    for t in range(spec.n_tasks):
+        if t in out:
+            for row in p:
+                row[t] = 0.0
+            continue
+        best = max(range(spec.n_configs), key=lambda c: logits[c][t])
+        p[best][t] = max(p[best][t], floor)
+    tags = [f"tag{g}" for g in range(spec.n_tags)]
+    tasks = tuple(TaskOption(f"sim/t{t:03d}", "train", (tags[task_tag[t]],) if spec.show_tags else ())
+                  for t in range(spec.n_tasks))
+    limit = 1 if spec.deterministic else None
+    configs = tuple(ConfigOption(f"c{c:03d}", f"config-{c}", max_tries_per_task=limit) for c in range(spec.n_configs))
+    return PassMatrix(configs, tasks, tuple(tuple(row) for row in p))
+
+
+@dataclass(frozen=True)
 class SimulationResult:
     scheduler: str
     attempts: int  # attempts spent when the run stopped
-    full_coverage: bool
+    full_coverage: bool  # every reachable task covered
     covered: int
     jobs: int
     curve: tuple[int, ...] = field(repr=False)  # covered tasks after each attempt
@@ -207,6 +304,12 @@ class SimulationResult:
     @property
     def attempts_to_full(self) -> int | None:
         return self.attempts if self.full_coverage else None
+
+    def attempts_to(self, goal: int) -> int | None:
+        """Attempts spent when `goal` tasks were covered, or None if the run never got there."""
+        if goal <= 0:
+            return 0
+        return next((i + 1 for i, v in enumerate(self.curve) if v >= goal), None)
 
 
 def _outcome(seed: int, config: int, task: int, k: int, p: float) -> bool:
@@ -223,7 +326,7 @@ def simulate(
     attempts_per_task: int = 1,
     max_attempts: int = 20_000,
 ) -> SimulationResult:
-    """Run `scheduler` against `matrix` until it stops, covers every task or spends `max_attempts`."""
+    """Run `scheduler` against `matrix` until it stops, covers every reachable task or spends `max_attempts`."""
     c_index = {c.config_hash: i for i, c in enumerate(matrix.configs)}
     t_index = {t.key: i for i, t in enumerate(matrix.tasks)}
     history: list[AttemptFact] = []
@@ -231,10 +334,11 @@ def simulate(
     covered: set[int] = set()
     curve: list[int] = []
     jobs = 0
+    reachable = matrix.reachable()
     base = ScheduleRequest(
         configs=matrix.configs, tasks=matrix.tasks, seed=seed, job_size=job_size, attempts_per_task=attempts_per_task
     )
-    while len(covered) < len(matrix.tasks) and len(history) < max_attempts:
+    while len(covered) < reachable and len(history) < max_attempts:
         request = replace(base, history=history, budget=Budget(attempts=max_attempts - len(history)), job_index=jobs)
         proposal = scheduler.propose(request)
         if proposal is None:
@@ -252,5 +356,14 @@ def simulate(
                 history.append(AttemptFact(proposal.config_hash, key, passed))
                 curve.append(len(covered))
     return SimulationResult(
-        scheduler.name, len(history), len(covered) == len(matrix.tasks), len(covered), jobs, tuple(curve)
+        scheduler.name, len(history), len(covered) == reachable, len(covered), jobs, tuple(curve)
     )
+
+
+def hindsight_best_rate_first(matrix: PassMatrix) -> ConfigMajorScheduler:
+    """A bound, not a scheduler: configurations in order of their TRUE overall pass rate, each sweeping
+    the open tasks it may still try (configuration-major). It knows what no run knows (the true rates),
+    so it is only available here, never as `rsi run --scheduler`."""
+    rates = matrix.config_rates()
+    order = sorted(range(len(matrix.configs)), key=lambda c: (-rates[c], c))
+    return ConfigMajorScheduler(name="hindsight", order=[matrix.configs[c].config_hash for c in order])

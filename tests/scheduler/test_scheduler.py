@@ -111,7 +111,7 @@ def test_covered_tasks_only_when_asked(name):
     assert heldout.task_keys == ("s/h",)
 
 
-def test_thompson_learns_which_configuration_solves_a_tag():
+def test_tag_model_learns_which_configuration_solves_a_tag():
     configs = [ConfigOption("a"), ConfigOption("b"), ConfigOption("c")]
     tasks = [TaskOption(f"s/x{i}", "train", ("x",)) for i in range(12)]
     tasks += [TaskOption(f"s/y{i}", "train", ("y",)) for i in range(12)]
@@ -119,22 +119,22 @@ def test_thompson_learns_which_configuration_solves_a_tag():
     for i in range(6):  # b solves half of the x tasks it tried; a and c solve none
         history += [AttemptFact("b", f"s/x{i}", i % 2 == 0), AttemptFact("a", f"s/x{i}", False)]
         history += [AttemptFact("c", f"s/x{i}", False), AttemptFact("a", f"s/y{i}", i % 3 == 0)]
-    proposal = make_scheduler("thompson").propose(ScheduleRequest(configs=configs, tasks=tasks, history=history))
+    proposal = make_scheduler("thompson-tags").propose(ScheduleRequest(configs=configs, tasks=tasks, history=history))
     covered = {f.task_key for f in history if f.passed}
     assert proposal.config_hash == "b"
     assert set(proposal.task_keys) <= {t.key for t in tasks if t.key.startswith("s/x")} - covered
     assert len(proposal.task_keys) == 8
 
 
-def test_thompson_moves_on_from_a_configuration_that_keeps_failing_a_task():
+def test_tag_model_moves_on_from_a_configuration_that_keeps_failing_a_task():
     configs = [ConfigOption("a"), ConfigOption("b")]
     tasks = [TaskOption(f"s/x{i}", "train", ("x",)) for i in range(10)]
     # a is able at x (it solved five tasks) but failed the last open task many times.
     history = [AttemptFact("a", f"s/x{i}", True) for i in range(9)]
     request = ScheduleRequest(configs=configs, tasks=tasks, history=history)
-    assert make_scheduler("thompson").propose(request).config_hash == "a"
+    assert make_scheduler("thompson-tags").propose(request).config_hash == "a"
     history += [AttemptFact("a", "s/x9", False)] * 25
-    proposal = make_scheduler("thompson").propose(replace(request, history=history))
+    proposal = make_scheduler("thompson-tags").propose(replace(request, history=history))
     assert (proposal.config_hash, proposal.task_keys) == ("b", ("s/x9",))
 
 
@@ -167,7 +167,7 @@ def test_a_greedy_configuration_is_not_retried_on_a_task_it_failed() -> None:
 def test_a_tag_nobody_can_do_yet_goes_to_the_configuration_with_no_known_strength() -> None:
     """a is known able at x and b at y; c has passed nothing. All three failed z once. Every
     configuration is in the portfolio for a reason, so c is the likeliest specialist of z."""
-    from rsi.scheduler import ThompsonScheduler
+    from rsi.scheduler import TagMixtureScheduler
 
     configs = [ConfigOption("a"), ConfigOption("b"), ConfigOption("c")]
     tasks = [TaskOption(f"s/{g}{i}", "train", (g,)) for g in "xyz" for i in range(6)]
@@ -177,10 +177,10 @@ def test_a_tag_nobody_can_do_yet_goes_to_the_configuration_with_no_known_strengt
     # Leave only the z tasks open: x5 and y5 passed too.
     history += [AttemptFact("a", "s/x5", True), AttemptFact("b", "s/y5", True)]
     request = ScheduleRequest(configs=configs, tasks=tasks, history=history)
-    proposal = make_scheduler("thompson").propose(request)
+    proposal = make_scheduler("thompson-tags").propose(request)
     assert proposal is not None and proposal.config_hash == "c"
     # The same evidence without the "able at some tag" prior cannot tell c from a and b.
-    blind = ThompsonScheduler(assume_useful=False).propose(request)
+    blind = TagMixtureScheduler(assume_useful=False).propose(request)
     assert blind is not None and blind.config_hash == "a"
 
 
@@ -193,7 +193,7 @@ def test_with_costs_known_the_most_passes_per_unit_of_cost_wins() -> None:
 
     def pick(slow_cost, fast_cost):
         configs = [ConfigOption("slow", cost=slow_cost), ConfigOption("fast", cost=fast_cost)]
-        proposal = make_scheduler("thompson").propose(ScheduleRequest(configs=configs, tasks=tasks, history=history))
+        proposal = make_scheduler("thompson-tags").propose(ScheduleRequest(configs=configs, tasks=tasks, history=history))
         assert proposal is not None
         return proposal.config_hash
 

@@ -1,29 +1,10 @@
-"""The scheduler: a pure, seeded policy that proposes a run's next job from what happened so far.
+"""`thompson-tags` (and `thompson-draws`): the per-tag specialist model, the default before `thompson`.
 
-No I/O, no clock, no global randomness: the same request gives the same proposal, so the orchestrator,
-the simulator (rsi.simulate) and tests drive it directly.
-
-    from rsi.scheduler import Budget, ConfigOption, ScheduleRequest, TaskOption, make_scheduler
-
-    scheduler = make_scheduler("thompson")  # or "thompson-draws", "round-robin", "random", "best-single"
-    request = ScheduleRequest(
-        configs=[ConfigOption("3f2a...", "baseline"), ...],
-        tasks=[TaskOption("pyfuncs/add", "train", ("math",)), ...],
-        history=[("3f2a...", "pyfuncs/add", False), ...],   # counted attempts (AttemptFact), any order
-        budget=Budget(attempts=450),                       # what is LEFT (None = unlimited)
-        seed=7, job_index=12, job_size=8,
-    )
-    proposal = scheduler.propose(request)               # JobProposal | None (None = stop)
-    proposal.config_hash, proposal.task_keys, proposal.attempts_per_task, proposal.reason
-
-Every scheduler stops (returns None) when every target task is covered (target = the request's
-`split`, train by default) or the budget cannot pay for one more attempt, and never proposes a covered
-task unless `include_covered=True`. A job is one configuration and a batch of at most `job_size`
-tasks, each attempted `attempts_per_task` times: the chronological jobs of the Macaron report.
-
-The default, `thompson`, is a hierarchical Bayesian model of the pass probability of configuration
-c on task t, used greedily on posterior means by default (`temperature=0`) or with Thompson draws
-(`temperature=1`, registered as `thompson-draws`; in between: tempered draws):
+Kept for comparison: it is strong when every configuration is a specialist of one or two tags (the
+simulator's specialist worlds) and weak when configurations follow one ranking and tags carry little
+(measured in bench/RESULTS.md, "scheduler_efficiency"). A hierarchical Bayesian model of the pass
+probability of configuration c on task t, used greedily on posterior means (`temperature=0`) or
+with Thompson draws (`temperature=1`, registered as `thompson-draws`):
 
     cell (c, tag g)      "able" with probability P(able_cg), else "unable". The able rate r1, the
                          unable rate r0 (~0) and the share of able cells are fitted by EM over all
@@ -53,10 +34,6 @@ configuration can do a tag; eight would mostly confirm that it cannot). Untried 
 P(able) * r1, above cells that failed and below cells that passed: exploration comes from that
 optimism, and stops for a tag once one configuration is known able at it. Ties go to the first
 configuration, then the first task, so the proposal is a pure function of the request.
-
-Baselines with the same interface: `round-robin` (configurations in turn on the tasks each tried
-least), `random`, and `best-single` (one probing job per configuration, then always the best
-observed pass rate).
 """
 
 from __future__ import annotations
@@ -64,196 +41,22 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class ConfigOption:
-    """A configuration the scheduler may pick."""
-
-    config_hash: str
-    name: str = ""
-    # Tries per task after which another try is pointless: 1 for a greedy configuration, whose
-    # retry is (nearly) the same attempt again. None = no limit (sampled configurations).
-    max_tries_per_task: int | None = None
-    # What one attempt costs in the budget that binds (seconds under a time budget, tokens under a
-    # token budget), measured so far; None = unknown, or attempts are the only currency.
-    cost: float | None = None
-
-
-@dataclass(frozen=True)
-class TaskOption:
-    """A task the scheduler may target."""
-
-    key: str
-    split: str = "train"
-    tags: tuple[str, ...] = ()
-
-
-class AttemptFact(NamedTuple):
-    """One counted attempt (verdict passed, failed or timeout; errors are left out by the caller)."""
-
-    config_hash: str
-    task_key: str
-    passed: bool
-
-
-@dataclass(frozen=True)
-class Budget:
-    """What is left to spend; None means unlimited."""
-
-    attempts: int | None = None
-    tokens: int | None = None
-    wall_s: float | None = None
-
-
-@dataclass(frozen=True)
-class ScheduleRequest:
-    configs: Sequence[ConfigOption]
-    tasks: Sequence[TaskOption]
-    history: Sequence[AttemptFact | tuple[str, str, bool]] = ()
-    budget: Budget = field(default_factory=Budget)
-    seed: int = 0
-    job_index: int = 0
-    job_size: int = 8
-    attempts_per_task: int = 1
-    split: str | None = "train"
-    include_covered: bool = False
-    tokens_per_attempt: float | None = None
-    wall_s_per_attempt: float | None = None
-
-
-@dataclass(frozen=True)
-class JobProposal:
-    config_hash: str
-    task_keys: tuple[str, ...]
-    attempts_per_task: int
-    reason: str = ""
-
-    @property
-    def attempts(self) -> int:
-        return len(self.task_keys) * self.attempts_per_task
-
-
-class Scheduler(Protocol):
-    name: str
-
-    def propose(self, request: ScheduleRequest) -> JobProposal | None: ...
-
-
-# -- shared bookkeeping ---------------------------------------------------------------------------
-
-
-@dataclass
-class _Evidence:
-    """History folded into counts: per (config, task), and the covered set."""
-
-    tries: dict[tuple[str, str], int]
-    wins: dict[tuple[str, str], int]
-    covered: set[str]
-
-    @classmethod
-    def fold(cls, history: Iterable[AttemptFact | tuple[str, str, bool]]) -> _Evidence:
-        tries: dict[tuple[str, str], int] = defaultdict(int)
-        wins: dict[tuple[str, str], int] = defaultdict(int)
-        covered: set[str] = set()
-        for config_hash, task_key, passed in history:
-            tries[(config_hash, task_key)] += 1
-            if passed:
-                wins[(config_hash, task_key)] += 1
-                covered.add(task_key)
-        return cls(tries, wins, covered)
-
-
-def _capacity(request: ScheduleRequest) -> int:
-    """How many tasks the next job may hold under the job size and the remaining budget."""
-    per_task = max(1, request.attempts_per_task)
-    cap = request.job_size
-    budget = request.budget
-    if budget.attempts is not None:
-        cap = min(cap, budget.attempts // per_task)
-    if budget.tokens is not None:
-        if budget.tokens <= 0:
-            return 0
-        if request.tokens_per_attempt:
-            cap = min(cap, int(budget.tokens // (request.tokens_per_attempt * per_task)))
-    if budget.wall_s is not None:
-        if budget.wall_s <= 0:
-            return 0
-        if request.wall_s_per_attempt:
-            cap = min(cap, int(budget.wall_s // (request.wall_s_per_attempt * per_task)))
-    return max(0, cap)
-
-
-def _targets(request: ScheduleRequest, evidence: _Evidence) -> list[TaskOption]:
-    in_split = [t for t in request.tasks if request.split is None or t.split == request.split]
-    if all(t.key in evidence.covered for t in in_split):
-        return []  # full coverage of the target split: stop, even when include_covered
-    if request.include_covered:
-        return in_split
-    return [t for t in in_split if t.key not in evidence.covered]
-
-
-def _without_exhausted(
-    request: ScheduleRequest, evidence: _Evidence, draws: dict[str, dict[str, float]]
-) -> dict[str, dict[str, float]]:
-    """Zero the (task, configuration) pairs that used up `max_tries_per_task`; drop tasks left with none."""
-    limits = {c.config_hash: c.max_tries_per_task for c in request.configs if c.max_tries_per_task is not None}
-    if not limits:
-        return draws
-    kept: dict[str, dict[str, float]] = {}
-    for key, row in draws.items():
-        row = {c: (0.0 if c in limits and evidence.tries.get((c, key), 0) >= limits[c] else q) for c, q in row.items()}
-        if any(q > 0.0 for q in row.values()):
-            kept[key] = row
-    return kept
-
-
-def _per_unit_cost(
-    configs: Sequence[ConfigOption], draws: dict[str, dict[str, float]]
-) -> dict[str, dict[str, float]]:
-    """Pass probability per unit of cost, when configurations' costs are known.
-
-    Using the configuration with the highest p / cost is what minimises the expected cost until a
-    task first passes, so under a time or token budget a configuration twice as slow must be twice
-    as likely to pass to be chosen. A configuration not measured yet costs the median of those that
-    were; with no cost known (an attempts budget) the estimates are left as they are.
-    """
-    known = sorted(c.cost for c in configs if c.cost is not None and c.cost > 0)
-    if not known:
-        return draws
-    median = known[len(known) // 2]
-    cost = {c.config_hash: c.cost if c.cost is not None and c.cost > 0 else median for c in configs}
-    return {key: {c: q / cost[c] for c, q in row.items()} for key, row in draws.items()}
-
-
-def _rng(request: ScheduleRequest, name: str) -> random.Random:
-    # str seeds are hashed with SHA-512 by `random`: stable across processes and platforms.
-    return random.Random(f"{name}:{request.seed}:{request.job_index}:{len(request.history)}")
-
-
-def _prepare(request: ScheduleRequest) -> tuple[_Evidence, list[TaskOption], int] | None:
-    if not request.configs:
-        return None
-    evidence = _Evidence.fold(request.history)
-    targets = _targets(request, evidence)
-    capacity = _capacity(request)
-    if not targets or capacity < 1:
-        return None
-    return evidence, targets, capacity
-
+from rsi.scheduler.common import Evidence as _Evidence
+from rsi.scheduler.common import per_unit_cost, prepare, seeded_rng, without_exhausted
+from rsi.scheduler.types import JobProposal, ScheduleRequest, TaskOption
 
 # -- Thompson sampling over a hierarchical Beta model ----------------------------------------------
 
 
 @dataclass
-class ThompsonScheduler:
+class TagMixtureScheduler:
     """The hierarchical Bayesian scheduler (see the module docstring): greedy on posterior means
     by default, Thompson draws with `temperature=1`."""
 
-    name: str = "thompson"
+    name: str = "thompson-tags"
     prior_rate: float = 0.05  # a priori pass rate of any configuration on any task
     prior_strength: float = 2.0  # pseudo-attempts behind prior_rate
     able_prior: float = 0.1  # a priori share of (configuration, tag) cells that are "able"
@@ -278,21 +81,21 @@ class ThompsonScheduler:
     confident_able: float = 0.8  # P(able) above which a cell is known able
 
     def propose(self, request: ScheduleRequest) -> JobProposal | None:
-        prepared = _prepare(request)
+        prepared = prepare(request)
         if prepared is None:
             return None
         evidence, targets, capacity = prepared
-        rng = _rng(request, self.name)
+        rng = seeded_rng(request, self.name)
         tags_of = {t.key: (t.tags or ("",)) for t in request.tasks}
         configs = [c.config_hash for c in request.configs]
         n_cg, s_cg, mu0 = self._tag_counts(evidence, tags_of)
         cells = [(c, g) for c in configs for g in sorted({g for t in request.tasks for g in tags_of[t.key]})]
         able, r1, r0 = self._fit_mixture(cells, n_cg, s_cg, mu0)
         draws = self._draw_tasks(rng, configs, targets, tags_of, evidence, n_cg, s_cg, able, r1, r0)
-        draws = _without_exhausted(request, evidence, draws)
+        draws = without_exhausted(request, evidence, draws)
         if not draws:
             return None  # every open task has been tried by every configuration that could still differ
-        draws = _per_unit_cost(request.configs, draws)
+        draws = per_unit_cost(request.configs, draws)
 
         def probe_of(task_key: str, c: str) -> tuple[str, str] | None:
             """The cell a (task, config) pair would probe, or None when c is known able there."""
@@ -572,94 +375,9 @@ def _condition_on_at_least_one(
                 able[cell] = min(1.0, able[cell] / (1.0 - none))
 
 
-# -- baselines ------------------------------------------------------------------------------------
-
-
-def _least_tried(targets: list[TaskOption], evidence: _Evidence, config: str, capacity: int) -> list[str]:
-    """Tasks this configuration tried least (stable in the task order): a fair rotation."""
-    ranked = sorted(enumerate(targets), key=lambda it: (evidence.tries.get((config, it[1].key), 0), it[0]))
-    return sorted((t.key for _, t in ranked[:capacity]), key=[t.key for t in targets].index)
-
-
 @dataclass
-class RoundRobinScheduler:
-    """Configurations in turn (job i uses configuration i mod N) on the tasks each tried least."""
-
-    name: str = "round-robin"
-
-    def propose(self, request: ScheduleRequest) -> JobProposal | None:
-        prepared = _prepare(request)
-        if prepared is None:
-            return None
-        evidence, targets, capacity = prepared
-        config = request.configs[request.job_index % len(request.configs)].config_hash
-        tasks = _least_tried(targets, evidence, config, capacity)
-        return JobProposal(config, tuple(tasks), request.attempts_per_task, "round-robin")
-
-
-@dataclass
-class RandomScheduler:
-    """A uniformly random configuration on a uniformly random batch of open tasks."""
-
-    name: str = "random"
-
-    def propose(self, request: ScheduleRequest) -> JobProposal | None:
-        prepared = _prepare(request)
-        if prepared is None:
-            return None
-        _, targets, capacity = prepared
-        rng = _rng(request, self.name)
-        config = rng.choice(list(request.configs)).config_hash
-        picked = rng.sample(range(len(targets)), min(capacity, len(targets)))
-        return JobProposal(config, tuple(targets[i].key for i in sorted(picked)), request.attempts_per_task, "random")
-
-
-@dataclass
-class BestSingleScheduler:
-    """One job per configuration to probe, then always the best observed pass rate (Laplace)."""
-
-    name: str = "best-single"
-
-    def propose(self, request: ScheduleRequest) -> JobProposal | None:
-        prepared = _prepare(request)
-        if prepared is None:
-            return None
-        evidence, targets, capacity = prepared
-        configs = [c.config_hash for c in request.configs]
-        if request.job_index < len(configs):
-            config = configs[request.job_index]
-        else:
-            n: dict[str, int] = defaultdict(int)
-            s: dict[str, int] = defaultdict(int)
-            for (c, _), k in evidence.tries.items():
-                n[c] += k
-            for (c, _), k in evidence.wins.items():
-                s[c] += k
-            config = max(configs, key=lambda c: ((s[c] + 1) / (n[c] + 2), -configs.index(c)))
-        tasks = _least_tried(targets, evidence, config, capacity)
-        return JobProposal(config, tuple(tasks), request.attempts_per_task, "best-single")
-
-
-@dataclass
-class ThompsonDrawsScheduler(ThompsonScheduler):
+class TagMixtureDrawsScheduler(TagMixtureScheduler):
     """The same model with classic Thompson draws (temperature 1), kept for comparison."""
 
     name: str = "thompson-draws"
     temperature: float = 1.0
-
-
-SCHEDULERS: dict[str, type] = {
-    "thompson": ThompsonScheduler,
-    "thompson-draws": ThompsonDrawsScheduler,
-    "round-robin": RoundRobinScheduler,
-    "random": RandomScheduler,
-    "best-single": BestSingleScheduler,
-}
-
-
-def make_scheduler(name: str = "thompson") -> Scheduler:
-    """A scheduler by name (see SCHEDULERS). Unknown names raise ValueError listing the known ones."""
-    try:
-        return SCHEDULERS[name]()  # type: ignore[no-any-return]
-    except KeyError:
-        raise ValueError(f"unknown scheduler {name!r}; known: {', '.join(SCHEDULERS)}") from None

@@ -1,0 +1,212 @@
+"""`thompson`, the default scheduler: finds out from the run's own history which world it is in.
+
+Each proposal fits `rsi.scheduler.ability` (configuration ability + fitted tag effects + task
+difficulty + unreachable tasks) to the counted attempts so far, then:
+
+1. **Every configuration is examined.** While some configuration that may still try an open task has
+   no counted attempt, the job goes to it (in portfolio order): its probe, on the open tasks it rates
+   best. A portfolio is built on purpose, and a configuration that a cheaper or luckier one crowded
+   out before its first attempt is lost to the next generation without evidence. When the attempts
+   left cannot pay for one probe each, the reason says which configurations will go unexamined.
+2. **Then Thompson sampling**: one draw of every ability and tag effect from its posterior per
+   proposal (`temperature` 1; 0 = posterior means). Draws keep trying the configurations that could
+   still be the best, and stop once the evidence says they are not; greedy means lock onto whichever
+   configuration looked best early (measured unstable across configuration orders on real data).
+3. **Per task**, P(pass) is the model's estimate times P(this configuration can do this task at all)
+   (prior `cannot_prior`, likelier after each of its failures there): a configuration that keeps
+   failing one task gives way to another. Pairs that used up `max_tries_per_task` are out, and with
+   a time or token budget each estimate is divided by the configuration's measured cost per attempt.
+4. **Jobs**: each open task votes for its best configuration; the configuration with the most summed
+   estimate over its (at most `job_size`) voters gets the job. The job is then filled up to
+   `job_size` with open tasks that configuration rates at least `fill_ratio` of the task's best
+   (fixed costs of a job, such as a SLURM array or a model load, are shared by more attempts).
+
+Ties go to the first configuration, then the first task; the draws are seeded from the request:
+the proposal is a pure function of the request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rsi.scheduler.ability import Data, Fit, Priors, fit, predict
+from rsi.scheduler.common import Evidence, prepare, unit_costs
+from rsi.scheduler.tag_mixture import TagMixtureScheduler
+from rsi.scheduler.types import JobProposal, ScheduleRequest, TaskOption
+from rsi.scheduler.world import WorldCheck, check_world
+
+
+@dataclass
+class ThompsonScheduler:
+    """The default scheduler (see the module docstring)."""
+
+    name: str = "thompson"
+    temperature: float = 0.5  # 1: Thompson draws of abilities and tag effects; 0: posterior means; between: tempered
+    fill_ratio: float = 0.5  # fill a job with tasks the chosen configuration rates >= this share of their best
+    cannot_prior: float = 0.3  # a priori chance that a configuration cannot do one task whatever its rates
+    probe_first: bool = True  # every configuration gets a job before any is exploited
+    probe_tasks: int = 4  # tasks in a probing job (at most job_size)
+    priors: Priors = field(default_factory=Priors)
+    # Where tags explain the outcomes better than one ranking does (rsi.scheduler.world), the per-tag
+    # specialist model decides instead (`thompson-tags`).
+    specialist_model: TagMixtureScheduler = field(default_factory=TagMixtureScheduler)
+
+    def propose(self, request: ScheduleRequest) -> JobProposal | None:
+        prepared = prepare(request)
+        if prepared is None:
+            return None
+        import numpy as np
+
+        evidence, targets, capacity = prepared
+        data, task_index = _data(request, evidence)
+        world = check_world(data.pc, data.pt, data.pn, data.ps, data.task_tags, data.n_configs)
+        allowed, fails = _pair_state(request, evidence, targets)
+        tried = evidence.tried_configs()
+        untried = [i for i, c in enumerate(request.configs) if c.config_hash not in tried and allowed[i].any()]
+        if world.specialists and not (self.probe_first and untried):
+            proposal = self.specialist_model.propose(request)
+            if proposal is None:
+                return None
+            return replace(proposal, reason=f"{self.name}: {world.describe()}; {proposal.reason}")
+        if world.tag_gain <= 0:
+            data = replace(data, n_tags=0, task_tags=data.task_tags[:, :0])  # tags explain nothing here
+        model = fit(data, self.priors)
+        cols = np.array([task_index[t.key] for t in targets])
+        rng = np.random.default_rng(_seed(request, self.name))
+        p = predict(model, data, cols, rng, self.temperature)
+        p = p * allowed * self._can_do(p, model.reach[cols], fails)
+        costs = unit_costs(request.configs)
+        score = p / np.array([costs[c.config_hash] for c in request.configs])[:, None] if costs else p
+        if not (score > 0).any():
+            return None  # every open task has been tried by every configuration that could still differ
+        if self.probe_first and untried:
+            return self._probe(request, targets, score, untried, capacity)
+        return self._exploit(request, targets, score, capacity, model, world)
+
+    def _can_do(self, p: Any, reach: Any, fails: Any) -> Any:
+        """P(the configuration can do the task), given its failures there: "failed k times" evidence."""
+        import numpy as np
+
+        if not self.cannot_prior:
+            return 1.0
+        given_reach = np.clip(p / np.maximum(reach, 1e-9)[None, :], 0.0, 1 - 1e-9)
+        ok = (1 - self.cannot_prior) * (1 - given_reach) ** fails
+        return np.where(fails > 0, ok / (ok + self.cannot_prior), 1.0)
+
+    def _probe(
+        self, request: ScheduleRequest, targets: list[TaskOption], score: Any, untried: list[int], capacity: int
+    ) -> JobProposal:
+        import numpy as np
+
+        n_configs = len(request.configs)
+        chosen = untried[0]
+        order = np.argsort(-score[chosen], kind="stable")
+        mine = [int(t) for t in order[: min(capacity, max(1, self.probe_tasks))] if score[chosen, t] > 0]
+        keys = tuple(targets[t].key for t in sorted(mine))
+        done = n_configs - len(untried)
+        reason = f"{self.name}: probe {done + 1}/{n_configs}: configuration not tried yet"
+        left = request.budget.attempts
+        per_probe = max(1, request.attempts_per_task)
+        if left is not None and left < len(untried) * per_probe:
+            cut = [request.configs[i].name or request.configs[i].config_hash for i in untried[left // per_probe:]]
+            reason += (f"; {left} attempts left cannot probe all {len(untried)} untried configurations: "
+                       f"{', '.join(cut)} will go unexamined")
+        return JobProposal(request.configs[chosen].config_hash, keys, request.attempts_per_task, reason)
+
+    def _exploit(
+        self, request: ScheduleRequest, targets: list[TaskOption], score: Any, capacity: int, model: Fit,
+        world: WorldCheck,
+    ) -> JobProposal:
+        import numpy as np
+
+        best = np.argmax(score, axis=0)  # each open task's vote (first configuration on ties)
+        live = score.max(axis=0) > 0
+        totals = np.zeros(score.shape[0])
+        voters: dict[int, list[int]] = {}
+        for c in np.unique(best[live]):
+            mine = np.flatnonzero(live & (best == c))
+            mine = mine[np.argsort(-score[c, mine], kind="stable")][:capacity]
+            voters[int(c)] = [int(t) for t in mine]
+            totals[c] = score[c, mine].sum()
+        chosen = int(np.argmax(totals))
+        keys = self._fill(targets, score, chosen, voters[chosen], capacity)
+        likely_unreachable = float((1 - model.reach).sum())
+        reason = (
+            f"{self.name}: {world.describe()}; {len(voters[chosen])} of {int(live.sum())} open tasks rate this configuration best"
+            f" ({len(keys) - len(voters[chosen])} more it rates near their best); fitted logit spread of"
+            f" configurations {model.sa:.2f}, of tags within a configuration {model.su:.2f};"
+            f" about {likely_unreachable:.0f} tasks look unreachable"
+        )
+        return JobProposal(request.configs[chosen].config_hash, keys, request.attempts_per_task, reason)
+
+    def _fill(self, targets: list[TaskOption], score: Any, chosen: int, mine: list[int], capacity: int) -> tuple[str, ...]:
+        """`mine`, topped up to `capacity` with open tasks the chosen configuration rates at least
+        `fill_ratio` of their best; in the request's task order."""
+        import numpy as np
+
+        if len(mine) < capacity:
+            top = score.max(axis=0)
+            ratio = np.where(top > 0, score[chosen] / np.maximum(top, 1e-300), 0.0)
+            ratio[mine] = -1.0
+            extra = [int(t) for t in np.argsort(-ratio, kind="stable") if ratio[t] >= self.fill_ratio and score[chosen, t] > 0]
+            mine = mine + extra[: capacity - len(mine)]
+        return tuple(targets[t].key for t in sorted(mine))
+
+
+def _seed(request: ScheduleRequest, name: str) -> int:
+    text = f"{name}:{request.seed}:{request.job_index}:{len(request.history)}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+
+
+def _data(request: ScheduleRequest, evidence: Evidence) -> tuple[Data, dict[str, int]]:
+    """The history as arrays. Tasks only the history knows (quarantined since) still tell about the
+    configurations; a tag every task carries tells nothing and is left out."""
+    import numpy as np
+
+    config_index = {c.config_hash: i for i, c in enumerate(request.configs)}
+    task_index = {t.key: i for i, t in enumerate(request.tasks)}
+    for _, key in evidence.tries:
+        task_index.setdefault(key, len(task_index))
+    counts: dict[str, int] = {}
+    for t in request.tasks:
+        for g in set(t.tags):
+            counts[g] = counts.get(g, 0) + 1
+    tags = sorted(g for g, k in counts.items() if k < len(request.tasks))
+    tag_index = {g: i for i, g in enumerate(tags)}
+    incidence = np.zeros((len(task_index), len(tags)))
+    for t in request.tasks:
+        for g in t.tags:
+            if g in tag_index:
+                incidence[task_index[t.key], tag_index[g]] = 1.0
+    pairs = [(config_index[c], task_index[k], n, evidence.wins.get((c, k), 0))
+             for (c, k), n in evidence.tries.items() if c in config_index]
+    arr = np.array(pairs, dtype=float).reshape(-1, 4)
+    passed = np.zeros(len(task_index), bool)
+    for key in evidence.covered:
+        passed[task_index[key]] = True
+    data = Data(len(config_index), len(task_index), len(tags), arr[:, 0].astype(int), arr[:, 1].astype(int),
+                arr[:, 2], arr[:, 3], incidence, passed)
+    return data, task_index
+
+
+def _pair_state(request: ScheduleRequest, evidence: Evidence, targets: list[TaskOption]) -> tuple[Any, Any]:
+    """(allowed, failures) over (configuration, open task): whether the pair may still be tried, and how
+    often it failed."""
+    import numpy as np
+
+    column = {t.key: j for j, t in enumerate(targets)}
+    allowed = np.ones((len(request.configs), len(targets)))
+    fails = np.zeros((len(request.configs), len(targets)))
+    row = {c.config_hash: i for i, c in enumerate(request.configs)}
+    limit = {i: c.max_tries_per_task for i, c in enumerate(request.configs)}
+    for (c, key), n in evidence.tries.items():
+        if c not in row or key not in column:
+            continue
+        i, j = row[c], column[key]
+        fails[i, j] = n - evidence.wins.get((c, key), 0)
+        cap = limit[i]
+        if cap is not None and n >= cap:
+            allowed[i, j] = 0.0
+    return allowed, fails
