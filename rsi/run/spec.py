@@ -18,7 +18,6 @@ from pydantic import ValidationError as PydanticValidationError
 from rsi.errors import Problem, ValidationError
 from rsi.executors.slurm import SlurmOptions
 from rsi.scheduler.registry import scheduler_name
-from rsi.scheduler.registry import scheduler_name
 
 
 class RunSpec(BaseModel):
