@@ -1,8 +1,9 @@
 """`rsi doctor`: what this machine can do, found by actually trying each thing.
 
 Each check returns a `CheckOutcome` (ok / missing / failed, a one-line detail, whether rsi can do
-without it). Sandbox backends are judged by running a trivial command in each, not by looking
-for binaries, so "bwrap installed but unusable here" shows up as what it is. Nothing here prints;
+without it). Sandbox backends and local modes (bwrap, namespaces, userns, bare) are judged by
+running a trivial command in each, not by looking for binaries, so "bwrap installed but unusable
+here" shows up as what it is; the report names the mode `auto` picks and why stronger ones are out. Nothing here prints;
 the CLI renders the `DoctorReport`.
 """
 
@@ -68,25 +69,69 @@ def _trivial_run(sandbox) -> str:
     return f"python {result.stdout.strip()} in {result.wall_s * 1000:.0f} ms"
 
 
-def check_bwrap() -> CheckOutcome:
-    from rsi.sandbox.local import LocalSandbox, probe_bwrap
+MODE_WORDS = {
+    "bwrap": "bubblewrap: minimal read-only root, no network, own PIDs",
+    "namespaces": "unshare as root: minimal read-only root, no network, own PIDs",
+    "userns": "unshare in a user namespace: minimal read-only root, no network, own PIDs",
+}
 
-    works, why = probe_bwrap()
+
+def check_mode(mode: str) -> CheckOutcome:
+    """One local sandbox mode, tried for real (the probe is a trial run; then a timed Python run)."""
+    from rsi.sandbox.local import LocalSandbox, probe_mode
+
+    name = f"sandbox local ({mode})"
+    works, why = probe_mode(mode)  # type: ignore[arg-type]
     if not works:
-        status: Status = "missing" if "not installed" in why else "failed"
-        return CheckOutcome(name="sandbox local (bwrap)", status=status, detail=why)
-    sandbox = LocalSandbox(use_bwrap=True)
-    iso = sandbox.isolation()
-    detail = _trivial_run(sandbox) + f"; network isolated={iso.network_isolated}, read-only fs, pid namespace"
-    return CheckOutcome(name="sandbox local (bwrap)", status="ok", detail=detail)
+        status: Status = "missing" if "not installed" in why or "missing" in why or "needs root" in why else "failed"
+        return CheckOutcome(name=name, status=status, detail=why)
+    sandbox = LocalSandbox(mode=mode)  # type: ignore[arg-type]
+    return CheckOutcome(name=name, status="ok", detail=f"{_trivial_run(sandbox)}; {MODE_WORDS[mode]}")
 
 
 def check_bare() -> CheckOutcome:
     from rsi.sandbox.local import LocalSandbox
 
-    sandbox = LocalSandbox(use_bwrap=False)
-    detail = _trivial_run(sandbox) + "; rlimits only: host file system and network reachable"
+    sandbox = LocalSandbox(mode="bare")
+    detail = _trivial_run(sandbox) + "; WEAK (rlimits only): host file system and network reachable"
     return CheckOutcome(name="sandbox local (bare)", status="ok", detail=detail, required=True)
+
+
+def check_memory_cgroup() -> CheckOutcome:
+    from rsi.sandbox._cgroup import cgroup_support
+
+    support = cgroup_support()
+    if support.version is None:
+        return CheckOutcome(
+            name="memory per attempt", status="missing",
+            detail=f"only per-process limits hold (rlimits; an attempt of N processes may use N x memory_mb): {support.why}",
+        )
+    return CheckOutcome(name="memory per attempt", status="ok", detail=f"one memory cap per attempt: {support.why}")
+
+
+def check_sandbox_pytest() -> CheckOutcome:
+    """Whether the default sandbox offers an interpreter with pytest (the `pytest` verifier kind)."""
+    from rsi.sandbox.local import LocalSandbox
+
+    sandbox = LocalSandbox()
+    try:
+        python = sandbox.python_with("pytest")
+    except RsiError as error:
+        return CheckOutcome(name="pytest in the sandbox", status="missing", detail=f"{error.message[:240]}; {error.hint or ''}")
+    return CheckOutcome(name="pytest in the sandbox", status="ok", detail=f"{python} ({sandbox.isolation().backend})")
+
+
+def default_sandbox_words() -> str:
+    """The mode `auto` resolves to here, and why each stronger one is out."""
+    from rsi.sandbox.local import choose_mode
+
+    mode, skipped = choose_mode()
+    words = f"local ({mode})"
+    if mode == "bare":
+        words += ": WEAK, no file-system or network isolation; rsi run warns and exports refuse its evidence"
+    if skipped:
+        words += "; stronger modes unavailable: " + " | ".join(skipped)
+    return words
 
 
 def check_unprivileged_user() -> CheckOutcome:
@@ -190,8 +235,10 @@ def run_doctor(folder: Path | None = None) -> DoctorReport:
     from concurrent.futures import ThreadPoolExecutor
 
     plan: list[tuple[str, Callable[[], CheckOutcome], bool]] = [
-        ("sandbox local (bwrap)", check_bwrap, False),
+        *[(f"sandbox local ({mode})", lambda mode=mode: check_mode(mode), False) for mode in ("bwrap", "namespaces", "userns")],
         ("sandbox local (bare)", check_bare, True),
+        ("memory per attempt", check_memory_cgroup, False),
+        ("pytest in the sandbox", check_sandbox_pytest, False),
         ("unprivileged user", check_unprivileged_user, False),
         ("sandbox docker", check_docker, False),
         ("slurm", check_slurm, False),
@@ -202,5 +249,4 @@ def run_doctor(folder: Path | None = None) -> DoctorReport:
     ]
     with ThreadPoolExecutor(max_workers=len(plan)) as pool:
         checks = list(pool.map(lambda item: _timed(*item), plan))
-    default = "local (bwrap)" if checks[0].status == "ok" else "local (bare: no file-system or network isolation)"
-    return DoctorReport(checks=checks, default_sandbox=default)
+    return DoctorReport(checks=checks, default_sandbox=default_sandbox_words())

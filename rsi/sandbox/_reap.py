@@ -26,6 +26,8 @@ import threading
 import time
 from collections.abc import Iterable
 
+from rsi.sandbox._cgroup import MemoryGroup
+
 
 def pidfd_open(pid: int) -> int | None:
     """A pidfd for `pid`, or None when the process is gone (or the kernel has no pidfds)."""
@@ -246,11 +248,14 @@ class AttemptTree:
     so the root's pid is never signalled after someone else reaped it.
     """
 
-    def __init__(self, popen, uid: int | None, namespace: bool, pipe_inodes: set[int] | None = None) -> None:
+    def __init__(
+        self, popen, uid: int | None, namespace: bool, pipe_inodes: set[int] | None = None, cgroup: MemoryGroup | None = None
+    ) -> None:
         self.popen = popen
         self.uid = uid
         self.namespace = namespace
         self.pipe_inodes = pipe_inodes
+        self.cgroup = cgroup
         self.pidfd = pidfd_open(popen.pid)  # the child is ours and unreaped: this names it for good
         self._lock = threading.Lock()
         self.survivors: list[int] = []
@@ -298,7 +303,15 @@ class AttemptTree:
         with self._lock:
             return self.popen.wait()
 
+    def release_cgroup(self) -> None:
+        """Remove the memory group (after the kill: it must be empty by then)."""
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+
     def close(self) -> None:
+        """Release the group and the pidfd; only the owner calls it, once nothing waits on the root."""
+        self.release_cgroup()
         if self.pidfd is not None:
             with contextlib.suppress(OSError):
                 os.close(self.pidfd)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 
 class Limits(BaseModel):
@@ -28,12 +28,22 @@ class Limits(BaseModel):
 class Isolation(BaseModel):
     """What the backend really isolated for this process; stored with every attempt."""
 
-    backend: str
+    backend: str = Field(description="local-bwrap, local-namespaces, local-userns, local-bare or docker.")
     network_isolated: bool
-    filesystem_readonly: bool
+    filesystem_readonly: bool = Field(description="Only system folders (read-only) and the workdir are visible.")
     pid_namespace: bool
     unprivileged_user: bool
+    memory_per_attempt: bool = Field(
+        default=False, description="The attempt's whole tree (and its tmpfs) shares one memory cap (cgroup, container)."
+    )
     notes: str = ""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def weak(self) -> bool:
+        """True unless network, PIDs and the file system were all isolated: evidence from such an
+        attempt may have been obtained by reading hidden tests or other attempts (rlimits-only mode)."""
+        return not (self.network_isolated and self.pid_namespace and self.filesystem_readonly)
 
 
 class ExecResult(BaseModel):
@@ -66,6 +76,22 @@ class Sandbox(Protocol):
     """A sandbox backend."""
 
     name: str
+    python: str
+    """The interpreter attempt code runs under, as seen inside the sandbox (standard library only
+    is promised; `python_with` finds one with more)."""
+
+    def workdir_inside(self, workdir: Path) -> str:
+        """Where `workdir` appears inside the sandbox (its own path locally, /work in docker)."""
+        ...
+
+    def python_with(self, *modules: str) -> str:
+        """An interpreter inside this sandbox that can import every one of `modules` (e.g. "pytest").
+
+        Found by trying (`import` inside the real sandbox, no agent code), once per backend
+        instance, so a verifier can ask before any attempt runs. Raises SandboxError naming what is
+        missing and why when no interpreter this sandbox can offer has them.
+        """
+        ...
 
     def run(
         self, argv: list[str], workdir: Path, limits: Limits, stdin: str | None = None, env: dict[str, str] | None = None

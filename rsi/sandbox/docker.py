@@ -36,6 +36,7 @@ from rsi.sandbox._process import (
     TRUNCATION_MARK,
     give_to_sandbox_user,
 )
+from rsi.sandbox._pythons import PythonFinder
 from rsi.sandbox.base import ExecResult, Isolation, Limits
 
 DEFAULT_IMAGE = "rsi-sandbox:latest"
@@ -244,6 +245,7 @@ class DockerSandbox:
         self.output_limit_bytes = output_limit_bytes
         self.tmpfs_mb = tmpfs_mb
         self._client: Any = None
+        self._pythons = PythonFinder()
         self._last_sweep = 0.0
         self.orphan_grace_s = orphan_grace_s
 
@@ -290,9 +292,15 @@ class DockerSandbox:
         """Where the working directory appears inside the container."""
         return CONTAINER_WORKDIR
 
+    def python_with(self, *modules: str) -> str:
+        """The image's python3, if it can import `modules` (probed once in a container)."""
+        hint = f"build an image whose {self.python} has them (scripts/build_sandbox_image.sh) and set RSI_SANDBOX_IMAGE"
+        return self._pythons.find(self, [self.python], modules, hint)
+
     def isolation(self) -> Isolation:
         return Isolation(
             backend="docker",
+            memory_per_attempt=True,
             network_isolated=True,
             filesystem_readonly=True,
             pid_namespace=True,

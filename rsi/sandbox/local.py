@@ -1,60 +1,69 @@
-"""The `local` sandbox backend: a subprocess, inside bubblewrap when it works here, always under rlimits.
+"""The `local` sandbox backend: a subprocess in the strongest isolation this machine allows.
 
-Two modes, chosen once per machine by actually trying bubblewrap (`probe_bwrap`):
+Four modes, the first that works here is chosen (each probed once per machine by a real trial run,
+`probe_mode`; `rsi doctor` says which one and why the stronger ones are out):
 
-* **bwrap** — `bwrap` starts as the calling user and builds a fresh mount namespace holding only the
-  system directories (/usr, /etc and the merged-/usr links) read-only, a private /tmp, a new /proc
-  and /dev, and the working directory bound read-write at its own path. Everything else — /work,
-  /root, /home, the task's hidden tests/ and solution/, other attempts — simply does not exist
-  inside. It unshares the network (no interface but lo), PIDs, IPC and UTS. When the caller is
-  root, `setpriv` drops to uid/gid 65534 (nobody) with an empty bounding set and no_new_privs
-  right before exec; a non-root caller is already unprivileged and bwrap drops every capability.
-  Killing the outer bwrap kills the namespace's init, and with it everything inside.
-* **bare** — no bubblewrap: the same rlimits, a scrubbed environment, a new session, and (as root)
-  a drop to nobody; but the file system and the network are the host's. `Isolation` says so, and
-  `rsi doctor` too.
+| mode | needs | isolates |
+|---|---|---|
+| `bwrap` | bubblewrap | minimal root (/usr, /etc read-only; workdir read-write), net, PIDs, IPC, UTS |
+| `namespaces` | root + util-linux `unshare` | the same, built by ns_init.py (namespaces.py) |
+| `userns` | unprivileged user namespaces | the same, inside a user namespace |
+| `bare` | nothing | rlimits, scrubbed environment, the fresh uid only: host files and network reachable |
 
-Either way the environment is rebuilt from a whitelist (PATH, LANG, HOME=workdir, TMPDIR) plus what
-the caller passes explicitly, and a wall-clock timer kills the whole tree. Code run here should use
-paths relative to its working directory and `sandbox.python` as its interpreter: the project's
-own Python lives under /root, which the sandbox user can neither see nor execute.
+Only `bare` is weak (`Isolation.weak`). In every mode: the environment is rebuilt from a whitelist
+plus what the caller passes; rlimits cap each process; a memory cgroup caps the whole attempt where
+the machine lets root create one (_cgroup.py); as root, each launch gets a fresh uid above
+2,000,000,000; and killing an attempt kills exactly its processes, all of them (_reap.py).
+
+Code run here should use paths relative to its working directory and `sandbox.python` (stdlib) or
+`sandbox.python_with("pytest")` as its interpreter.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import resource
 import secrets
 import shutil
-import subprocess
+import tempfile
 import threading
 import time
-from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import IO, Literal
+from typing import Literal
 
 from rsi.errors import SandboxError
+from rsi.sandbox import _launch
+from rsi.sandbox._bwrap import probe_bwrap
+from rsi.sandbox._cgroup import CgroupSupport, MemoryGroup, cgroup_support
+from rsi.sandbox._launch import Mode
+from rsi.sandbox._layout import SAFE_PATH, SYSTEM_PYTHON_CANDIDATES, project_python, project_python_dirs
+from rsi.sandbox._local_process import LocalProcess
 from rsi.sandbox._process import (
     DEFAULT_OUTPUT_LIMIT_BYTES,
     SANDBOX_GID,
     SANDBOX_UID,
     CappedReader,
     feed_stdin,
-    give_to_sandbox_user,
     reachable_by_others,
 )
+from rsi.sandbox._pythons import PythonFinder
 from rsi.sandbox._reap import AttemptTree
 from rsi.sandbox.base import ExecResult, Isolation, Limits
 
-SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
-SYSTEM_PYTHON_CANDIDATES = ("/usr/bin/python3", "/usr/local/bin/python3")
-MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+__all__ = ["LocalProcess", "LocalSandbox", "MODES", "choose_mode", "probe_bwrap", "probe_mode", "system_python"]
+
+MODES: tuple[Mode, ...] = ("bwrap", "namespaces", "userns", "bare")
 # Fresh per-run uids: far above normal accounts, rootless-podman subuid ranges (100000-) and 65534.
 PER_RUN_UID_BASE = 2_000_000_000
 PER_RUN_UID_SPAN = 100_000_000
+# Never handed out twice by this process: files a finished attempt left (owned by its uid) must not
+# become writable by a later attempt.
+_UIDS_IN_USE: set[int] = set()
+_UIDS_LOCK = threading.Lock()
+PYTHON_HINT = (
+    "install the module for /usr/bin/python3 (e.g. apt-get install python3-pytest), or use a mode that binds "
+    "the project's Python read-only (bwrap; namespaces as root; userns as a normal user)"
+)
 
 
 def system_python() -> str | None:
@@ -85,232 +94,122 @@ def sandbox_env(workdir: str, extra: dict[str, str] | None) -> dict[str, str]:
     return env
 
 
-CPU_GRACE_S = 2
+def _static_reason(mode: Mode) -> str:
+    """Why `mode` cannot work here without trying it ('' when it might)."""
+    from rsi.sandbox import namespaces
+
+    if mode == "bare":
+        return ""
+    unshare, setpriv = namespaces.tools()
+    if mode == "namespaces" and os.geteuid() != 0:
+        return f"needs root (rsi runs as uid {os.geteuid()})"
+    if unshare is None:
+        return "util-linux `unshare` is missing"
+    if setpriv is None:
+        return "util-linux `setpriv` is missing"
+    if mode == "userns" and system_python() is None and os.geteuid() == 0:
+        return "no Python the per-run uid can execute (/usr/bin/python3)"
+    return ""
 
 
-def _rlimit_setter(limits: Limits) -> Callable[[], None]:
-    """preexec_fn: apply the rlimits in the child between fork and exec (inherited by bwrap's child)."""
-    mb = 1024 * 1024
-    pairs = [
-        (resource.RLIMIT_CPU, limits.cpu_s),
-        (resource.RLIMIT_AS, limits.memory_mb * mb),
-        (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
-        (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_NPROC, limits.processes),
-        (resource.RLIMIT_CORE, 0),
-    ]
-
-    def apply() -> None:
-        for which, value in pairs:
-            _soft, hard = resource.getrlimit(which)
-            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            # CPU: the soft limit delivers SIGXCPU (a recognisable "out of CPU time"), the hard limit
-            # two seconds later SIGKILLs a process that ignores it. soft == hard would SIGKILL at once.
-            ceiling = value + CPU_GRACE_S if which == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY else value
-            resource.setrlimit(which, (value, ceiling))
-
-    return apply
-
-
-def _die_with_parent_setter() -> Callable[[], None]:
-    """preexec step: SIGKILL the child when the thread that started it dies (as bwrap's
-    --die-with-parent does), so a SIGKILLed orchestrator leaves no bare-mode attempt running.
-    Looked up before fork: nothing but the prctl call itself happens in the child."""
-    import ctypes
-    import ctypes.util
-
+@cache
+def probe_mode(mode: Mode) -> tuple[bool, str]:
+    """Whether `mode` really works on this machine: a trial run of Python in the full setup."""
+    if mode == "bwrap":
+        return probe_bwrap()
+    why = _static_reason(mode)
+    if why:
+        return False, why
+    folder = Path(tempfile.mkdtemp(prefix=f"rsi-{mode}-probe-"))
     try:
-        prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
-    except (OSError, AttributeError):
-        return lambda: None
-    pr_set_pdeathsig, sigkill = 1, 9
-
-    def apply() -> None:
-        prctl(pr_set_pdeathsig, sigkill, 0, 0, 0)
-
-    return apply
-
-
-def _bare_user_drop(uid: int, gid: int, rlimits: Callable[[], None]) -> Callable[[], None]:
-    die_with_parent = _die_with_parent_setter()
-
-    def apply() -> None:
-        rlimits()
-        os.setgroups([])
-        os.setgid(gid)
-        os.setuid(uid)
-        die_with_parent()  # after the uid change, which clears it
-
-    return apply
+        folder.chmod(0o711)
+        work = folder / "work"
+        work.mkdir()
+        sandbox = LocalSandbox(mode=mode, _probed=True)
+        code = "import os, socket; socket.socket(); print(os.getuid())"
+        result = sandbox.run([sandbox.python, "-I", "-c", code], work, Limits(wall_s=30))
+    except SandboxError as error:
+        return False, error.message[:300]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if result.exit_code != 0:
+        return False, f"trial run exited {result.exit_code}: {(result.stderr or result.stdout).strip()[-300:]}"
+    return True, f"{mode} works"
 
 
-def _bare_preexec(rlimits: Callable[[], None]) -> Callable[[], None]:
-    die_with_parent = _die_with_parent_setter()
+def choose_mode(requested: Mode | Literal["auto"] = "auto", use_bwrap: bool | None = None) -> tuple[Mode, list[str]]:
+    """The mode to use, and one line per stronger mode passed over (why it is unavailable).
 
-    def apply() -> None:
-        rlimits()
-        die_with_parent()
-
-    return apply
-
-
-def _bwrap_argv(
-    bwrap: str, workdir: Path, as_root: bool, status_fd: int, setpriv: str | None, uid: int = SANDBOX_UID, gid: int = SANDBOX_GID
-) -> list[str]:
-    root = Path("/")
-    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net", "--unshare-ipc"]
-    argv += ["--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
-    if not as_root:
-        argv += ["--unshare-user", "--cap-drop", "ALL"]
-    argv += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
-    for name in MERGED_USR_LINKS:
-        path = root / name
-        if path.is_symlink():
-            argv += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
-    # bwrap would create the workdir's missing parents as root with mode 0700, which the sandbox
-    # user could not traverse (absolute paths to its own working directory would fail).
-    for parent in reversed(workdir.parents[:-1]):
-        argv += ["--perms", "0755", "--dir", str(parent)]
-    argv += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
-    argv += ["--json-status-fd", str(status_fd), "--"]
-    if as_root:
-        assert setpriv is not None
-        argv += [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
-        argv += ["--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
-    return argv
-
-
-@lru_cache(maxsize=1)
-def probe_bwrap() -> tuple[bool, str]:
-    """Whether bwrap (plus setpriv when root) really works here: try `/bin/true` in the full setup."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return False, "bubblewrap (bwrap) is not installed"
-    as_root = os.geteuid() == 0
-    setpriv = shutil.which("setpriv", path=SAFE_PATH + ":/usr/sbin:/sbin")
-    if as_root and setpriv is None:
-        return False, "setpriv (util-linux) is missing: cannot drop to an unprivileged user"
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="rsi-bwrap-probe-") as tmp:
-        os.chmod(tmp, 0o777)
-        read_fd, write_fd = os.pipe()
-        try:
-            argv = _bwrap_argv(bwrap, Path(tmp), as_root, write_fd, setpriv) + ["/bin/true"]
-            try:
-                done = subprocess.run(argv, capture_output=True, timeout=20, pass_fds=(write_fd,), env={"PATH": SAFE_PATH})
-            except (OSError, subprocess.TimeoutExpired) as error:
-                return False, f"bwrap failed to run: {error}"
-        finally:
-            os.close(write_fd)
-            os.close(read_fd)
-    if done.returncode != 0:
-        return False, f"bwrap does not work here: {done.stderr.decode(errors='replace').strip()[:300]}"
-    return True, "bwrap works"
-
-
-class LocalProcess:
-    """A long-lived sandboxed process: stdin/stdout pipes, stderr drained into a capped buffer."""
-
-    def __init__(self, tree: AttemptTree, wall_s: float) -> None:
-        popen = tree.popen
-        self._popen = popen
-        self._tree = tree
-        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
-        self.stdin: IO[bytes] = popen.stdin
-        self.stdout: IO[bytes] = popen.stdout
-        self._stderr = CappedReader(popen.stderr)
-        self._ended = False
-        self._closed = False
-        self.timed_out = False
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(wall_s, self._on_timeout)
-        self._timer.daemon = True
-        self._timer.start()
-
-    @property
-    def pid(self) -> int:
-        return self._popen.pid
-
-    def _on_timeout(self) -> None:
-        if not self._tree.exited(0):
-            self.timed_out = True
-        # Kill only: the owner may be reading stdout right now (select + os.read on its descriptor).
-        # Closing the pipe under it would fail that read with EBADF, or worse, let the descriptor
-        # number be reused by another thread's file. The kill gives the reader end-of-stream instead.
-        self._end()
-
-    def poll(self) -> int | None:
-        return self._tree.poll()
-
-    def wait(self, timeout_s: float | None = None) -> int | None:
-        return self._tree.reap(timeout_s)
-
-    def _end(self) -> None:
-        """Kill the whole tree and reap it (once)."""
-        with self._lock:
-            if self._ended:
-                return
-            self._ended = True
-        self._timer.cancel()
-        self._tree.kill()
-        self._tree.reap(10)
-        self._tree.close()
-
-    def kill(self) -> None:
-        """Kill the whole tree, reap it and close our ends of its pipes. Idempotent. The owner of
-        the process calls it (the wall-clock timer only kills, see `_on_timeout`)."""
-        self._end()
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        for stream in (self.stdin, self.stdout):
-            with contextlib.suppress(OSError, ValueError):
-                stream.close()
-
-    def stderr_text(self) -> str:
-        """What the process wrote to stderr so far (capped)."""
-        return self._stderr.text()
+    An explicit mode (or use_bwrap=True) that does not work is an error, never a silent downgrade.
+    """
+    if use_bwrap and requested == "auto":
+        requested = "bwrap"
+    if requested != "auto":
+        works, why = probe_mode(requested)
+        if not works:
+            raise SandboxError(f"sandbox mode {requested!r} requested but unusable: {why}", hint="run `rsi doctor`")
+        return requested, []
+    skipped = []
+    for mode in MODES:
+        if mode == "bwrap" and use_bwrap is False:
+            skipped.append("bwrap: disabled by configuration")
+            continue
+        works, why = probe_mode(mode)
+        if works:
+            return mode, skipped
+        skipped.append(f"{mode}: {why}")
+    raise AssertionError("the bare mode always works")
 
 
 class LocalSandbox:
-    """Runs commands in subprocesses: inside bwrap when usable, otherwise with rlimits only."""
+    """Runs commands in subprocesses, in the strongest mode this machine allows (or the one asked)."""
 
     name = "local"
 
     def __init__(
         self,
         *,
+        mode: Mode | Literal["auto"] = "auto",
         use_bwrap: bool | None = None,
         drop_privileges: bool = True,
         output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
         uid: int | Literal["per-run"] = "per-run",
+        memory_cgroup: bool = True,
+        _probed: bool = False,
     ) -> None:
-        """`use_bwrap=None` uses it when the probe succeeds; True fails loudly when it does not.
+        """`mode="auto"` picks the strongest working mode (`use_bwrap=False` skips bwrap; True
+        requires it); a named mode is required and fails loudly when it does not work.
 
         `uid` (only when rsi runs as root): "per-run" gives every run/start its own unused uid
         (and gid) above 2,000,000,000; an int (e.g. 65534, nobody) uses that one for all. A fresh
-        uid keeps sandboxes apart where namespaces do not: RLIMIT_NPROC counts processes per uid
-        host-wide, so with one shared uid a fork bomb in one attempt starves every concurrent
-        sandbox of processes (even the exec after the uid switch fails), and in bare mode processes
-        of one attempt could signal or write into another's.
+        uid keeps sandboxes apart even in the bare mode, and makes "every process of the attempt"
+        an exact set (its real uid), so killing an attempt can never hit anyone else's process.
+        `memory_cgroup=False` keeps only per-process memory limits.
         """
-        works, why = probe_bwrap()
-        if use_bwrap and not works:
-            raise SandboxError(f"bubblewrap requested but unusable: {why}", hint="run `rsi doctor`")
-        self.use_bwrap = works if use_bwrap is None else use_bwrap
-        self.bwrap_note = why
+        if _probed:
+            assert mode != "auto"
+            self.mode: Mode = mode
+            self.skipped: list[str] = []
+        else:
+            self.mode, self.skipped = choose_mode(mode, use_bwrap)
         self.as_root = os.geteuid() == 0
         self.drop_privileges = drop_privileges and self.as_root
         self.uid = uid
         self.output_limit_bytes = output_limit_bytes
+        self.cgroups = cgroup_support() if memory_cgroup else CgroupSupport(None, None, "disabled by configuration")
         python = system_python()
-        # Without a drop to nobody the current interpreter stays usable as a fallback.
+        # Without a drop to another uid the current interpreter stays usable as a fallback.
         self.python: str = python or (shutil.which("python3") or "python3")
+        self._setup_python = python or project_python()
+        # The project's Python is bound read-only into the minimal root (pytest lives there); in
+        # the user-namespace mode started by root the per-run uid could not read it anyway.
+        offers_project = self.mode in ("bwrap", "namespaces") or (self.mode == "userns" and not self.as_root)
+        self.extra_ro: tuple[str, ...] = tuple(project_python_dirs()) if offers_project else ()
+        self._pythons = PythonFinder()
+
+    @property
+    def use_bwrap(self) -> bool:
+        return self.mode == "bwrap"
 
     def workdir_inside(self, workdir: Path) -> str:
         """Where the working directory appears inside the sandbox: bound at its own path."""
@@ -321,38 +220,26 @@ class LocalSandbox:
 
     def _pick_ids(self) -> tuple[int, int]:
         """The (uid, gid) the next sandboxed process runs as (when rsi is root)."""
-        if self.uid == "per-run":
-            fresh = PER_RUN_UID_BASE + secrets.randbelow(PER_RUN_UID_SPAN)
-            return fresh, fresh
-        return self.uid, SANDBOX_GID if self.uid == SANDBOX_UID else self.uid
+        if self.uid != "per-run":
+            return self.uid, SANDBOX_GID if self.uid == SANDBOX_UID else self.uid
+        with _UIDS_LOCK:
+            while True:
+                fresh = PER_RUN_UID_BASE + secrets.randbelow(PER_RUN_UID_SPAN)
+                if fresh not in _UIDS_IN_USE:
+                    _UIDS_IN_USE.add(fresh)
+                    return fresh, fresh
 
     # -- what is isolated -------------------------------------------------------------------------
     def isolation(self) -> Isolation:
-        if self.use_bwrap:
-            who = f"{self._uid_words()} via setpriv" if self.as_root else f"uid {os.geteuid()} (not root), no capabilities"
-            return Isolation(
-                backend="local-bwrap",
-                network_isolated=True,
-                filesystem_readonly=True,
-                pid_namespace=True,
-                unprivileged_user=True,
-                notes=f"bubblewrap: only /usr,/etc read-only and the workdir read-write are visible; "
-                f"private /tmp; {who}; rlimits",
-            )
-        unprivileged = self.drop_privileges or not self.as_root
-        why = self.bwrap_note if self.bwrap_note != "bwrap works" else "bubblewrap disabled by configuration"
-        who = f"; runs as {self._uid_words()}" if self.drop_privileges else ""
-        if not self.as_root:
-            who = "; runs as the calling user (it can signal the caller's own processes)"
-        return Isolation(
-            backend="local-bare",
-            network_isolated=False,
-            filesystem_readonly=False,
-            pid_namespace=False,
-            unprivileged_user=unprivileged,
-            notes=f"no bubblewrap ({why}): rlimits, scrubbed environment and process-tree kill "
-            f"only; the host file system and network are reachable{who}",
-        )
+        from rsi.sandbox._isolation import describe
+
+        return describe(self)
+
+    # -- interpreters -----------------------------------------------------------------------------
+    def python_with(self, *modules: str) -> str:
+        """An interpreter inside this sandbox that imports `modules`: Debian's python3, else the
+        project's own (bound read-only in the bwrap and namespace modes). Probed once, cached."""
+        return self._pythons.find(self, [self.python, project_python()], modules, PYTHON_HINT)
 
     # -- launching --------------------------------------------------------------------------------
     def _launch(
@@ -365,83 +252,24 @@ class LocalSandbox:
             raise SandboxError(f"sandbox working directory does not exist: {workdir}")
         if any(workdir.is_relative_to(system) for system in ("/usr", "/etc", "/proc", "/dev")):
             raise SandboxError(f"a sandbox working directory cannot live under a system folder: {workdir}")
-        rlimits = _rlimit_setter(limits)
-        child_env = sandbox_env(str(workdir), env)
-        pass_fds: tuple[int, ...] = ()
-        status_read: int | None = None
-        try:
-            uid, gid = self._pick_ids()
-            if self.use_bwrap:
-                if self.as_root:
-                    give_to_sandbox_user(workdir, uid, gid)
-                bwrap = shutil.which("bwrap")
-                setpriv = shutil.which("setpriv", path=SAFE_PATH + ":/usr/sbin:/sbin")
-                if bwrap is None:
-                    raise SandboxError("bwrap disappeared from PATH")
-                status_read, status_write = os.pipe()
-                pass_fds = (status_write,)
-                full = _bwrap_argv(bwrap, workdir, self.as_root, status_write, setpriv, uid, gid) + list(argv)
-                preexec = rlimits
-            else:
-                full = list(argv)
-                preexec = _bare_preexec(rlimits)
-                if self.drop_privileges:
-                    if not reachable_by_others(workdir):
-                        raise SandboxError(
-                            f"{workdir} is not reachable by the sandbox user (a parent lacks o+x)",
-                            hint="put attempt working directories under a world-traversable folder",
-                        )
-                    give_to_sandbox_user(workdir, uid, gid)
-                    preexec = _bare_user_drop(uid, gid, rlimits)
-            popen = subprocess.Popen(
-                full,
-                cwd=workdir,
-                env=child_env,
-                stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                preexec_fn=preexec,
-                start_new_session=True,
-                pass_fds=pass_fds,
-                close_fds=True,
-            )
-        except OSError as error:
-            if status_read is not None:
-                os.close(status_read)
-            raise SandboxError(f"could not start {argv[0]}: {error}") from error
-        finally:
-            for fd in pass_fds:
-                os.close(fd)
+        run_as = self._pick_ids() if self.drop_privileges else None
         # Membership by uid is exact only for a fresh per-run uid that the attempt really runs as.
-        fresh_uid = self.as_root and self.uid == "per-run" and (self.use_bwrap or self.drop_privileges)
-        tree = AttemptTree(popen, uid if fresh_uid else None, namespace=self.use_bwrap)
-        if status_read is not None:
-            self._await_bwrap_start(tree, status_read)
-        return tree
-
-    @staticmethod
-    def _await_bwrap_start(tree: AttemptTree, status_read: int) -> None:
-        """bwrap reports `child-pid` once the sandbox is set up; no report means setup failed.
-
-        The pipe is drained to EOF afterwards: bwrap writes the exit status there too, and a closed
-        read end would kill it with SIGPIPE.
-        """
-        status = os.fdopen(status_read, "rb")
-        first = status.readline()
-        CappedReader(status, 4096)
+        fresh_uid = run_as[0] if run_as is not None and self.uid == "per-run" else None
+        group = None
         try:
-            started = "child-pid" in json.loads(first or b"{}")
-        except ValueError:
-            started = False
-        if not started:
-            popen = tree.popen
-            try:
-                _out, err = popen.communicate(timeout=5)
-            except subprocess.TimeoutExpired:
-                tree.kill()
-                err = b""
-            tree.close()
-            raise SandboxError(f"bwrap failed to set up the sandbox: {err.decode(errors='replace').strip()[:300]}")
+            group = MemoryGroup(self.cgroups, limits.memory_mb) if self.cgroups.version else None
+            launch = _launch.Launch(
+                mode=self.mode, argv=list(argv), workdir=workdir, limits=limits, as_root=self.as_root,
+                run_as=run_as, setup_python=self._setup_python, extra_ro=self.extra_ro, group=group,
+            )
+            _launch.plan(launch)
+            return _launch.start(launch, sandbox_env(str(workdir), env), stdin_pipe, fresh_uid)
+        except (SandboxError, OSError) as error:
+            if group is not None:
+                group.remove()
+            if isinstance(error, SandboxError):
+                raise
+            raise SandboxError(f"could not start {argv[0]}: {error}") from error
 
     def run(
         self,
@@ -460,10 +288,10 @@ class LocalSandbox:
         err = CappedReader(popen.stderr, self.output_limit_bytes)
         feed_stdin(popen.stdin, stdin)
         timed_out = not tree.exited(limits.wall_s)
-        # Always sweep (before reaping, so the root's pid stays reserved meanwhile): a finished main
+        # Always kill (before reaping, so the root's pid stays reserved meanwhile): a finished main
         # process may have left children behind. The pipe scan (shared-uid bare mode only) is
         # needed only if someone still holds the output pipes open.
-        drained = self.use_bwrap or (out.join(0.05) and err.join(0.01))
+        drained = self.mode != "bare" or (out.join(0.05) and err.join(0.01))
         tree.kill(sweep_pipes=not drained)
         tree.reap()
         tree.close()
@@ -481,7 +309,7 @@ class LocalSandbox:
     def start(
         self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None = None
     ) -> LocalProcess:
-        """Start a long-lived process. It is bound to the calling THREAD (bwrap --die-with-parent,
+        """Start a long-lived process. It is bound to the calling THREAD (die-with-parent,
         PR_SET_PDEATHSIG): if that thread exits, the process is killed. Start it from a thread
         that outlives it (the attempt's own thread), never from a short-lived helper thread."""
         tree = self._launch(argv, workdir, limits, env, stdin_pipe=True)

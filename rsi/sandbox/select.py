@@ -1,7 +1,7 @@
 """Choosing a sandbox backend by name: `make_sandbox("auto" | "local" | "docker", **opts)`.
 
-`auto` is the local backend, which itself uses bubblewrap when it works on this machine and
-otherwise runs rlimits-only, saying so in its `Isolation`.
+`auto` is the local backend, which itself picks the strongest mode that works on this machine
+(bwrap > namespaces > userns > bare, rlimits only), saying which in its `Isolation`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ BACKENDS = ("auto", "local", "docker")
 def make_sandbox(name: str = "auto", **opts: Any) -> Sandbox:
     """Build a sandbox backend.
 
-    local options: use_bwrap (None=auto, True=required, False=off), drop_privileges, output_limit_bytes.
+    local options: mode ("auto", "bwrap", "namespaces", "userns", "bare"; a named one is required),
+    use_bwrap (None=auto, True=required, False=skip bwrap), uid ("per-run" or an int), drop_privileges,
+    memory_cgroup, output_limit_bytes.
     docker options: base_url (default $RSI_DOCKER_HOST, then $DOCKER_HOST, then the engine's default),
     image (default $RSI_SANDBOX_IMAGE or rsi-sandbox:latest), nano_cpus, output_limit_bytes.
     """

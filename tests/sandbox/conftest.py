@@ -1,6 +1,7 @@
 """Fixtures for the sandbox tests: every backend this machine has, and host-side observers.
 
-`backend` is parametrized over local-bwrap, local-bare and docker. Docker goes through the
+`backend` is parametrized over the local modes (local-bwrap, local-namespaces, local-userns,
+local-bare) and docker; a mode this machine lacks is skipped (failed in CI) with the reason. Docker goes through the
 Docker-API socket from $RSI_DOCKER_HOST (set by .ci/services/10-sandbox.sh) or /run/rsi-podman.sock;
 `need()` skips it locally when no engine answers, and fails in CI.
 """
@@ -31,15 +32,14 @@ def docker_url() -> str | None:
 def make_backend(name: str):
     """One sandbox backend by test name, or a skip/fail (via need) when this machine lacks it."""
     from rsi.errors import SandboxError
-    from rsi.sandbox.local import probe_bwrap
+    from rsi.sandbox.local import probe_mode
     from rsi.sandbox.select import make_sandbox
 
-    if name == "local-bwrap":
-        works, why = probe_bwrap()
-        need(works, f"bubblewrap: {why}")
-        return make_sandbox("local", use_bwrap=True)
-    if name == "local-bare":
-        return make_sandbox("local", use_bwrap=False)
+    if name.startswith("local-"):
+        mode = name.removeprefix("local-")
+        works, why = probe_mode(mode)
+        need(works, f"{'bubblewrap' if mode == 'bwrap' else f'sandbox mode {mode}'}: {why}")
+        return make_sandbox("local", mode=mode)
     if name == "docker":
         url = docker_url()
         need(url is not None, "a Docker-API engine (RSI_DOCKER_HOST; .ci/services/10-sandbox.sh)")
@@ -60,14 +60,18 @@ def backends():
     return {}
 
 
-@pytest.fixture(params=["local-bwrap", "local-bare", "docker"])
+LOCAL_MODES = ["local-bwrap", "local-namespaces", "local-userns", "local-bare"]
+ISOLATING = ["local-bwrap", "local-namespaces", "local-userns", "docker"]
+
+
+@pytest.fixture(params=[*LOCAL_MODES, "docker"])
 def backend(request, backends):
     if request.param not in backends:
         backends[request.param] = make_backend(request.param)
     return backends[request.param]
 
 
-@pytest.fixture(params=["local-bwrap", "docker"])
+@pytest.fixture(params=ISOLATING)
 def isolating_backend(request, backends):
     """Only the backends that promise file-system, network and PID isolation."""
     if request.param not in backends:

