@@ -13,6 +13,7 @@ default.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -125,7 +126,10 @@ class HarnessSpec(_Strict):
     prompt_style: Literal["plain", "stepwise", "example"] = Field(
         default="plain", description="How the task is framed in the first user message."
     )
-    tools: list[str] = Field(default_factory=lambda: ["submit"], description="REPL tools offered to the agent.")
+    # The tools the REPL substrate offers (rsi.harness.tools); checked here so `rsi hcp validate` and
+    # `rsi portfolio show` reject an unknown one, instead of every attempt failing as an error.
+    tools: list[Literal["submit", "save_tool"]] = Field(default_factory=lambda: ["submit"],
+                                                        description="REPL tools offered to the agent.")
     tool_library: str = Field(default="", description="Tool library revision attempts may import ('' for none).")
     max_turns: int = Field(default=6, ge=1, le=200, description="Model turns per attempt.")
     observation_chars: int = Field(default=2000, ge=100, description="REPL output shown back, truncated to this size.")
@@ -150,6 +154,15 @@ class RoutingRuleSpec(_Strict):
     )
     pattern: str = Field(default="", description="Regex that must match the last observation ('' matches all).")
     specialist: str = Field(default="", description="Specialist to use ('' means the bare base).")
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern_compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"invalid regex {value!r}: {error}") from None
+        return value
 
 
 class RoutingSpec(_Strict):

@@ -28,8 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from rsi.config import Configuration
-from rsi.contracts.schema import HarnessSpec
-from rsi.errors import ContractError, Problem, RsiError
+from rsi.errors import RsiError
 from rsi.harness import prompts
 from rsi.harness.agent import (
     LoopOutcome,
@@ -39,7 +38,6 @@ from rsi.harness.agent import (
     safe_solution_path,
 )
 from rsi.harness.repl import ReplSession
-from rsi.harness.routing import routing_problems
 from rsi.harness.tools import install_library, write_saved_tools
 from rsi.harness.trajectory import (
     ConfigurationRef,
@@ -81,17 +79,6 @@ class AttemptOutcome(BaseModel):
     isolation: Isolation | None = None
     started_at: datetime
     finished_at: datetime
-
-
-KNOWN_TOOLS = ("submit", "save_tool")
-
-
-def harness_problems(harness: HarnessSpec) -> list[str]:
-    """Problems the contract schema cannot see: tool names this harness does not offer."""
-    unknown = [name for name in harness.tools if name not in KNOWN_TOOLS]
-    if not unknown:
-        return []
-    return [f"harness.tools: unknown tool(s) {', '.join(map(repr, unknown))} (known: {', '.join(KNOWN_TOOLS)})"]
 
 
 def new_attempt_id(task: Task, config: Configuration, seed: int) -> str:
@@ -207,9 +194,6 @@ def run_attempt(
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         trajectory.sandbox = sandbox.isolation()
-        problems = routing_problems(config.spec.routing) + harness_problems(harness)
-        if problems:
-            raise ContractError([Problem(config.contract_ref, None, "", p) for p in problems])
         _prepare_workdir(task, workdir)
         tool_names: list[str] = []
         if harness.tool_library:

@@ -50,17 +50,6 @@ def summarize(text: str, max_tokens: int) -> str:
     return text[:limit].rstrip() + f" …[{approx_tokens(text) - max_tokens} more tokens]"
 
 
-def routing_problems(routing: RoutingSpec) -> list[str]:
-    """Problems the contract schema cannot see (regex syntax), one line each."""
-    problems = []
-    for index, rule in enumerate(routing.rules, start=1):
-        try:
-            re.compile(rule.pattern)
-        except re.error as error:
-            problems.append(f"routing.rules[{index}].pattern: invalid regex {rule.pattern!r}: {error}")
-    return problems
-
-
 def turn_kind(previous: TurnRecord | None) -> TurnKind:
     if previous is None:
         return "first"

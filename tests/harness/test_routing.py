@@ -8,7 +8,6 @@ from rsi.harness.routing import (
     approx_tokens,
     build_context,
     choose_specialist,
-    routing_problems,
     summarize,
     turn_kind,
 )
@@ -56,11 +55,6 @@ def test_turn_kind_follows_the_previous_turn():
     assert turn_kind(None) == "first"
     assert turn_kind(TurnRecord(None, "r", "o", error=True)) == "after_error"
     assert turn_kind(TurnRecord(None, "r", "o", error=False)) == "after_output"
-
-
-def test_invalid_regex_is_reported_with_its_rule_index():
-    problems = routing_problems(rules(("any", "ok", ""), ("any", "(unclosed", "")))
-    assert len(problems) == 1 and problems[0].startswith("routing.rules[2].pattern")
 
 
 def test_summaries_cap_other_specialists_turns_and_keep_own_turns_full():
