@@ -39,8 +39,13 @@ def _eta(seconds: float) -> str:
 
 
 def train(
-    dataset: Annotated[Path, typer.Argument(help="Exported dataset folder (train.jsonl + manifest.json).")],
+    dataset: Annotated[Path | None, typer.Argument(help="Exported dataset folder (train.jsonl + manifest.json); SFT only.")] = None,
     contract: Annotated[str, typer.Option("--contract", help="Contract ref whose base and [training] are used.")] = "default",
+    method: Annotated[str | None, typer.Option("--method", help="sft or grpo (default: the contract's [training] method).")] = None,
+    group_size: Annotated[int | None, typer.Option("--group-size", help="GRPO: rollouts per task per step.", rich_help_panel="GRPO")] = None,
+    prompts_per_step: Annotated[int | None, typer.Option("--prompts-per-step", help="GRPO: tasks per step.", rich_help_panel="GRPO")] = None,
+    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="GRPO: only the first N train tasks.", rich_help_panel="GRPO")] = None,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="GRPO: auto, local or docker.", rich_help_panel="GRPO")] = "auto",
     executor: Annotated[str, typer.Option("--executor", help="local (this machine) or slurm (a GPU job).")] = "local",
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="Stop after N optimizer steps.")] = None,
     epochs: Annotated[int | None, typer.Option("--epochs", help="Override [training] epochs.")] = None,
@@ -58,21 +63,30 @@ def train(
     candidate: Annotated[bool, typer.Option("--candidate/--no-candidate", help="Write the candidate contract revision.")] = True,
     json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
-    """Fine-tune a LoRA adapter on DATASET, register it with its lineage, write the candidate contract revision."""
+    """Fine-tune a LoRA adapter (SFT on DATASET, or GRPO on the suite's train tasks), register it, write the candidate."""
     from rsi.errors import UserInputError
     from rsi.training.stage import TrainStageSpec, train_stage
 
     if executor not in ("local", "slurm"):
         raise UserInputError(f"--executor {executor!r}: use local or slurm")
+    if method not in (None, "sft", "grpo"):
+        raise UserInputError(f"--method {method!r}: use sft or grpo")
+    if sandbox not in ("auto", "local", "docker"):
+        raise UserInputError(f"--sandbox {sandbox!r}: use auto, local or docker")
     spec = TrainStageSpec(
-        dataset=dataset, contract=contract, executor=executor, max_steps=max_steps, epochs=epochs,  # type: ignore[arg-type]
-        learning_rate=learning_rate, rank=rank, batch_size=batch_size, max_length=max_length, seed=seed,
-        threads=threads, candidate=candidate,
+        dataset=dataset, contract=contract, method=method, executor=executor, max_steps=max_steps,  # type: ignore[arg-type]
+        epochs=epochs, learning_rate=learning_rate, rank=rank, batch_size=batch_size, max_length=max_length, seed=seed,
+        threads=threads, candidate=candidate, group_size=group_size, prompts_per_step=prompts_per_step,
+        limit_tasks=limit_tasks, sandbox=sandbox,  # type: ignore[arg-type]
         slurm={"gpus": gpus, "cpus": cpus, "mem_gb": mem_gb, "time_min": time_min, "partition": partition},
     )
     say = _say(json_output)
 
     def progress(p: Any) -> None:
+        if hasattr(p, "mean_reward"):  # a GRPO step (rsi.training.grpo.GrpoProgress)
+            say(f"step {p.step}/{p.total_steps}  reward {p.mean_reward:.3f}  rollouts {p.rollouts}  loss {p.loss:+.4f}  "
+                f"elapsed {_eta(p.elapsed_s)}  ETA {_eta(p.eta_s)}")
+            return
         say(f"step {p.step}/{p.total_steps}  epoch {p.epoch}  loss {p.loss:.4f}  {p.tokens_per_s:.0f} tok/s  "
             f"elapsed {_eta(p.elapsed_s)}  ETA {_eta(p.eta_s)}")
 
@@ -84,6 +98,9 @@ def train(
     console.print(f"adapter {outcome.adapter_id[:12]} ({'registered' if outcome.registered else 'already registered'}): "
                   f"{m['steps']} steps, loss {m['first_loss']:.4f} -> {m['final_loss']:.4f}, "
                   f"{m['tokens_per_s']:.0f} tok/s, {m['wall_s']:.0f}s on {m['device']}", markup=False)
+    if m.get("method") == "grpo":
+        console.print(f"  GRPO: {m['rollouts']} rollouts; mean reward per step "
+                      f"{' '.join(f'{r:.2f}' for r in m['rewards_per_step'])}", markup=False)
     console.print(f"  folder {outcome.adapter_dir}", markup=False)
     if outcome.candidate:
         c = outcome.candidate
@@ -240,6 +257,7 @@ def generation(
     max_length: MaxLengthOpt = None,
     limit_heldout: LimitHeldoutOpt = None,
     limit_covered: LimitCoveredOpt = None,
+    train_method: Annotated[str | None, typer.Option("--train-method", help="sft or grpo (default: the contract's).")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume this generation id (e.g. g0003).")] = None,
     new: Annotated[bool, typer.Option("--new", help="Start a new generation even if one is unfinished.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the generation record as JSON.")] = False,
@@ -251,7 +269,7 @@ def generation(
     spec = _generation_spec(contract=contract, portfolio=portfolio, budget_attempts=budget_attempts,
                             limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, seed=seed, max_steps=max_steps,
                             threads=threads, max_length=max_length, limit_heldout=limit_heldout,
-                            limit_covered=limit_covered)
+                            limit_covered=limit_covered, train_method=train_method)
     result = run_generation(state.workspace(), spec, on_note=_say(json_output), resume=resume, new=new)
     if json_output:
         print_json(result.model_dump(mode="json", by_alias=True))
