@@ -95,3 +95,38 @@ def test_tag_search_attempts_matches_the_sweep_search_in_closed_form(rate, expec
     )
     assert matrix.able_cells() == {("c0", "g")}
     assert matrix.tag_search_attempts(reps=20_000) == pytest.approx(expected, abs=0.1)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ranked_worlds_have_a_ranking_an_unreachable_share_and_deterministic_outcomes(seed):
+    from rsi.simulate import RankedSpec, generate_ranked
+
+    spec = RankedSpec(n_tasks=200, n_configs=12, unreachable=0.15)
+    matrix = generate_ranked(spec, seed)
+    assert {v for row in matrix.p for v in row} <= {0.0, 1.0}
+    assert all(c.max_tries_per_task == 1 for c in matrix.configs)
+    assert matrix.reachable() == 200 - round(0.15 * 200)
+    assert matrix.oracle_attempts() == matrix.reachable()  # one attempt per coverable task
+    assert matrix.oracle_attempts(0.5) == 85  # ceil(0.5 * 170)
+    rates = matrix.config_rates()
+    assert max(rates) > 3 * min(rates)
+    # one ranking: the best configuration overall is among the best three on (nearly) every large tag
+    best = rates.index(max(rates))
+    large = [r for g, r in matrix.tag_rates().items() if sum(g in t.tags for t in matrix.tasks) >= 10]
+    assert sum(sorted(r, reverse=True).index(r[best]) < 3 for r in large) >= 0.8 * len(large)
+    assert all(len(t.tags) == 1 for t in matrix.tasks)
+    sampled = generate_ranked(RankedSpec(n_tasks=100, n_configs=6, deterministic=False, show_tags=False), seed)
+    assert all(t.tags == () for t in sampled.tasks) and all(c.max_tries_per_task is None for c in sampled.configs)
+    assert min(sampled.best_p(t) for t in range(100) if sampled.best_p(t) > 0) >= 0.2
+
+
+def test_coverage_counts_reachable_tasks_and_the_curve_gives_attempts_to_a_share():
+    from rsi.simulate import RankedSpec, coverage_goal, generate_ranked, hindsight_best_rate_first
+
+    matrix = generate_ranked(RankedSpec(n_tasks=60, n_configs=5), 2)
+    result = simulate(hindsight_best_rate_first(matrix), matrix, seed=2)
+    assert result.full_coverage and result.covered == matrix.reachable() < 60
+    goal = coverage_goal(matrix.reachable(), 0.9)
+    at = result.attempts_to(goal)
+    assert at is not None and result.curve[at - 1] >= goal > result.curve[at - 2]
+    assert result.attempts_to(0) == 0 and result.attempts_to(61) is None

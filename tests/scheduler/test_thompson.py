@@ -1,0 +1,133 @@
+"""The default scheduler: probes every configuration, finds out which world it is in, spots
+unreachable tasks, fills jobs, weighs costs."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import replace
+
+import numpy as np
+
+from rsi.scheduler import AttemptFact, Budget, ConfigOption, ScheduleRequest, TaskOption, make_scheduler
+from rsi.scheduler.ability import fit
+from rsi.scheduler.common import Evidence
+from rsi.scheduler.thompson import _data
+from rsi.scheduler.world import check_world
+from rsi.simulate import MatrixSpec, RankedSpec, generate_matrix, generate_ranked, simulate
+
+
+def _world(request: ScheduleRequest):
+    data, _ = _data(request, Evidence.fold(request.history))
+    return check_world(data.pc, data.pt, data.pn, data.ps, data.task_tags, data.n_configs)
+
+
+def test_every_configuration_gets_a_probe_before_any_is_exploited():
+    configs = [ConfigOption(f"c{i}", f"config-{i}") for i in range(6)]
+    tasks = [TaskOption(f"s/t{t}", "train", ("x",)) for t in range(30)]
+    request = ScheduleRequest(configs=configs, tasks=tasks, job_size=8)
+    history: list[AttemptFact] = []
+    chosen = []
+    for job in range(6):
+        proposal = make_scheduler("thompson").propose(replace(request, history=history, job_index=job))
+        chosen.append(proposal.config_hash)
+        assert "probe" in proposal.reason
+        # c0 passes everything it tries: a greedy rule would keep choosing it
+        history += [AttemptFact(proposal.config_hash, k, proposal.config_hash == "c0") for k in proposal.task_keys]
+    assert chosen == [c.config_hash for c in configs]
+    after = make_scheduler("thompson").propose(replace(request, history=history, job_index=6))
+    assert "probe" not in after.reason and after.config_hash == "c0"
+
+
+def test_a_budget_too_small_to_probe_every_configuration_says_which_go_unexamined():
+    configs = [ConfigOption(f"c{i}", f"config-{i}") for i in range(5)]
+    tasks = [TaskOption(f"s/t{t}") for t in range(10)]
+    request = ScheduleRequest(configs=configs, tasks=tasks, budget=Budget(attempts=3))
+    proposal = make_scheduler("thompson").propose(request)
+    assert proposal.config_hash == "c0"
+    assert "config-3, config-4 will go unexamined" in proposal.reason
+
+
+def test_the_world_check_tells_specialists_from_a_ranking():
+    """Specialists: each configuration passes only its own tag. Ranking: a passes everything, c nothing,
+    whatever the tag. The leave-one-out comparison must tell them apart."""
+    configs = [ConfigOption(c) for c in "abc"]
+    tasks = [TaskOption(f"s/{g}{i}", "train", (g,)) for g in "xyz" for i in range(12)]
+    special = [AttemptFact(c, t.key, t.tags[0] == {"a": "x", "b": "y", "c": "z"}[c]) for c in "abc" for t in tasks[::2]]
+    ranked = [AttemptFact(c, t.key, {"a": True, "b": i % 2 == 0, "c": False}[c])
+              for c in "abc" for i, t in enumerate(tasks[::2])]
+    special_world = _world(ScheduleRequest(configs=configs, tasks=tasks, history=special))
+    ranked_world = _world(ScheduleRequest(configs=configs, tasks=tasks, history=ranked))
+    assert special_world.specialists and special_world.tag_gain > 10
+    assert not ranked_world.specialists and ranked_world.ranking_gain > 10 and ranked_world.tag_gain < 2
+    assert "specialists by tag" in special_world.describe() and "one ranking" in ranked_world.describe()
+
+
+def test_a_task_every_strong_configuration_failed_looks_unreachable():
+    """a and b pass nearly everything they try; both failed t_hard. c failed t_soft. t_hard must look
+    far less reachable than t_soft (a weak configuration's failure says little)."""
+    configs = [ConfigOption(c, max_tries_per_task=1) for c in "abc"]
+    tasks = [TaskOption(f"s/t{i}") for i in range(40)] + [TaskOption("s/hard"), TaskOption("s/soft")]
+    history = [AttemptFact(c, f"s/t{i}", True) for c in "ab" for i in range(0, 40, 2)]
+    history += [AttemptFact("c", f"s/t{i}", i % 4 == 0) for i in range(1, 40, 2)]
+    history += [AttemptFact("a", "s/hard", False), AttemptFact("b", "s/hard", False), AttemptFact("c", "s/soft", False)]
+    request = ScheduleRequest(configs=configs, tasks=tasks, history=history)
+    data, index = _data(request, Evidence.fold(history))
+    model = fit(data)
+    assert model.reach[index["s/hard"]] < 0.5 < model.reach[index["s/soft"]]
+
+
+def test_on_a_ranked_world_it_finds_the_strong_configuration_and_fills_its_jobs():
+    seeds = range(2)
+    worlds = [generate_ranked(RankedSpec(n_tasks=120, n_configs=8), s) for s in seeds]
+    mine = [simulate(make_scheduler("thompson"), m, seed=s) for s, m in zip(seeds, worlds, strict=True)]
+    sweep = [simulate(make_scheduler("config-major"), m, seed=s) for s, m in zip(seeds, worlds, strict=True)]
+    assert all(r.full_coverage for r in mine + sweep)
+    assert statistics.mean(r.attempts for r in mine) < statistics.mean(r.attempts for r in sweep)
+    assert statistics.mean(r.attempts / r.jobs for r in mine) > 5  # jobs mostly full (8 tasks at most)
+
+
+def test_on_a_specialist_world_it_hands_over_to_the_tag_model():
+    matrix = generate_matrix(MatrixSpec(n_tasks=60, n_configs=6, n_tags=6), 1)
+    reasons = []
+
+    class Recording:
+        name = "recording"
+
+        def __init__(self):
+            self.inner = make_scheduler("thompson")
+
+        def propose(self, request):
+            proposal = self.inner.propose(request)
+            if proposal is not None:
+                reasons.append(proposal.reason)
+            return proposal
+
+    result = simulate(Recording(), matrix, seed=1)
+    assert result.full_coverage
+    assert any("specialists by tag" in r for r in reasons[-5:])
+
+
+def test_with_costs_known_the_most_passes_per_unit_of_cost_wins():
+    tasks = [TaskOption(f"s/x{i}", "train", ("x",)) for i in range(12)]
+    history = [AttemptFact("slow", f"s/x{i}", i < 3) for i in range(4)]
+    history += [AttemptFact("fast", f"s/x{i}", i < 6) for i in range(4, 8)]
+
+    def pick(slow_cost, fast_cost):
+        configs = [ConfigOption("slow", cost=slow_cost), ConfigOption("fast", cost=fast_cost)]
+        proposal = make_scheduler("thompson").propose(ScheduleRequest(configs=configs, tasks=tasks, history=history))
+        return proposal.config_hash
+
+    assert pick(None, None) == "slow"  # attempts are the only currency
+    assert pick(60.0, 5.0) == "fast"
+
+
+def test_the_model_is_pure_and_its_prediction_well_formed():
+    matrix = generate_ranked(RankedSpec(n_tasks=50, n_configs=6), 3)
+    history = [AttemptFact(c.config_hash, t.key, matrix.p[i][j] > 0.5)
+               for i, c in enumerate(matrix.configs) for j, t in enumerate(matrix.tasks) if (i + j) % 3 == 0]
+    request = ScheduleRequest(configs=matrix.configs, tasks=matrix.tasks, history=history)
+    data, _ = _data(request, Evidence.fold(history))
+    first, again = fit(data), fit(data)
+    assert np.array_equal(first.a, again.a) and first.pi == again.pi
+    rates = np.array(matrix.config_rates())
+    assert np.corrcoef(first.a, rates)[0, 1] > 0.6  # the fitted abilities follow the true ranking
