@@ -219,3 +219,46 @@ def test_attempt_costs_are_per_configuration_means_in_the_binding_unit() -> None
     assert attempt_costs(counters.spent, "wall_s") == {"a": 3.0, "b": 1.0}
     assert attempt_costs(counters.spent, "tokens") == {"a": 200.0}  # b spent no tokens: unknown, not free
     assert attempt_costs(counters.spent, None) == {}
+
+
+def test_a_coverage_target_ends_the_run_and_is_recorded_as_the_reason(mini_ws) -> None:
+    import json
+
+    outcome = run_portfolio(
+        RunSpec(portfolio="mini", budget_attempts=200, limit_tasks=10, job_size=2, target_coverage=0.5, report=False,
+                overlap_jobs=False),  # one job at a time: the job that reached the target is the last one
+        mini_ws, attempt_fn=NoopAttempt(pass_rate=0.5),
+    )
+    assert outcome.status == "done" and outcome.stop_reason.startswith("target coverage reached"), outcome
+    assert 5 <= outcome.covered < 10 and outcome.attempts < 200
+    state = json.loads((mini_ws.run_dir(outcome.run_id) / "state.json").read_text())
+    assert (state["status"], state["end_reason"]) == ("done", outcome.stop_reason)
+    rows, jobs, _ = attempts_of(mini_ws, outcome.run_id)
+    # Planning stopped at the target: the job whose passes made coverage reach 5 was the last one.
+    first_pass_job: dict[str, int] = {}
+    for r in rows:
+        if r.passed:
+            first_pass_job[r.task_key] = min(first_pass_job.get(r.task_key, r.job_index), r.job_index)
+    reached_by = sorted(first_pass_job.values())[4]
+    assert max(j.job_index for j in jobs) == reached_by
+
+
+def test_budget_holds_back_attempts_in_flight_and_the_target_rounds_up() -> None:
+    from rsi.run.session import budget_left, target_reached
+    from rsi.run.setup import OpenedRun
+    from rsi.run.spec import ResolvedRun
+    from rsi.run.totals import RunTotals
+
+    resolved = ResolvedRun(portfolio="p", suite="s", split="train", budget_attempts=10, budget_tokens=None,
+                           budget_minutes=None, attempts_per_task=1, job_size=4, seed=0, limit_tasks=None,
+                           max_error_retries=2, retry_backoff_s=1.0)
+    opened = OpenedRun("r", resolved, [], [])
+    totals = RunTotals()
+    for i in range(6):
+        totals.count("c", f"t{i}", False, 1.0, 0)
+    budget, _ = budget_left(opened, totals, 0.0, reserved=3)
+    assert budget is not None and budget.attempts == 1  # 10 - 6 counted - 3 in flight
+    budget, why = budget_left(opened, totals, 0.0, reserved=4)
+    assert budget is None and "4 in flight" in why
+    assert target_reached(0.95, 155, 164) == "" and target_reached(0.95, 156, 164)  # 0.95 x 164 = 155.8 -> 156
+    assert target_reached(None, 164, 164) == ""
