@@ -14,13 +14,30 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
-from rsi.errors import StoreError
+from rsi.errors import StoreError, UserInputError
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
+def _sqlite_folder(database: Path) -> None:
+    """Create the SQLite file's own folder (a workspace's runs/), never a chain of missing folders:
+    a typo in RSI_DB or --db must not leave directories behind."""
+    folder = database.parent
+    try:
+        folder.mkdir(exist_ok=True)
+    except FileNotFoundError:
+        raise UserInputError(
+            f"database {database}: the folder {folder.parent} does not exist",
+            hint="create it, or point RSI_DB / --db at an existing folder (e.g. sqlite:///runs/rsi.sqlite)",
+        ) from None
+    except OSError as error:
+        raise UserInputError(f"database {database}: cannot create its folder {folder}: {error.strerror}") from None
+    if not folder.is_dir():
+        raise UserInputError(f"database {database}: {folder} is not a folder")
+
+
 def make_engine(url: str) -> Engine:
-    """An engine for `url` (any SQLAlchemy URL). SQLite files get their folder created."""
+    """An engine for `url` (any SQLAlchemy URL). A SQLite file gets its own folder created (one level)."""
     try:
         parsed = make_url(url)
     except Exception as exc:
@@ -35,7 +52,7 @@ def make_engine(url: str) -> Engine:
 
 def _sqlite_engine(url: str, database: str | None) -> Engine:
     if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        _sqlite_folder(Path(database).expanduser())
     engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
 
     @event.listens_for(engine, "connect")

@@ -266,7 +266,7 @@ def test_record_configurations_and_tasks_are_upserts(populated):
 
 
 def test_sqlite_settings_and_a_reader_during_a_write(tmp_path):
-    url = f"sqlite:///{tmp_path / 'deep' / 'er' / 'rsi.sqlite'}"
+    url = f"sqlite:///{tmp_path / 'runs' / 'rsi.sqlite'}"
     store = open_store(url)
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
@@ -294,6 +294,7 @@ def test_workspace_db_url_and_rsi_db(tmp_path, monkeypatch):
     from rsi.workspace import Workspace
 
     monkeypatch.delenv("RSI_DB", raising=False)
+    (tmp_path / "ws").mkdir()  # a workspace exists; only its runs/ folder is created with the store
     ws = Workspace(tmp_path / "ws")
     with open_store(ws.db_url) as store:
         store.create_run(portfolio="p", suite="s")
