@@ -4,7 +4,10 @@
 **Keep.** A configuration of the run is kept when the evidence gives it a reason to exist:
 it solved a task no other configuration solved (marginal coverage), or it is the best configuration
 overall (the promotion ranking) or on some task tag (the routing rule's choice: highest Wilson lower
-bound of the solve rate on that tag's tasks). Every other configuration is dropped, and the reason names who covers it.
+bound of the solve rate on that tag's tasks). A configuration the run never tried (in `configs` but
+without a counted attempt: a small budget, or a scheduler that spent it elsewhere) is kept too, marked
+untried: no evidence is no reason to drop it, and dropping it silently would lose it from every later
+generation. Every other configuration is dropped, and the reason names who covers it.
 
 **Operators** make new variants of the kept configurations (the "winners"), each recording its parents:
 
@@ -105,6 +108,9 @@ def justify(evidence: Evidence) -> tuple[dict[str, list[str]], dict[str, str]]:
     for config in evidence.configs:
         if reasons[config.config_hash]:
             continue
+        if not config.attempts:
+            reasons[config.config_hash].append(_untried(config.errors))
+            continue
         if not config.tasks_solved:
             dropped[config.config_hash] = f"solved nothing ({config.attempts} attempts)"
             continue
@@ -123,6 +129,11 @@ def justify(evidence: Evidence) -> tuple[dict[str, list[str]], dict[str, str]]:
                 "dominated: each of its solved tasks was solved by another configuration, and it is best on no tag"
             )
     return reasons, dropped
+
+
+def _untried(errors: int = 0) -> str:
+    why = f" (its {errors} attempt(s) all ended in infrastructure errors)" if errors else ""
+    return f"untried: no counted attempt in the run{why}; kept so that the next run examines it"
 
 
 def propose_successors(
@@ -156,11 +167,22 @@ def propose_successors(
             notes.append(f"{config.config_name} ({config.config_hash}): kept by the evidence but its "
                          "configuration is not in the store; left out")
             continue
-        winners.append(resolved)
+        if config.attempts:
+            winners.append(resolved)  # operators build on evidence; an untried configuration has none
         kept.append(VariantProposal(
             name=resolved.name, contract_ref=resolved.contract_ref, overrides=dict(resolved.overrides),
             parents=tuple(resolved.parents), operator="kept", reason="; ".join(reasons[config.config_hash]),
             source_hash=config.config_hash,
+        ))
+    # Configurations of the run's portfolio that the evidence never saw: kept as they are, not mutated
+    # (there is nothing to build on yet).
+    seen_hashes = {c.config_hash for c in evidence.configs}
+    for config_hash, resolved in configs.items():
+        if config_hash in seen_hashes:
+            continue
+        kept.append(VariantProposal(
+            name=resolved.name, contract_ref=resolved.contract_ref, overrides=dict(resolved.overrides),
+            parents=tuple(resolved.parents), operator="kept", reason=_untried(), source_hash=config_hash,
         ))
     seen = {v.source_hash if identify is not None else v.override_key for v in kept}
     identify = identify or (lambda variant: variant.override_key)

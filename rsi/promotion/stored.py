@@ -48,7 +48,10 @@ def load_run_attempts(store: object, run_ids: Sequence[str], runs_dir: Path | No
     suite = suites[0]
     tasks = {info.key: info for info in store.list_tasks(suite)}
     rows = [row for run_id in run_ids for row in store.list_attempts(run_id)]
-    stored_configs = store.list_configurations({row.configuration_hash for row in rows})
+    # The runs' whole portfolios, not only the configurations that made an attempt: `rsi propose` keeps
+    # an untried configuration instead of losing it without a word.
+    planned = {h for run in runs for h in (run.args or {}).get("configs", []) if isinstance(h, str)}
+    stored_configs = store.list_configurations({row.configuration_hash for row in rows} | planned)
     names = {c.config_hash: c.name for c in stored_configs}
     configurations = {}
     for config_row in stored_configs:

@@ -165,3 +165,30 @@ def test_reflect_prompt_makes_a_valid_variant(contract) -> None:
     assert refused is None and "no usable prompt" in why
     none, why = reflect_prompt(model, winner, [])
     assert none is None and "no failed attempts" in why
+
+
+def test_untried_configurations_are_kept_and_named(portfolio, contract) -> None:
+    """A configuration of the run that never made a counted attempt (not in the evidence, or only
+    infrastructure errors) is kept, marked untried, and not used as a parent for new variants."""
+    evidence, configs = portfolio
+    never = config(contract, "never", **{"harness.max_turns": 7})
+    broken = config(contract, "broken", **{"harness.max_turns": 9})
+    errored = ScoredAttempt(
+        attempt_id="e1", run_id="r1", config_hash=broken.config_hash, config_name=broken.name,
+        task_key="s/a1", task_hash="c-a1", split="train", verdict=Verdict.ERROR,
+    )
+    from rsi.promotion.evidence import Evidence
+
+    with_error = collect_evidence([errored])
+    merged = Evidence(evidence.run_ids, evidence.split, evidence.configs + with_error.configs, evidence.tasks,
+                      evidence.task_tags)
+    everything = {**configs, never.config_hash: never, broken.config_hash: broken}
+    outcome = propose_successors(merged, everything, max_new=6)
+    kept = {v.name: v for v in outcome.kept}
+    assert {"never", "broken"} <= set(kept)
+    assert kept["never"].reason.startswith("untried: no counted attempt")
+    assert "infrastructure errors" in kept["broken"].reason
+    assert kept["never"].overrides == never.overrides and kept["never"].source_hash == never.config_hash
+    assert not {d.name for d in outcome.dropped} & {"never", "broken"}
+    assert all("never" not in v.parents and "broken" not in v.parents for v in outcome.new)
+    assert outcome.new  # the tried winners still get variants
