@@ -39,7 +39,8 @@ def prepare(workspace: Any, args: argparse.Namespace) -> None:
         "harness.sampling.max_tokens": args.max_tokens, "training.method": "grpo", "training.grpo.steps": args.steps,
         "training.grpo.group_size": args.group_size, "training.grpo.prompts_per_step": args.prompts_per_step,
         "training.grpo.temperature": args.temperature, "training.grpo.kl_weight": args.kl_weight,
-        "training.learning_rate": args.learning_rate,
+        "training.learning_rate": args.learning_rate, "harness.timeouts.model_s": args.model_s,
+        "harness.timeouts.agent_s": args.agent_s,
     }
     revise_contract(workspace, "default", sets, "text substrate sized for the CPU; GRPO training (bench/grpo_real.py)")
     workspace.portfolio_path("solo").write_text(SOLO)
@@ -90,7 +91,8 @@ def section(data: dict[str, Any]) -> str:
         f"{SECTION}\n\n"
         "One real generation with GRPO as its training step (`rsi generation --train-method grpo`, "
         "bench/grpo_real.py): a fresh workspace from the shipped examples, the default contract on the text "
-        f"substrate (1 completion of {a['max_tokens']} tokens), a run of it on {a['run_attempts']} train tasks (the "
+        f"substrate (1 completion of {a['max_tokens']} tokens; model_s {a['model_s']} s and agent_s {a['agent_s']} s, as "
+        "a batch of 8 completions of 256 tokens took over the shipped 120 s at load 14), a run of it on {a['run_attempts']} train tasks (the "
         f"covered tasks retention is measured on), then GRPO: {a['steps']} steps x {a['prompts_per_step']} train tasks "
         f"x {a['group_size']} rollouts at temperature {a['temperature']}, reward = share of hidden cases passed, "
         f"LoRA r=8 q/v, lr {a['learning_rate']}, KL weight {a['kl_weight']}, exact replay, the policy served by the "
@@ -115,7 +117,7 @@ def section(data: dict[str, Any]) -> str:
         f"| step wall times (s) | {timings} |\n\n"
         f"Reproduce: `RSI_TORCH_THREADS=1 nice -n 10 .venv/bin/python bench/grpo_real.py --steps {a['steps']} "
         f"--group-size {a['group_size']} --prompts-per-step {a['prompts_per_step']} --run-attempts {a['run_attempts']} "
-        f"--limit-heldout {a['limit_heldout']} --json-out grpo.json` then "
+        f"--limit-heldout {a['limit_heldout']} --model-s {a['model_s']} --agent-s {a['agent_s']} --json-out grpo.json` then "
         "`.venv/bin/python bench/grpo_real.py --write-from grpo.json`\n"
     )
 
@@ -129,6 +131,9 @@ def main() -> None:
     parser.add_argument("--kl-weight", type=float, default=0.04)
     parser.add_argument("--learning-rate", type=float, default=5e-4)
     parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--model-s", type=int, default=600,
+                        help="harness.timeouts.model_s: a batch of 8 x 256 tokens passes 120 s at load 14 on 2 cores")
+    parser.add_argument("--agent-s", type=int, default=900, help="harness.timeouts.agent_s")
     parser.add_argument("--run-attempts", type=int, default=61, help="Train tasks (one attempt each) in the run.")
     parser.add_argument("--limit-heldout", type=int, default=22)
     parser.add_argument("--workers", type=int, default=8)
