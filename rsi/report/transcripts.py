@@ -133,6 +133,6 @@ def pack_pages(transcripts: Iterable[Transcript], page_size: int = PAGE_SIZE,
     packed.raw_bytes = sum(len(p.encode("utf-8")) for p in packed.pages)
     if packed.raw_bytes > compress_over_bytes:
         packed.compressed = True
-        packed.pages = [base64.b64encode(gzip.compress(p.encode("utf-8"), mtime=0)).decode("ascii")
+        packed.pages = [base64.b64encode(gzip.compress(p.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
                         for p in packed.pages]
     return packed

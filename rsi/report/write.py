@@ -23,20 +23,38 @@ def _write_atomic(path: Path, text: str) -> Path:
     return path
 
 
-def load_run_report(store: Any, run_id: str) -> RunReport:
-    """Read `run_id`'s rows from the store and fold them into a RunReport."""
-    from rsi.run.summary import summarize_run
+def find_run(store: Any, run_id: str | None) -> Any:
+    """The run row of `run_id` (None: the latest run); a missing one is a UserInputError naming recent runs."""
+    from rsi.errors import UserInputError
 
-    run = store.get_run(summarize_run(store, run_id).run_id)  # a missing run: one located UserInputError
+    runs = store.list_runs()
+    if run_id is None:
+        if not runs:
+            raise UserInputError("no runs in the store yet", hint="start one with `rsi run`")
+        return runs[-1]
+    for run in runs:
+        if run.id == run_id:
+            return run
+    raise UserInputError(f"no run {run_id!r} in {store.url}",
+                         hint=f"latest runs: {', '.join(r.id for r in runs[-5:]) or 'none'}")
+
+
+def load_run_report(store: Any, run_id: str | None) -> RunReport:
+    """Read `run_id`'s rows (None: the latest run's) from the store and fold them into a RunReport."""
+    run = find_run(store, run_id)
     jobs = store.list_jobs(run.id)
     attempts = store.list_attempts(run.id)
     hashes = {j.configuration_hash for j in jobs} | {a.configuration_hash for a in attempts} | set(run.args.get("configs") or [])
     return build_run_report(run, jobs, attempts, store.list_configurations(hashes), store.list_tasks(run.suite))
 
 
-def write_report(store: Any, run_id: str, path: Path, *, root: Path | None = None,
+def write_report(store: Any, run_id: str | None, path: Path, *, root: Path | None = None,
                  compress_over_bytes: int = COMPRESS_OVER_BYTES) -> Path:
-    """Write the run report of `run_id` to `path`; relative trajectory paths resolve against `root`."""
+    """Write the run report of `run_id` (None: the latest run) to `path`.
+
+    Relative trajectory paths resolve against `root`. Transcripts above `compress_over_bytes` are
+    gzip-compressed in the page (see rsi.report.transcripts).
+    """
     from rsi.report.chart import portfolio_png
     from rsi.report.page import render_run_page
 

@@ -48,7 +48,8 @@ def test_generations_side_by_side_with_intervals_and_the_contract_diff(workspace
     assert second.retention_ci95[1] == 1.0
     assert first.diff is not None and not first.diff.problem and not first.diff.equal
     changed = {c.key: c.new for c in first.diff.changes if not c.bookkeeping}
-    assert changed == {"harness.max_turns": 3}
+    assert changed == {"harness.max_turns": 3, "harness.version": 2}  # the revision bumped the harness clock
+    assert first.diff.clocks_moved == ["harness"]
     assert second.diff is not None and second.diff.equal and not second.diff.changes
     assert first.dataset["examples"] == 4
 

@@ -76,6 +76,23 @@ def test_the_report_in_a_browser(small_run, report_path, page, tmp_path) -> None
         assert ("passed" in cls) == (passes > 0) and ("none" in cls) == (not mine)
     shots.append(page.screenshot(tmp_path / "matrix.png"))
 
+    # Filter by verdict: only the tasks some configuration solved stay; then back to all.
+    solved = {a.task_key for a in attempts if a.passed}
+    page.evaluate("(s => { s.value = 'solved'; s.dispatchEvent(new Event('change')); })"
+                  "(document.querySelector('select[aria-label=verdict]'))")
+    shown = page.evaluate("[...document.querySelectorAll('a.task-link')].map(a => a.textContent)")
+    assert sorted(shown) == sorted(solved) and 0 < len(solved) < len(tasks)
+    page.evaluate("(s => { s.value = ''; s.dispatchEvent(new Event('change')); })"
+                  "(document.querySelector('select[aria-label=verdict]'))")
+
+    # A task row opens every attempt at that task, whichever configuration made it.
+    page.click("a.task-link")
+    first_task = page.evaluate("document.querySelector('a.task-link').textContent")
+    page.wait_for("document.querySelectorAll('#viewer-attempt .step').length")
+    listed = page.evaluate("document.querySelectorAll('#viewer-list li').length")
+    assert listed == sum(a.task_key == first_task for a in attempts)
+    page.evaluate("document.getElementById('viewer-close').click()")
+
     # Clicking a passed cell opens that attempt's transcript: the code the scripted model sent.
     page.click("td.cell.passed")
     page.wait_for("document.querySelectorAll('#viewer-attempt .step').length")

@@ -112,6 +112,7 @@
     const key = {
       task: (t) => taskKey(t),
       split: (t) => INDEX.tasks[t][1] + " " + taskKey(t),
+      tag: (t) => (INDEX.tasks[t][2].join(",") || "\uffff") + " " + taskKey(t),
       solved: (t) => -solvedBy(t),
       unsolved: (t) => solvedBy(t),
       config: (t) => -cellRank(cellAt.get(state.sortConfig + "," + t)),
@@ -136,7 +137,8 @@
       select("tag", [["", "all"], ...INDEX.tags.map((s) => [s, s])], state.tag, redraw("tag")),
       select("verdict", [["", "any"], ["solved", "solved by some configuration"], ["unsolved", "solved by none"],
         ...V.map((v) => [v, "has " + v]), ["not tried", "not tried by some configuration"]], state.verdict, redraw("verdict")),
-      select("sort", [["task", "task"], ["split", "split"], ["solved", "most solved"], ["unsolved", "least solved"]],
+      select("sort", [["task", "task"], ["split", "split"], ["tag", "tag"], ["solved", "most solved"],
+        ["unsolved", "least solved"]],
         state.sort, (v) => { state.sort = v; state.sortConfig = -1; drawMatrix(); }),
       el("input", { type: "search", placeholder: "task name", id: "matrix-filter", value: state.text,
         oninput: (e) => { state.text = e.target.value.toLowerCase(); state.page = 0; drawMatrix(false); } }),
@@ -271,6 +273,11 @@
     return el("span", { class: "snippet" }, (start ? "…" : "") + hay.slice(start, at),
       el("mark", {}, hay.slice(at, at + length)), hay.slice(at + length, end) + (end < hay.length ? "…" : ""));
   }
+  const lowered = new Map(); // attempt n -> its lower-cased text, so a second search rebuilds nothing
+  async function haystackOf(n) {
+    const a = attempt(n);
+    return haystack(a, a.page >= 0 ? await transcript(n) : null);
+  }
   let searchToken = 0;
   async function search(query) {
     const token = ++searchToken;
@@ -282,19 +289,19 @@
     const limit = 200;
     for (let n = 0; n < INDEX.attempts.length; n++) {
       if (token !== searchToken) return; // a newer search started
+      if (n % 500 === 0) $("search-status").textContent = `searching… ${n}/${INDEX.attempts.length}`;
       const a = attempt(n);
-      const tr = a.page >= 0 ? await transcript(n) : null;
-      const hay = haystack(a, tr);
-      const at = hay.toLowerCase().indexOf(q);
+      if (!lowered.has(n)) lowered.set(n, (await haystackOf(n)).toLowerCase());
+      const at = lowered.get(n).indexOf(q);
       if (at < 0) continue;
       hits++;
       if (shown < limit) {
         shown++;
+        const hay = await haystackOf(n); // the original case, for the snippet (shown hits only)
         out.append(el("div", { class: "hit", "data-n": n },
           el("a", { href: "#attempt-" + n }, el("span", { class: "badge " + a.verdict }, a.verdict),
             ` ${taskKey(a.task)} · ${configName(a.config)} · job ${a.job}`), el("br"), snippet(hay, at, q.length)));
       }
-      if (n % 500 === 0) $("search-status").textContent = `searching… ${n}/${INDEX.attempts.length}`;
     }
     $("search-status").textContent = `${hits} attempt${hits === 1 ? "" : "s"} match` + (hits > limit ? ` (first ${limit} shown)` : "");
   }
