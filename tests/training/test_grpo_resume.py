@@ -42,6 +42,7 @@ def _weights(adapter_dir: str) -> dict:
     return load_file(str(Path(adapter_dir) / "adapter_model.safetensors"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1200)
 def test_killed_grpo_resumes_and_matches_an_uninterrupted_run(workspace, tiny_base, tmp_path) -> None:  # noqa: F811
     from rsi.tasks.load import load_suite
@@ -76,6 +77,7 @@ def test_killed_grpo_resumes_and_matches_an_uninterrupted_run(workspace, tiny_ba
     assert max(float(a[k].abs().max()) for k in a if "lora_B" in k) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_rsi_train_method_grpo_registers_method_rewards_and_rollouts(workspace, tiny_base, tmp_path, cli) -> None:  # noqa: F811
     from rsi.tasks.load import load_suite
