@@ -207,6 +207,7 @@ def coverage_command(
     run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id.")],
     db: Annotated[str | None, typer.Option(help="Store URL (default: RSI_DB or runs/rsi.sqlite).")] = None,
     png: Annotated[Path | None, typer.Option(help="Where to write the curve (default: runs/<run>/coverage.png).")] = None,
+    all_tasks: Annotated[bool, typer.Option("--all-tasks", help="List every task, not only the covered and tried ones first.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Coverage of a run: per task, per configuration, and the coverage-vs-attempts curve (PNG + terminal)."""
@@ -233,15 +234,21 @@ def coverage_command(
     for c in s.config_lines:
         configs.add_row(c.name, str(c.jobs), str(c.attempts), str(c.passes), f"{c.pass_rate:.1%}",
                         str(c.tasks_solved), str(c.unique_solves), str(c.errors))
+    shown, hidden = _task_rows(s.task_lines, None if all_tasks else TASK_ROWS)
     tasks = Table(title="per task", title_justify="left")
-    for column in ("task", "attempts", "passes", "errors", "first pass job", "solved by"):
-        tasks.add_column(column, justify="left" if column in ("task", "solved by") else "right")
-    for t in s.task_lines:
+    # Task ids are what a reader looks up: never cut them; the configuration list folds instead.
+    tasks.add_column("task", no_wrap=True, min_width=max((len(t.task_key) for t in shown), default=4))
+    for column in ("attempts", "passes", "errors", "first pass"):
+        tasks.add_column(column, justify="right", min_width=len(column))
+    tasks.add_column("solved by", overflow="fold")
+    for t in shown:
         tasks.add_row(t.task_key, str(t.attempts), str(t.passes), str(t.errors),
                       "-" if t.first_pass_job is None else str(t.first_pass_job), ", ".join(t.solved_by) or "-")
     console.print(f"[bold]{s.run_id}[/] coverage {s.covered}/{s.tasks} ({s.coverage:.1%}) after {s.attempts} attempts")
     console.print(configs)
     console.print(tasks)
+    if hidden:
+        console.print(_left_out(hidden))
     console.print("coverage vs attempts:")
     for line in text_curve(s.curve, s.tasks):
         console.print(line, markup=False)
@@ -249,19 +256,48 @@ def coverage_command(
         console.print(f"plot: {written}")
 
 
+TASK_ROWS = 25  # per-task rows `rsi coverage` prints by default: a 164-task suite must not flood a terminal
+
+
+def _task_rows(lines: list[Any], limit: int | None) -> tuple[list[Any], list[Any]]:
+    """Covered tasks first (in the order they were covered), then tried ones (most attempts first),
+    then the rest; the first `limit` of them to show, and the ones left out."""
+    ordered = sorted(lines, key=lambda t: (t.first_pass_job is None, t.first_pass_job or 0,
+                                           -(t.attempts + t.errors), t.task_key))
+    return (ordered, []) if limit is None else (ordered[:limit], ordered[limit:])
+
+
+def _left_out(hidden: list[Any]) -> str:
+    covered = sum(1 for t in hidden if t.passes)
+    tried = sum(1 for t in hidden if not t.passes and (t.attempts or t.errors))
+    return (f"... and {len(hidden)} more tasks ({covered} covered, {tried} tried without a pass, "
+            f"{len(hidden) - covered - tried} never tried): --all-tasks lists every one, --json for machines")
+
+
 def report_command(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id.")],
+    run_id: Annotated[str | None, typer.Argument(metavar="[RUN]", help="Run id (default: the latest run).")] = None,
+    lineage: Annotated[bool, typer.Option("--lineage", help="Write the lineage report instead: every generation side by side.")] = False,
     db: Annotated[str | None, typer.Option(help="Store URL (default: RSI_DB or runs/rsi.sqlite).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Where to write it (default: runs/<run>/report.html).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Where to write it (default: runs/<run>/report.html, runs/generations/lineage.html).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Write a self-contained HTML report of a run (tables and the coverage plot inside)."""
-    from rsi.report import write_report
-    from rsi.run.summary import summarize_run
+    """Write a self-contained HTML report: a run's (chart, matrix, transcripts, search) or, with --lineage, the generations'."""
+    from rsi.report import write_lineage_report, write_report
+    from rsi.report.write import find_run
 
-    with _open_store(db) as store:
-        resolved = summarize_run(store, run_id).run_id
-        path = write_report(store, resolved, out or state.workspace().run_dir(resolved) / "report.html")
+    workspace = state.workspace()
+    if lineage:
+        from rsi.errors import UserInputError
+        from rsi.generation.state import generations_dir
+
+        if run_id is not None:
+            raise UserInputError(f"--lineage takes no RUN (got {run_id!r})", hint="rsi report --lineage")
+        path = write_lineage_report(workspace, out or generations_dir(workspace) / "lineage.html")
+        resolved = None
+    else:
+        with _open_store(db) as store:
+            resolved = find_run(store, run_id).id
+            path = write_report(store, resolved, out or workspace.run_dir(resolved) / "report.html", root=workspace.root)
     if as_json:
         print_json({"run_id": resolved, "report": str(path)})
     else:

@@ -51,11 +51,14 @@ def text_curve(curve: Sequence[int], total_tasks: int, width: int = 60, height: 
     """A small character plot of the curve: y = covered tasks, x = attempts (resampled to `width`)."""
     if not curve:
         return ["(no counted attempts yet)"]
-    top = max(total_tasks, max(curve), 1)
+    # The y axis spans what was covered, not the whole suite: 5 of 164 tasks on a 164-high axis
+    # would draw nothing at all. The header names the suite's size instead.
+    top = max(max(curve), 1)
     width = max(1, min(width, len(curve)))
     # Sample the curve at `width` evenly spaced attempts (the last column is the last attempt).
     columns = [curve[min(len(curve) - 1, round((i + 1) * len(curve) / width) - 1)] for i in range(width)]
-    rows = []
+    height = max(1, min(height, top))
+    rows = [f"tasks covered (of {total_tasks})" if total_tasks else "tasks covered"]
     for level in range(height, 0, -1):
         threshold = top * (level - 0.5) / height
         label = f"{round(top * level / height):>4} |" if level in (height, 1) or level == (height + 1) // 2 else "     |"
@@ -66,11 +69,11 @@ def text_curve(curve: Sequence[int], total_tasks: int, width: int = 60, height: 
 
 
 def sparkline(curve: Sequence[int], total_tasks: int, width: int = 40) -> str:
-    """One line of block characters, for status lines."""
+    """One line of block characters, for status lines (the line beside it gives the numbers)."""
     if not curve:
         return ""
     blocks = " ▁▂▃▄▅▆▇█"
-    top = max(total_tasks, max(curve), 1)
+    top = max(max(curve), 1)  # relative to what was covered: low coverage must still show its shape
     width = max(1, min(width, len(curve)))
     columns = [curve[min(len(curve) - 1, round((i + 1) * len(curve) / width) - 1)] for i in range(width)]
     return "".join(blocks[round(value / top * (len(blocks) - 1))] for value in columns)

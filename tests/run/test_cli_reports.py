@@ -116,7 +116,8 @@ def test_summary_counts_errors_apart_and_curve_is_cumulative() -> None:
 
 def test_text_plots() -> None:
     lines = text_curve([0, 1, 1, 2, 3, 3, 4], total_tasks=4, width=7, height=4)
-    assert lines[0].startswith("   4 |") and lines[0].endswith("#")
+    assert lines[0] == "tasks covered (of 4)"
+    assert lines[1].startswith("   4 |") and lines[1].endswith("#")
     assert lines[-3].count("#") == 6  # every column but the first has at least one covered task
     assert sparkline([0, 2, 4], 4, width=3) == " ▄█"
     assert text_curve([], 3) == ["(no counted attempts yet)"]
