@@ -40,12 +40,13 @@ def undumpable():
 
 
 def run_script(header, env):
-    env["RSI_REWARD_FILE"] = header["reward_file"]
+    reward_file = os.path.abspath(header["reward_file"])  # the script may change directory
+    env["RSI_REWARD_FILE"] = reward_file
     child = subprocess.Popen(["bash", header["script"]], stdin=subprocess.DEVNULL, stdout=2, stderr=2, env=env)
     code = child.wait()
     reward = None
     try:
-        fd = os.open(header["reward_file"], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(reward_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         try:
             reward = os.read(fd, 64).decode("utf-8", "replace")
         finally:

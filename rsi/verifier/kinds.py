@@ -45,13 +45,6 @@ PYTEST_FLAGS = ["--confcutdir", "tests", "-p", "no:cacheprovider", "-p", "no:deb
                 "--rootdir", "."]
 
 
-def path_inside(sandbox: Sandbox, workdir: Path, relative: str) -> str:
-    """Where `workdir/relative` is seen from inside the sandbox (docker mounts the workdir at /work)."""
-    inner = getattr(sandbox, "workdir_inside", None)
-    base = inner(workdir) if callable(inner) else str(workdir)
-    return f"{base.rstrip('/')}/{relative}"
-
-
 def _tail(text: str, limit: int = 4000) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 

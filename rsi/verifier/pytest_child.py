@@ -126,12 +126,16 @@ class Guard:
         return False
 
     def _protected_path(self, path):
+        """The test modules (a test may hand its data files to the solution), the verifier's own
+        folder, and other processes' (or our own) descriptors and memory."""
         if isinstance(path, int):
             return False
         if isinstance(path, bytes):
             path = os.fsdecode(path)
         real = self._realpath(os.path.abspath(str(path)))
-        return real.startswith(self.protected) or real.startswith(("/proc/", "/dev/fd/")) or real == "/proc"
+        if real.startswith(self.protected[0]) and (real.endswith((".py", ".pyc")) or os.path.isdir(real)):
+            return True
+        return real.startswith(self.protected[1:]) or real.startswith(("/proc/", "/dev/fd/")) or real == "/proc"
 
     def _sensitive(self, event, args, caller):
         if event in SENSITIVE_EVENTS or event.startswith(SENSITIVE_PREFIXES):
