@@ -274,7 +274,7 @@ class Generation:
         exported = self.state.output("export", "dataset")
         stage = TrainStageSpec(
             dataset=Path(exported) if exported else None, contract=parent.ref, method=spec.train_method,
-            max_steps=spec.max_steps,
+            max_steps=spec.max_steps, sandbox=spec.sandbox,  # the sandbox GRPO's rollouts run in
             epochs=spec.epochs, learning_rate=spec.learning_rate, max_length=spec.max_length, threads=spec.threads,
         )
         outcome = train_stage(self.workspace, stage, progress=progress, on_note=lambda m: self.note(f"train: {m}"))
