@@ -87,6 +87,20 @@ def _try_group(version: int, parent: Path) -> str:
             probe.rmdir()
 
 
+def sweep_stale(parent: Path) -> int:
+    """Remove empty groups left by rsi processes that died without cleaning up (a SIGKILLed
+    orchestrator, say); a group still holding processes, or whose owner lives, is left alone."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for group in parent.glob("rsi-*-*"):
+            owner = group.name.split("-")[1]
+            if owner.isdigit() and int(owner) != os.getpid() and not Path(f"/proc/{owner}").exists():
+                with contextlib.suppress(OSError):
+                    group.rmdir()
+                    removed += 1
+    return removed
+
+
 @lru_cache(maxsize=1)
 def cgroup_support() -> CgroupSupport:
     if os.geteuid() != 0:
@@ -103,6 +117,7 @@ def cgroup_support() -> CgroupSupport:
             continue
         why = _try_group(version, parent)
         if not why:
+            sweep_stale(parent)
             return CgroupSupport(version, parent, f"cgroup v{version} memory groups under {parent}")
         reasons.append(why)
     return CgroupSupport(None, None, "; ".join(reasons))
