@@ -18,11 +18,22 @@ from rsi.report.lineage import GenerationColumn, LineageReport
 from rsi.report.page import CSP, asset, table
 
 
+def _rounded(value: Any) -> Any:
+    """Floats to 4 significant digits, inside containers too (0.30000000000000004 helps no reader)."""
+    if isinstance(value, float):
+        return float(f"{value:.4g}")
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def _value(value: Any) -> str:
     if value is None or value == "" or value == {} or value == []:
         return "<span class='note'>-</span>"
     if isinstance(value, dict | list):
-        return f"<code>{escape(json.dumps(value, sort_keys=True, default=str))}</code>"
+        return f"<code>{escape(json.dumps(_rounded(value), sort_keys=True, default=str))}</code>"
     if isinstance(value, float):
         return f"{value:.4g}"
     return escape(str(value))
@@ -67,8 +78,20 @@ def _measures(g: GenerationColumn) -> dict[str, str]:
         "retention (95% Wilson CI)": _interval(r.get("retention"), g.retention_ci95) + kept,
         "steps": " ".join(f"<span class='step-{escape(str(s))}'>{escape(k)}:{escape(str(s))}</span>"
                           for k, s in (r.get("steps") or {}).items()),
-        "other recorded fields": "<br>".join(f"{escape(k)}: {_value(v)}" for k, v in g.extra.items()) or _value(None),
+        "other recorded fields": _extra(g.extra),
     }
+
+
+def _extra(extra: dict[str, Any]) -> str:
+    """Fields this page has no row for; `X` beside `X_ci95` reads as one interval."""
+    lines = []
+    for key, value in extra.items():
+        if key.endswith("_ci95") and key.removesuffix("_ci95") in extra:
+            continue
+        ci = extra.get(f"{key}_ci95")
+        shown = _interval(value, ci, signed=True) if isinstance(value, int | float) and ci is not None else _value(value)
+        lines.append(f"{escape(key)}: {shown}")
+    return "<br>".join(lines) or _value(None)
 
 
 def _side_by_side(report: LineageReport) -> str:

@@ -60,11 +60,13 @@ def test_generations_side_by_side_with_intervals_and_the_contract_diff(workspace
 
 def test_fields_the_ledger_gains_later_are_shown_not_dropped() -> None:
     row = {"generation": "g0001", "number": 1, "status": "done", "covered": 2, "tasks": 4,
-           "control_coverage": {"covered": 1, "tasks": 4}, "ships": "default@r3"}
+           "control_coverage": {"covered": 1, "tasks": 4}, "ships": "default@r3",
+           "lift_vs_control": 0.125, "lift_vs_control_ci95": [-0.05, 0.3]}
     report = build_lineage_report([row], {}, {}, {})
-    assert report.generations[0].extra == {"control_coverage": {"covered": 1, "tasks": 4}, "ships": "default@r3"}
+    assert set(report.generations[0].extra) == {"control_coverage", "ships", "lift_vs_control", "lift_vs_control_ci95"}
     html = render_lineage_page(report)
     assert "control_coverage" in html and "ships" in html and "default@r3" in html
+    assert "lift_vs_control: <b>+0.125 <span class='note'>[-0.050, 0.300]</span></b>" in html
 
 
 @pytest.mark.parametrize("with_generation", [False, True])
