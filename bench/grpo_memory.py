@@ -113,19 +113,30 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--json-out", type=Path, default=None)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--write-from", type=Path, default=None,
+                        help="Write the section from a --json-out file of an earlier run (with --load).")
+    parser.add_argument("--load", type=float, default=None, help="With --write-from: the load average measured.")
     args = parser.parse_args()
-    base = base_folder()
     results: dict[tuple[int, int, str], dict[str, float]] = {}
-    for length in args.lengths:
-        for group in args.groups:
-            for mode in MODES:
-                results[(group, length, mode)] = measure(group, length, args.prompt, mode, args.device, base)
-                print(f"L={length} G={group} {mode}: {results[(group, length, mode)]}", flush=True)
+    load = args.load if args.load is not None else os.getloadavg()[0]
+    if args.write_from is not None:
+        for key, value in json.loads(args.write_from.read_text()).items():
+            g, n, m = key.split(",")
+            results[(int(g), int(n), m)] = value
+        args.groups = sorted({g for g, _, _ in results})
+        args.lengths = sorted({n for _, n, _ in results})
+    else:
+        base = base_folder()
+        for length in args.lengths:
+            for group in args.groups:
+                for mode in MODES:
+                    results[(group, length, mode)] = measure(group, length, args.prompt, mode, args.device, base)
+                    print(f"L={length} G={group} {mode}: {results[(group, length, mode)]}", flush=True)
     text = table(results, args.groups, args.lengths)
     print(text)
     if args.json_out is not None:
         args.json_out.write_text(json.dumps({f"{g},{n},{m}": v for (g, n, m), v in results.items()}, indent=1))
-    if not args.write:
+    if not args.write and args.write_from is None:
         return
     from results import replace_section  # bench/results.py (scripts run from bench/)
 
@@ -138,8 +149,8 @@ def main() -> None:
         f"responses of L tokens; {unit} before the pass, each cell in a fresh process. `batched`: the group in "
         "one padded forward; `replay`: response-only replay (prompt state detached); `exact`: replay plus the "
         "prompt's graph (exact gradients). Seconds are wall time of the pass on a shared machine (noisy). "
-        f"Machine: {platform.node()} ({os.cpu_count()} cores), 1-minute load average {os.getloadavg()[0]:.1f} at "
-        f"the end; date {datetime.now(UTC).strftime('%Y-%m-%d %H:%M')} UTC.\n\n"
+        f"Machine: {platform.node()} ({os.cpu_count()} cores), shared; 1-minute load average about {load:.0f} while it "
+        f"ran; date {datetime.now(UTC).strftime('%Y-%m-%d %H:%M')} UTC.\n\n"
         f"{text}\n\n"
         f"Reproduce: `nice -n 10 .venv/bin/python bench/grpo_memory.py --groups {' '.join(map(str, args.groups))} "
         f"--lengths {' '.join(map(str, args.lengths))} --prompt {args.prompt} --device {args.device} --write`\n"
