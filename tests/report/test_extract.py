@@ -133,3 +133,30 @@ def test_embedded_json_cannot_close_its_script_or_read_as_a_link() -> None:
     text = embed_json({"a": "</script><script>alert(1)</script>", "u": "see https://example.org & more"})
     assert "</" not in text and "://" not in text and "&" not in text
     assert json.loads(text) == {"a": "</script><script>alert(1)</script>", "u": "see https://example.org & more"}
+
+
+def test_unreadable_trajectory_files_become_transcripts_that_say_why(tmp_path) -> None:
+    from rsi.report.records import AttemptLine
+    from rsi.report.transcripts import read_transcripts
+
+    (tmp_path / "bad.json").write_text("{not json")
+    (tmp_path / "good.json").write_text(_trajectory(1).model_dump_json())
+    lines = [AttemptLine(n=0, job=0, config=0, task=0, verdict="failed", trajectory_path=str(tmp_path / "gone.json")),
+             AttemptLine(n=1, job=0, config=0, task=0, verdict="failed", trajectory_path="bad.json"),
+             AttemptLine(n=2, job=0, config=0, task=0, verdict="passed", trajectory_path="good.json"),
+             AttemptLine(n=3, job=0, config=0, task=0, verdict="error")]  # no file: nothing to read
+    got = {t.n: t for t in read_transcripts(lines, root=tmp_path)}
+    assert set(got) == {0, 1, 2}
+    assert "gone.json" in got[0].problem and "FileNotFoundError" in got[0].problem
+    assert "bad.json" in got[1].problem and "JSONDecodeError" in got[1].problem
+    assert got[2].problem == "" and got[2].verdict == "failed" and len(got[2].steps) == 2
+
+
+def test_a_run_without_attempts_still_renders() -> None:
+    from rsi.report.page import render_run_page
+    from rsi.report.transcripts import pack_pages
+
+    report = build_run_report(_run(["s/a"]), [], [], CONFIGS, TASKS)
+    assert report.portfolio.jobs == [] and report.cells == [] and report.summary.covered == 0
+    html = render_run_page(report, pack_pages([]), png=None)
+    assert "no jobs yet" in html and 'id="rsi-index"' in html

@@ -154,3 +154,22 @@ def test_report_without_a_run_exits_2_and_the_latest_is_the_default(small_run, t
                             env=small_run["env"], capture_output=True, text=True, timeout=300)
     assert latest.returncode == 0, latest.stderr
     assert json.loads(latest.stdout)["run_id"] == small_run["run_id"]
+
+
+def test_an_empty_run_opens_without_errors(page, tmp_path) -> None:
+    from rsi.report import write_report
+    from rsi.store import ConfigInfo, TaskInfo
+
+    with open_store(f"sqlite:///{tmp_path / 'rsi.sqlite'}") as store:
+        store.record_configurations([ConfigInfo("c" * 64, "only")])
+        store.record_tasks([TaskInfo("s", "a")])
+        run = store.create_run(portfolio="p", suite="s", args={"tasks": ["s/a"], "configs": ["c" * 64]})
+        path = write_report(store, run.id, tmp_path / "empty.html")
+    page.navigate(path.as_uri())
+    page.evaluate("location.hash = '#matrix'")
+    assert page.wait_for("document.querySelectorAll('td.cell.none').length") == 1  # one configuration, one task
+    page.evaluate("location.hash = '#search'")
+    page.evaluate("document.getElementById('search-input').value = 'x';"
+                  " document.getElementById('search-form').requestSubmit()")
+    assert page.wait_for("document.getElementById('search-status').textContent") == "0 attempts match"
+    assert page.errors == [], page.errors
