@@ -2,9 +2,9 @@
 
 Continuous batching over the Hugging Face KV cache, with left padding:
 
-- a request is **prefilled alone** (one forward over its prompt, its own adapter), and its cache is
-  repeated for its `n` completion rows; prefilling alone keeps a row's numbers independent of what
-  else is queued, and a long prompt is compute-bound anyway, so batching prefills gains little;
+- the requests admitted at one step are **prefilled together** (one forward over their left-padded
+  prompts, each row with its own adapter and its own position ids), and each prompt's cache is
+  repeated for its `n` completion rows;
 - its rows then **join** the running batch: the shorter of the two caches is padded on the left to
   the longer one's length, the attention mask marks the padding, and each row keeps its own
   position ids (so rotary positions are those the row would have alone);
@@ -45,12 +45,11 @@ class RunningBatch:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def join(self, rows: list[Row], cache: Any) -> None:
-        """Add `rows` whose prefilled cache is `cache` (one batch entry per row, no padding)."""
+    def join(self, rows: list[Row], cache: Any, own_mask: Any) -> None:
+        """Add `rows` whose prefilled cache is `cache` (one batch entry per row) with attention mask `own_mask`."""
         import torch
 
-        width = cache.layers[0].keys.shape[2]
-        own_mask = torch.ones((len(rows), width), dtype=torch.long, device=cache.layers[0].keys.device)
+        width = own_mask.shape[1]
         if self.cache is None:
             self.rows, self.cache, self.mask = list(rows), cache, own_mask
             return
@@ -110,23 +109,40 @@ class RunningBatch:
             layer.values = layer.values[index, :, first:, :]
 
 
-def prefill(model: Any, prompt: list[int], rows: int, adapter: str | None, device: str) -> tuple[Any, Any]:
-    """One forward over `prompt` alone; its cache repeated for `rows` rows, and the last position's logits."""
+def prefill(model: Any, prompts: list[list[int]], adapters: list[str] | None, device: str) -> tuple[Any, Any, Any]:
+    """One forward over several prompts, left-padded together: (their cache, its mask, last-position logits).
+
+    Each row gets the position ids it would have alone; padding is masked out. Prefilling the
+    requests admitted at one step together costs one forward instead of one per request (a short
+    prompt's forward on a CPU is mostly fixed overhead).
+    """
     import torch
 
-    ids = torch.tensor([prompt], dtype=torch.long, device=device)
-    kwargs: dict[str, Any] = {} if adapter is None else {"adapter_names": [adapter]}
+    width = max(len(p) for p in prompts)
+    ids = torch.zeros((len(prompts), width), dtype=torch.long)
+    mask = torch.zeros((len(prompts), width), dtype=torch.long)
+    for row, prompt in enumerate(prompts):
+        ids[row, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
+        mask[row, width - len(prompt) :] = 1
+    ids, mask = ids.to(device), mask.to(device)
+    positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
+    kwargs: dict[str, Any] = {} if adapters is None else {"adapter_names": adapters}
     output = model(
         input_ids=ids,
-        attention_mask=torch.ones_like(ids),
-        position_ids=torch.arange(len(prompt), device=device).unsqueeze(0),
+        attention_mask=mask,
+        position_ids=positions,
         use_cache=True,
         logits_to_keep=1,
         **kwargs,
     )
-    cache = output.cache
-    if rows > 1:
-        for layer in cache.layers:
-            layer.keys = layer.keys.repeat_interleave(rows, dim=0)
-            layer.values = layer.values.repeat_interleave(rows, dim=0)
-    return cache, output.logits[0, -1, :].float()
+    return output.cache, mask, output.logits[:, -1, :].float()
+
+
+def select_rows(cache: Any, mask: Any, index: list[int]) -> tuple[Any, Any]:
+    """The cache and mask rows at `index` (repeats allowed: one prompt's cache for its n completions)."""
+    import torch
+
+    chosen = torch.tensor(index, dtype=torch.long, device=mask.device)
+    for layer in cache.layers:
+        layer.keys, layer.values = layer.keys[chosen], layer.values[chosen]
+    return cache, mask[chosen]

@@ -42,7 +42,7 @@ from typing import Any
 
 from rsi.errors import ModelError, UserInputError
 from rsi.models.base import Completion, GenerationRequest, GenerationResult
-from rsi.models.batcher import RunningBatch, prefill
+from rsi.models.batcher import RunningBatch, prefill, select_rows
 from rsi.models.rows import Row
 from rsi.models.served import ServedFuture
 from rsi.models.tuning import ENV_THREADS, Choice, choose_dtype, choose_threads, pick_device
@@ -98,6 +98,12 @@ class BatchStats:
 _STOP = object()
 
 
+def _as_model_error(error: Exception) -> Exception:
+    if isinstance(error, ModelError | UserInputError):
+        return error
+    return ModelError(f"generation failed: {type(error).__name__}: {error}")
+
+
 class EmbeddedModel:
     """A transformers + peft model behind the `ChatModel` interface, batching concurrent calls continuously.
 
@@ -114,7 +120,7 @@ class EmbeddedModel:
         name: str = "base",
         dtype: str = "bfloat16",
         max_batch: int = 8,
-        gather_s: float = 0.005,
+        gather_s: float = 0.02,
         device: str | None = None,
     ) -> None:
         self.name = name
@@ -176,9 +182,9 @@ class EmbeddedModel:
 
         batch = RunningBatch()
         with torch.inference_mode():
-            cache, _ = prefill(self._model, [self.pad_id] * 4, 2, None, self.device)
-            rows = [Row(None, k, BASE_ROW, GenerationRequest(messages=[]), 1, 4, tokens=[self.pad_id]) for k in (0, 1)]
-            batch.join(rows, cache)
+            cache, mask, _ = prefill(self._model, [[self.pad_id] * 4, [self.pad_id] * 3], None, self.device)
+            rows = [Row(None, k, BASE_ROW, GenerationRequest(messages=[]), 1, 4 - k, tokens=[self.pad_id]) for k in (0, 1)]
+            batch.join(rows, cache, mask)
             batch.step(self._model, None)
 
     def load_adapter(self, name: str, path: str) -> None:
@@ -249,7 +255,7 @@ class EmbeddedModel:
 
     def submit(self, request: GenerationRequest) -> ServedFuture:
         """Queue `request`; the future resolves when all its rows are done."""
-        if self._closed:
+        if self._closed or not self._worker.is_alive():
             raise ModelError(f"model {self.name!r} is closed")
         if request.specialist is not None and request.specialist not in self._adapters:
             raise UnknownAdapterError(
@@ -282,30 +288,35 @@ class EmbeddedModel:
 
     def _serve_forever(self) -> None:
         waiting: deque[_Pending] = deque()
-        stopping = False
         try:
-            while not stopping:
-                if not self._batch.rows and not waiting:
+            while True:
+                if not self._batch.rows and not waiting:  # idle: sleep until a request comes
                     first = self._queue.get()
-                    if first is _STOP:
+                    if first is _STOP or self._drain(waiting, self.gather_s, first):
                         break
-                    waiting.append(first)
-                    stopping = self._drain(waiting, self.gather_s)
-                else:
-                    stopping = self._drain(waiting, 0.0)
-                if stopping:
-                    break
                 with self._lock:
-                    self._admit(waiting)
-                    self._retire_rows()
-                    if self._batch.rows:
-                        self._step()
+                    if self._drain(waiting, 0.0):  # whatever queued until now joins at this step
+                        break
+                    try:
+                        self._admit(waiting)
                         self._retire_rows()
+                        if self._batch.rows:
+                            self._step()
+                            self._retire_rows()
+                    except Exception as error:  # noqa: BLE001 - fail what is in flight, keep serving
+                        self._fail_batch(ModelError(f"generation failed: {type(error).__name__}: {error}"))
         finally:
             self._abort(waiting)
 
-    def _drain(self, waiting: deque[_Pending], wait_s: float) -> bool:
-        """Move queued requests into `waiting` (for up to `wait_s`); True when the stop marker came."""
+    def _fail_batch(self, error: ModelError) -> None:
+        for row in self._batch.rows:
+            self._fail(row.owner, error)
+        self._batch = RunningBatch()
+
+    def _drain(self, waiting: deque[_Pending], wait_s: float, first: Any = None) -> bool:
+        """Move `first` and queued requests into `waiting` (for up to `wait_s`); True when the stop marker came."""
+        if first is not None:
+            waiting.append(first)
         deadline = time.monotonic() + wait_s
         while True:
             try:
@@ -318,13 +329,8 @@ class EmbeddedModel:
             waiting.append(item)
 
     def _abort(self, waiting: deque[_Pending]) -> None:
-        closed = ModelError(f"model {self.name!r} was closed before the request finished")
         with self._lock:
-            jobs = {id(row.owner): row.owner for row in self._batch.rows}
-            self._batch = RunningBatch()
-        for job in jobs.values():
-            if not job.failed and not job.pending.future.done():
-                job.pending.future.set_exception(closed)
+            self._fail_batch(ModelError(f"model {self.name!r} was closed before the request finished"))
         leftovers = list(waiting)
         while True:
             try:
@@ -337,44 +343,62 @@ class EmbeddedModel:
             pending.future.cancel()
 
     def _admit(self, waiting: deque[_Pending]) -> None:
-        """Prefill queued requests, first come first served, while their rows fit in `max_batch`."""
-        while waiting and len(self._batch) + waiting[0].request.n <= self.max_batch:
+        """Prefill queued requests together, first come first served, while their rows fit in `max_batch`."""
+        jobs: list[tuple[_Job, list[int], str]] = []
+        rows = len(self._batch)
+        while waiting and rows + waiting[0].request.n <= self.max_batch:
             pending = waiting.popleft()
             if not pending.future.set_running_or_notify_cancel():
                 continue  # cancelled while queued: costs nothing
             try:
-                self._prefill(pending)
+                prompt, adapter = self._prepare(pending.request)
             except Exception as error:  # noqa: BLE001 - this request fails alone, not the batch
-                failure = error if isinstance(error, ModelError | UserInputError) else ModelError(
-                    f"generation failed: {type(error).__name__}: {error}"
-                )
-                pending.future.set_exception(failure)
+                pending.future.set_exception(_as_model_error(error))
+                continue
+            jobs.append((_Job(pending, len(prompt), [None] * pending.request.n), prompt, adapter))
+            rows += pending.request.n
+        if jobs:
+            try:
+                self._prefill(jobs)
+            except Exception as error:  # noqa: BLE001 - a failed prefill fails its requests, not the batch
+                for job, _, _ in jobs:
+                    self._fail(job, _as_model_error(error))
 
-    def _prefill(self, pending: _Pending) -> None:
-        import torch
-        from peft import PeftModel
-
-        request = pending.request
+    def _prepare(self, request: GenerationRequest) -> tuple[list[int], str]:
+        """The prompt's tokens and the peft adapter name its rows use; raises for a request that cannot run."""
         adapter = BASE_ROW
         if request.specialist is not None:
             if request.specialist not in self._adapters:
                 raise UnknownAdapterError(f"specialist {request.specialist!r} was unloaded")
             adapter = self._adapters[request.specialist]
         prompt = self._encode(request)
-        budget = self.max_positions - len(prompt)
-        if budget <= 0:
+        if len(prompt) >= self.max_positions:
             raise UserInputError(
                 f"prompt of {len(prompt)} tokens leaves no room in the {self.max_positions}-token context"
             )
-        job = _Job(pending, len(prompt), [None] * request.n)
+        return prompt, adapter
+
+    def _prefill(self, jobs: list[tuple[_Job, list[int], str]]) -> None:
+        import torch
+        from peft import PeftModel
+
+        peft = isinstance(self._model, PeftModel)
         with torch.inference_mode():
-            cache, logits = prefill(
-                self._model, prompt, request.n, adapter if isinstance(self._model, PeftModel) else None, self.device
+            cache, mask, logits = prefill(
+                self._model, [p for _, p, _ in jobs], [a for _, _, a in jobs] if peft else None, self.device
             )
-        rows = [Row.start(job, k, adapter, request, len(prompt), budget) for k in range(request.n)]
-        for row in rows:
-            row.accept(logits, self.tokenizer, self.eos_ids)
-        self._batch.join(rows, cache)
+        index: list[int] = []
+        rows: list[Row] = []
+        for j, (job, prompt, adapter) in enumerate(jobs):
+            request = job.pending.request
+            for k in range(request.n):
+                row = Row.start(job, k, adapter, request, len(prompt), self.max_positions - len(prompt))
+                row.accept(logits[j], self.tokenizer, self.eos_ids)
+                rows.append(row)
+                index.append(j)
+        if index != list(range(len(jobs))):
+            cache, mask = select_rows(cache, mask, index)
+        self._batch.join(rows, cache, mask)
         self.stats.prefills += 1
         self.stats.rows += len(rows)
 

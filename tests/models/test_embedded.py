@@ -220,6 +220,12 @@ def test_requests_joining_a_running_batch_match_one_at_a_time(model32, ask_fn) -
         assert joined.prompt_tokens == lone.prompt_tokens
     assert model32.stats.largest_batch_rows >= 3  # they really decoded together
     assert len({len(r.completions[0].text) for r in alone}) == len(alone)  # five different answers
+    prefills = model32.stats.prefills
+    with model32._lock:  # all queued at once: one left-padded prefill for prompts of five lengths
+        futures = [model32.submit(r) for r in requests]
+    at_once = [f.result() for f in futures]
+    assert model32.stats.prefills == prefills + 1
+    assert [r.completions[0].text for r in at_once] == [r.completions[0].text for r in alone]
 
 
 def test_a_late_short_request_leaves_before_an_early_long_one(model32, ask_fn) -> None:
@@ -276,12 +282,12 @@ def test_model_s_counts_from_serving_not_from_queueing(model32, ask_fn) -> None:
     outcome: dict = {}
 
     def call() -> None:
-        outcome["result"] = wait_served(model32, ask_fn("Say yes.", max_tokens=2), 2.0, time.monotonic() + 300)
+        outcome["result"] = wait_served(model32, ask_fn("Say yes.", max_tokens=2), 5.0, time.monotonic() + 300)
 
     with model32._lock:  # the worker cannot admit: the request waits in the queue longer than model_s
         caller = th.Thread(target=call)
         caller.start()
-        time.sleep(4.0)
+        time.sleep(7.0)  # longer than model_s: had the clock started at submit, this call would fail
     caller.join(120)
     assert outcome["result"].completion_tokens == 2
     with model32._lock, pytest.raises(DeadlineReached, match="waited"):

