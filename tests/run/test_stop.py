@@ -94,3 +94,5 @@ def test_a_signal_stops_the_run_within_seconds_and_resume_finishes_it(mini_ws, c
     assert keys_before <= set(rows)
     [(state,)] = query(mini_ws, "SELECT status FROM runs WHERE id = ?", run_id)
     assert state == "done"
+    table = cli("status", "--all", cwd=mini_ws.root)  # the same listing as `rsi runs`
+    assert table.returncode == 0 and run_id in table.stdout and " done " in table.stdout, table.stdout
