@@ -14,7 +14,7 @@ process kills the namespace's init (--kill-child), and with it every process ins
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import shutil
 from functools import lru_cache
@@ -70,7 +70,9 @@ def unshare_argv(
         # --pdeathsig after the uid change (which clears the one set before exec): dies with rsi.
         outer = [setpriv, f"--reuid={run_as[0]}", f"--regid={run_as[1]}", "--clear-groups", "--pdeathsig=KILL", "--"]
     flags = [*UNSHARE_FLAGS, *(("--user", "--map-root-user") if user_ns else ())]
-    return [*outer, unshare, *flags, "--", setup_python, "-I", "-S", "-c", init_source(), json.dumps(config)]
+    # marshal version 2 is readable by every Python 3 the setup step may run under.
+    encoded = marshal.dumps(config, 2).hex()
+    return [*outer, unshare, *flags, "--", setup_python, "-I", "-S", "-c", init_source(), encoded]
 
 
 def read_status(status_read: int) -> str | None:

@@ -3,7 +3,8 @@
 Standard library only: `rsi.sandbox.namespaces` passes this file's SOURCE to
 `unshare --mount --pid --net --ipc --uts [--user --map-root-user] --fork --kill-child --
 python3 -I -S -c SOURCE CONFIG`, so it runs as (namespace) root inside fresh namespaces and never
-imports anything from the project. It builds, like bubblewrap does:
+imports anything from the project. It runs on every launch, so it imports only cheap modules
+(CONFIG is marshal, hex-encoded; no json, socket or platform). It builds, like bubblewrap does:
 
     /                tmpfs, read-only once built (only mount points and links live there)
     /usr /etc ...    read-only binds (and the merged-/usr links bin, lib, lib64, sbin ...)
@@ -23,13 +24,10 @@ the attempt's status (128+N for a signal), which takes every other process of th
 """
 
 import ctypes
-import fcntl
-import json
+import marshal
 import os
-import platform
 import resource
 import signal
-import socket
 import struct
 import sys
 
@@ -128,16 +126,23 @@ def build_dev(fds):
 
 
 def loopback_up():
-    """Bring `lo` up in the new network namespace (as bubblewrap does): local servers keep working."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        request = struct.pack("16sH14x", b"lo", 0)
-        flags = struct.unpack("16sH14x", fcntl.ioctl(sock.fileno(), 0x8913, request))[1]  # SIOCGIFFLAGS
-        fcntl.ioctl(sock.fileno(), 0x8914, struct.pack("16sH14x", b"lo", flags | 1))  # SIOCSIFFLAGS, IFF_UP
+    """Bring `lo` up in the new network namespace (as bubblewrap does): local servers keep working.
+    Through libc rather than the socket module, whose import costs more than the whole setup."""
+    sock = libc.socket(2, 2, 0)  # AF_INET, SOCK_DGRAM
+    check(0 if sock >= 0 else -1, "socket")
+    try:
+        request = ctypes.create_string_buffer(struct.pack("16sH14x", b"lo", 0), 32)
+        check(libc.ioctl(sock, 0x8913, request), "SIOCGIFFLAGS lo")
+        flags = struct.unpack("16sH14x", request.raw)[1]
+        request = ctypes.create_string_buffer(struct.pack("16sH14x", b"lo", flags | 1), 32)  # IFF_UP
+        check(libc.ioctl(sock, 0x8914, request), "SIOCSIFFLAGS lo")
+    finally:
+        os.close(sock)
 
 
 def pivot(stage):
     os.chdir(stage)
-    number = SYS_PIVOT_ROOT.get(platform.machine())
+    number = SYS_PIVOT_ROOT.get(os.uname().machine)
     if number is None:
         check(libc.chroot(b"."), "chroot")
     else:
@@ -189,7 +194,7 @@ def start_attempt(config, status_fd):
 
 
 def main():
-    config = json.loads(sys.argv[1])
+    config = marshal.loads(bytes.fromhex(sys.argv[1]))
     status_fd = config["status_fd"]
     try:
         build_root(config)
