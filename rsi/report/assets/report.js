@@ -32,8 +32,15 @@
   const taskKey = (i) => INDEX.tasks[i][0];
 
   // -- transcript pages (lazy) -----------------------------------------------------------------
+  function decodeBase64(b64) {
+    if (Uint8Array.fromBase64) return Uint8Array.fromBase64(b64); // native where the browser has it
+    const binary = atob(b64);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  }
   async function inflate(b64) {
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const bytes = decodeBase64(b64);
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return await new Response(stream).text();
   }
@@ -287,9 +294,13 @@
     if (!q) { $("search-status").textContent = ""; return; }
     let hits = 0, shown = 0;
     const limit = 200;
+    // Start inflating the next pages while this one is searched (the browser inflates off the script's thread).
+    const ahead = 4;
+    const prefetch = (n) => { const a = n < INDEX.attempts.length ? attempt(n) : null; if (a && a.page >= 0) loadPage(a.page); };
     for (let n = 0; n < INDEX.attempts.length; n++) {
       if (token !== searchToken) return; // a newer search started
       if (n % 500 === 0) $("search-status").textContent = `searching… ${n}/${INDEX.attempts.length}`;
+      if (n % 50 === 0) for (let k = 1; k <= ahead; k++) prefetch(n + 50 * k);
       const a = attempt(n);
       if (!lowered.has(n)) lowered.set(n, (await haystackOf(n)).toLowerCase());
       const at = lowered.get(n).indexOf(q);
