@@ -48,23 +48,30 @@ def _step(title: str, *args: str, capture: bool = False) -> subprocess.Completed
 
 def portfolio_effect(coverage: dict[str, Any]) -> list[str]:
     """The demo's closing lines, from `rsi coverage RUN --json`: union coverage against each
-    configuration's own coverage and pass rate, and how many tasks the best single one missed.
+    configuration's own coverage and pass rate, and what the best single one could not do.
 
-    A configuration is not sent to a task another one has already covered, so its own count is over
-    the tasks it was given; the union is what the portfolio reached in the same budget."""
+    Coverage search sends no configuration to a task another has already covered, so a
+    configuration's own count is over the tasks it was given. The honest portfolio effect is
+    therefore counted on the tasks the best single configuration tried and FAILED, that another
+    configuration then solved; tasks it never tried are reported apart."""
     configs = [c for c in coverage["configurations"] if c["attempts"] or c["errors"]]
     union, total = coverage["covered"], coverage["tasks"]
+    tasks = coverage["tasks_detail"]
     lines = [f"portfolio effect: union coverage {union}/{total} tasks"]
     width = max((len(c["name"]) for c in configs), default=13)
     for c in sorted(configs, key=lambda c: (-c["tasks_solved"], c["name"])):
-        lines.append(f"  {c['name']:<{width}}  alone {c['tasks_solved']:>3}/{total}   pass rate "
+        tried = sum(1 for t in tasks if c["name"] in t.get("tried_by", []))
+        lines.append(f"  {c['name']:<{width}}  alone {c['tasks_solved']:>3} of {tried:>3} tried   pass rate "
                      f"{c['pass_rate']:>6.1%} ({c['passes']}/{c['attempts']} attempts)   only it: {c['unique_solves']}")
-    if configs:
-        best = max(configs, key=lambda c: (c["tasks_solved"], c["pass_rate"]))
-        beyond = union - best["tasks_solved"]
-        verdict = (f"the portfolio reached {beyond} task(s) beyond its best single configuration ({best['name']})"
-                   if beyond > 0 else f"no task beyond its best single configuration ({best['name']}) this time")
-        lines.append(f"  union {union} vs best single {best['tasks_solved']}: {verdict}")
+    if not configs:
+        return lines
+    best = max(configs, key=lambda c: (c["tasks_solved"], c["pass_rate"]))["name"]
+    failed_by_best = [t for t in tasks if best in t.get("tried_by", []) and best not in t["solved_by"]]
+    rescued = [t["task_key"] for t in failed_by_best if t["solved_by"]]
+    untried = [t for t in tasks if t["solved_by"] and best not in t.get("tried_by", [])]
+    lines.append(f"  best single configuration: {best}. Of the {len(failed_by_best)} task(s) it tried and failed, "
+                 f"other configurations solved {len(rescued)}" + (f" ({', '.join(rescued)})" if rescued else "") + ";")
+    lines.append(f"  {len(untried)} more covered task(s) were solved by others before {best} was tried on them.")
     return lines
 
 

@@ -22,6 +22,7 @@ class TaskLine(BaseModel):
     errors: int = Field(description="Infrastructure errors, retried ones included.")
     first_pass_job: int | None = None
     solved_by: list[str] = Field(default_factory=list, description="Configuration names with a pass.")
+    tried_by: list[str] = Field(default_factory=list, description="Configuration names with a counted attempt.")
 
 
 class ConfigLine(BaseModel):
@@ -100,7 +101,7 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
     """
     target_keys: list[str] = list(run.args.get("tasks") or sorted({a.task_key for a in attempts}))
     targets = set(target_keys)
-    per_task: dict[str, dict[str, Any]] = {k: {"a": 0, "p": 0, "e": 0, "first": None, "by": set()} for k in target_keys}
+    per_task: dict[str, dict[str, Any]] = {k: {"a": 0, "p": 0, "e": 0, "first": None, "by": set(), "tried": set()} for k in target_keys}
     per_config: dict[str, dict[str, Any]] = defaultdict(lambda: {"a": 0, "p": 0, "e": 0, "tok": 0, "solved": set()})
     per_job: dict[int, dict[str, Any]] = defaultdict(lambda: {"a": 0, "p": 0, "e": 0, "new": 0})
     covered: set[str] = set()
@@ -109,7 +110,7 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
     wall_s = 0.0
     errors = 0
     for row in attempts:
-        task = per_task.setdefault(row.task_key, {"a": 0, "p": 0, "e": 0, "first": None, "by": set()})
+        task = per_task.setdefault(row.task_key, {"a": 0, "p": 0, "e": 0, "first": None, "by": set(), "tried": set()})
         config = per_config[row.configuration_hash]
         job = per_job[row.job_index]
         retried = int(getattr(row, "error_retries", 0) or 0)
@@ -124,6 +125,7 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
             errors += 1
             continue
         task["a"] += 1
+        task["tried"].add(config_names.get(row.configuration_hash, row.configuration_hash))
         config["a"] += 1
         job["a"] += 1
         config["tok"] += row.tokens
@@ -163,7 +165,7 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
     config_lines.sort(key=lambda c: (-c.passes, c.name))
     task_lines = [
         TaskLine(task_key=k, attempts=s["a"], passes=s["p"], errors=s["e"], first_pass_job=s["first"],
-                 solved_by=sorted(s["by"]))
+                 solved_by=sorted(s["by"]), tried_by=sorted(s["tried"]))
         for k, s in sorted(per_task.items())
     ]
     job_lines = [

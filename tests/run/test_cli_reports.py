@@ -112,6 +112,9 @@ def test_summary_counts_errors_apart_and_curve_is_cumulative() -> None:
     by_name = {c.name: c for c in s.config_lines}
     assert by_name["one"].unique_solves == 1 and by_name["two"].errors == 2
     assert next(t for t in s.task_lines if t.task_key == "s/c").errors == 2
+    by_task = {t.task_key: t for t in s.task_lines}
+    assert by_task["s/b"].tried_by == ["one", "two"] and by_task["s/b"].solved_by == ["two"]
+    assert by_task["s/c"].tried_by == []  # its one attempt was an uncounted infrastructure error
 
 
 def test_text_plots() -> None:
