@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 SECTION = "## containment"
-BACKENDS = ("local-bwrap", "local-bare", "docker")
+BACKENDS = ("local-bwrap", "local-namespaces", "local-userns", "local-bare", "docker")
 
 
 def make(name: str) -> tuple[Any | None, str]:

@@ -51,7 +51,7 @@ def judge_cases(
         return VerifierOutcome(
             verdict=Verdict.FAILED, reason=f"{task.spec.solution_file} is missing from the final working directory"
         )
-    python = getattr(sandbox, "python", None) or "python3"
+    python = sandbox.python
     argv = [python, "-I", "-c", RUNNER_SOURCE]
     nonce = secrets.token_hex(16)
     try:

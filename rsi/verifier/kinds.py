@@ -16,8 +16,8 @@ possible, is in docs/sandbox.md.
   exit, a changed test count, a patched runner or a forged report file are `failed`.
 
 Verdict `error` is kept for what the agent cannot cause: the sandbox not starting, the task's tests/
-missing or not collectable without a solution, pytest missing from the sandbox's Python (probed
-without agent code), a crash of boot.py (it says so). Anything agent code can cause is `failed`
+missing or not collectable without a solution, no interpreter with pytest in the sandbox
+(`Sandbox.python_with`, probed without agent code), a crash of boot.py (it says so). Anything agent code can cause is `failed`
 or `timeout`.
 """
 
@@ -49,10 +49,6 @@ def _tail(text: str, limit: int = 4000) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
-def _sandbox_python(sandbox: Sandbox) -> str:
-    return getattr(sandbox, "python", None) or "python3"
-
-
 def install_verifier_files(task: Task, workdir: Path, with_child: bool) -> None:
     """tests/ (and .rsi-verifier/) into `workdir`, owned by this process's uid, read-only for others.
 
@@ -76,13 +72,15 @@ def install_verifier_files(task: Task, workdir: Path, with_child: bool) -> None:
             os.chmod(path, 0o555 if path.is_dir() else 0o444, follow_symlinks=False)
 
 
-def run_boot(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits, header: dict[str, Any]) -> tuple[dict[str, Any] | None, str, bool]:
+def run_boot(
+    task: Task, workdir: Path, sandbox: Sandbox, limits: Limits, header: dict[str, Any], python: str
+) -> tuple[dict[str, Any] | None, str, bool]:
     """Start boot.py, install the verifier's files, send the header; (report or None, stderr, timed out).
 
     Raises SandboxError when the sandbox does not start (the caller's `error`).
     """
     nonce = secrets.token_hex(16)
-    process = sandbox.start([_sandbox_python(sandbox), "-I", "-c", BOOT_SOURCE], workdir, limits)
+    process = sandbox.start([python, "-I", "-c", BOOT_SOURCE], workdir, limits)
     report: dict[str, Any] | None = None
     deadline = time.monotonic() + limits.wall_s + REPORT_GRACE_S
     try:
@@ -116,7 +114,7 @@ def judge_script(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits) ->
     reward_name = f".rsi-reward-{secrets.token_hex(8)}"
     header = {"kind": "script", "script": f"tests/{task.spec.verifier.script}", "reward_file": reward_name}
     try:
-        report, stderr, timed_out = run_boot(task, workdir, sandbox, limits, header)
+        report, stderr, timed_out = run_boot(task, workdir, sandbox, limits, header, sandbox.python)
     except SandboxError as error:
         return VerifierOutcome(verdict=Verdict.ERROR, reason=f"sandbox failed to start: {error.message}")
     wall = time.monotonic() - started
@@ -146,30 +144,13 @@ def script_verdict(report: dict[str, Any], output: str, wall: float) -> Verifier
     return VerifierOutcome(verdict=Verdict.PASSED, reason="test script exited 0", reward=reward, output=output, wall_s=wall)
 
 
-_PYTEST_PROBES: dict[tuple[str, ...], str | None] = {}
-
-
-def pytest_missing(sandbox: Sandbox, workdir: Path) -> str | None:
-    """Why pytest cannot run in this sandbox's Python (None when it can). Probed once per backend."""
-    python = _sandbox_python(sandbox)
-    key = (sandbox.name, python, str(getattr(sandbox, "image", "")), str(getattr(sandbox, "base_url", "")))
-    if key not in _PYTEST_PROBES:
-        probe_dir = workdir.parent / "pytest-probe"
-        probe_dir.mkdir(exist_ok=True)
-        try:
-            result = sandbox.run([python, "-I", "-c", "import pytest"], probe_dir, Limits(wall_s=30))
-        except SandboxError as error:
-            return f"sandbox failed to start: {error.message}"
-        _PYTEST_PROBES[key] = None if result.exit_code == 0 else f"pytest is not importable by {python} in the sandbox"
-    return _PYTEST_PROBES[key]
-
-
 def judge_pytest(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits) -> VerifierOutcome:
     """Run the task's tests under boot.py + pytest_child.py; judge the records against the collection."""
     started = time.monotonic()
-    missing = pytest_missing(sandbox, workdir)
-    if missing:
-        return VerifierOutcome(verdict=Verdict.ERROR, reason=missing)
+    try:
+        python = sandbox.python_with("pytest")  # probed without agent code, once per backend
+    except SandboxError as error:
+        return VerifierOutcome(verdict=Verdict.ERROR, reason=error.message)
     ini = "tests/pytest.ini" if (task.tests_dir / "pytest.ini").is_file() else f"{VERIFIER_DIR}/pytest.ini"
     module = Path(task.spec.solution_file).with_suffix("").as_posix().replace("/", ".")
     header = {
@@ -180,7 +161,7 @@ def judge_pytest(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits) ->
         "child": f"{VERIFIER_DIR}/pytest_child.py",
     }
     try:
-        report, stderr, timed_out = run_boot(task, workdir, sandbox, limits, header)
+        report, stderr, timed_out = run_boot(task, workdir, sandbox, limits, header, python)
     except SandboxError as error:
         return VerifierOutcome(verdict=Verdict.ERROR, reason=f"sandbox failed to start: {error.message}")
     wall = time.monotonic() - started

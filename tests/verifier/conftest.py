@@ -19,6 +19,19 @@ from tests.sandbox.conftest import backend, backends, isolating_backend, listene
 
 
 @pytest.fixture
+def backend_with_pytest(isolating_backend):  # noqa: F811 - the fixture imported above
+    """An isolating backend whose sandbox offers an interpreter with pytest (else a skip naming why:
+    the pytest kind then ends every verification as `error` with that message, before any attempt)."""
+    from rsi.errors import SandboxError
+
+    try:
+        isolating_backend.python_with("pytest")
+    except SandboxError as error:
+        pytest.skip(f"pytest in the {isolating_backend.isolation().backend} sandbox: {error.message}")
+    return isolating_backend
+
+
+@pytest.fixture
 def open_tmp():
     folder = Path(tempfile.mkdtemp(prefix="rsi-verifier-test-"))
     folder.chmod(0o755)

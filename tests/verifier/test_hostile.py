@@ -25,17 +25,24 @@ import pytest
 import rsi.verifier
 from rsi.verdict import Verdict
 from rsi.verifier import verify
+from tests.sandbox.conftest import LOCAL_MODES
 
 # -- the corpus, through the real attempt path -------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=["local-bwrap", "local-bare", "docker"])
+@pytest.fixture(scope="module", params=[*LOCAL_MODES, "docker"])
 def corpus(request, backends):
+    from rsi.errors import SandboxError
     from tests.sandbox.conftest import Listener, make_backend
     from tests.verifier.hostile_payloads import PAYLOADS, run_corpus
 
     if request.param not in backends:
         backends[request.param] = make_backend(request.param)
+    try:
+        backends[request.param].python_with("pytest")
+        no_pytest = ""
+    except SandboxError as error:
+        no_pytest = error.message
     listener = Listener()
     try:
         ran = run_corpus(backends[request.param], f"hostile-{request.param}", [p for p in PAYLOADS if not p.residual], listener.port)
@@ -43,6 +50,7 @@ def corpus(request, backends):
         ran["connections"] = list(listener.connections)
     finally:
         listener.close()
+    ran["no_pytest"] = no_pytest
     return ran
 
 
@@ -66,6 +74,9 @@ def test_corpus_payload(corpus, payload: str, kind: str):
     from tests.verifier.hostile_payloads import PAYLOADS
 
     played = next(o for o in corpus["played"] if (o.payload, o.kind) == (payload, kind))
+    if kind == "pytest" and corpus["no_pytest"]:
+        assert played.verdict == "error" and played.reason == corpus["no_pytest"], played.reason
+        pytest.skip(f"pytest kind on {corpus['isolation'].backend}: {corpus['no_pytest']}")
     assert played.verdict != "error", f"an agent's files caused an error: {played.reason}"
     cls = next(p.cls for p in PAYLOADS if p.name == payload)
     if cls in NEEDS_ISOLATION and _weak(corpus["isolation"]):

@@ -169,12 +169,12 @@ def test_script_kind_missing_script_is_an_error(make_script_task, final_workdir)
 # -- pytest kind ----------------------------------------------------------------------------------------
 
 
-def test_pytest_kind_passes_and_fails(isolating_backend, make_pytest_task, final_workdir):
+def test_pytest_kind_passes_and_fails(backend_with_pytest, make_pytest_task, final_workdir):
     task = make_pytest_task()
-    good = verify(task, final_workdir({"solution.py": "def double(x):\n    return 2 * x\n"}), isolating_backend)
+    good = verify(task, final_workdir({"solution.py": "def double(x):\n    return 2 * x\n"}), backend_with_pytest)
     assert good.verdict is Verdict.PASSED, (good.reason, good.output)
     assert good.reward == 1.0
-    half = verify(task, final_workdir({"solution.py": "def double(x):\n    return 4 if x == 2 else 0\n"}), isolating_backend)
+    half = verify(task, final_workdir({"solution.py": "def double(x):\n    return 4 if x == 2 else 0\n"}), backend_with_pytest)
     assert half.verdict is Verdict.FAILED
     assert half.reward == 0.5
 
@@ -199,8 +199,8 @@ def test_pytest_kind_passes_and_fails(isolating_backend, make_pytest_task, final
     ],
     ids=["conftest_hijack", "pytest_ini_hijack", "os_exit0_at_import", "exit0_at_import", "sitecustomize"],
 )
-def test_pytest_kind_hijacks_fail(files, isolating_backend, make_pytest_task, final_workdir):
-    outcome = verify(make_pytest_task(), final_workdir(files), isolating_backend)
+def test_pytest_kind_hijacks_fail(files, backend_with_pytest, make_pytest_task, final_workdir):
+    outcome = verify(make_pytest_task(), final_workdir(files), backend_with_pytest)
     assert outcome.verdict is Verdict.FAILED, (outcome.reason, outcome.output)
 
 
@@ -301,4 +301,4 @@ def test_pytest_kind_ignores_ini_and_conftest_planted_above_the_fresh_dir(
     monkeypatch.setattr(tempfile, "tempdir", str(planted))
     outcome = verify(make_pytest_task(), final_workdir({"solution.py": "def double(x):\n    return 0\n"}), make_sandbox("local", use_bwrap=False))
     assert outcome.verdict is Verdict.FAILED, (outcome.reason, outcome.output)
-    assert "2 failed" in outcome.output or "failed" in outcome.reason
+    assert outcome.reason == "0/2 tests passed"
