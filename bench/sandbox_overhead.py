@@ -28,6 +28,7 @@ from pathlib import Path
 from results import replace_section  # bench/results.py (scripts run from bench/)
 
 SECTION = "## sandbox overhead"
+LOAD_AT_START = os.getloadavg()
 
 
 def p90(values: list[float]) -> float:
@@ -61,7 +62,7 @@ def measure(runs: int, docker_runs: int) -> tuple[dict[str, list[float]], dict[s
     from rsi.errors import SandboxError
     from rsi.sandbox.base import Limits
     from rsi.sandbox.docker import DockerSandbox
-    from rsi.sandbox.local import LocalSandbox, probe_bwrap, system_python
+    from rsi.sandbox.local import MODES, LocalSandbox, probe_mode, system_python
 
     python = system_python() or "python3"
     limits = Limits(wall_s=60)
@@ -81,12 +82,14 @@ def measure(runs: int, docker_runs: int) -> tuple[dict[str, list[float]], dict[s
 
         return once
 
-    samples["local (bare: rlimits)"] = time_runs(runs, via(LocalSandbox(use_bwrap=False)))
-    works, why = probe_bwrap()
-    if works:
-        samples["local (bwrap)"] = time_runs(runs, via(LocalSandbox(use_bwrap=True)))
-    else:
-        notes["local (bwrap)"] = why
+    for mode in MODES:
+        works, why = probe_mode(mode)
+        if works:
+            sandbox = LocalSandbox(mode=mode)
+            samples[f"local ({mode})"] = time_runs(runs, via(sandbox))
+            notes[f"local ({mode})"] = _memory_note(sandbox) + ("; WEAK: rlimits only" if mode == "bare" else "")
+        else:
+            notes[f"local ({mode})"] = f"unavailable: {why}"
     docker = DockerSandbox()
     try:
         version = docker.engine_version()
@@ -98,11 +101,16 @@ def measure(runs: int, docker_runs: int) -> tuple[dict[str, list[float]], dict[s
     return samples, notes
 
 
+def _memory_note(sandbox) -> str:
+    iso = sandbox.isolation()
+    return "memory cgroup per run" if iso.memory_per_attempt else "no memory cgroup"
+
+
 def _measure_verify(runs: int, docker_runs: int, samples, notes, docker) -> None:
     """The whole `cases` verification of a correct 6-case solution (fresh dir, staging, judge)."""
     import json
 
-    from rsi.sandbox.local import LocalSandbox
+    from rsi.sandbox.local import MODES, LocalSandbox, probe_mode
     from rsi.tasks.spec import Task, TaskSpec, VerifierSpec
     from rsi.verdict import Verdict
     from rsi.verifier import verify
@@ -126,8 +134,9 @@ def _measure_verify(runs: int, docker_runs: int, samples, notes, docker) -> None
 
             return once
 
-        local = LocalSandbox()
-        samples[f"verify, 6 cases ({local.isolation().backend})"] = time_runs(runs, via(local))
+        for mode in MODES:
+            if probe_mode(mode)[0]:
+                samples[f"verify, 6 cases (local-{mode})"] = time_runs(runs, via(LocalSandbox(mode=mode)))
         if docker is not None:
             samples["verify, 6 cases (docker)"] = time_runs(docker_runs, via(docker))
     finally:
@@ -141,7 +150,8 @@ def render(samples: dict[str, list[float]], notes: dict[str, str], command: str)
         "",
         f"Per-run wall time of `python3 -c pass`; machine: {platform.node()} ({os.cpu_count()} cores, "
         f"{platform.platform()}); date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; load average at the end "
-        f"{os.getloadavg()[0]:.1f} (a shared machine: absolute numbers are noisy, compare rows).",
+        f"{os.getloadavg()[0]:.1f} (1-minute; at the start {LOAD_AT_START[0]:.1f}; a shared machine: absolute "
+        "numbers are noisy, compare rows).",
         "",
         f"Reproduce: `{command}`",
         "",
