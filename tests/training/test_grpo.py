@@ -174,3 +174,14 @@ def test_grpo_samples_the_policy_in_one_batch_through_the_embedded_backend(works
         assert len({r.messages[-1]["content"] for r in group}) > 1  # sampled at temperature 1: a varied group
     finally:
         run.close()
+
+
+def test_stage_flags_override_the_contracts_grpo_hyperparameters() -> None:
+    from rsi.training.stage import TrainStageSpec, resolve_hyper
+
+    contract = TrainingSpec(grpo=GrpoSpec(steps=7, group_size=8, kl_weight=0.1))
+    hyper, cap = resolve_hyper(contract, TrainStageSpec(method="grpo", group_size=3, max_steps=5))
+    assert hyper.method == "grpo" and cap == 5
+    assert (hyper.grpo.group_size, hyper.grpo.steps, hyper.grpo.kl_weight, hyper.grpo.prompts_per_step) == (3, 7, 0.1, 2)
+    same, _ = resolve_hyper(contract, TrainStageSpec())
+    assert same == contract  # no flag: the contract's [training] as written
