@@ -1,25 +1,33 @@
 """`thompson`, the default scheduler: finds out from the run's own history which world it is in.
 
-Each proposal fits `rsi.scheduler.ability` (configuration ability + fitted tag effects + task
-difficulty + unreachable tasks) to the counted attempts so far, then:
+Each proposal:
 
 1. **Every configuration is examined.** While some configuration that may still try an open task has
-   no counted attempt, the job goes to it (in portfolio order): its probe, on the open tasks it rates
-   best. A portfolio is built on purpose, and a configuration that a cheaper or luckier one crowded
-   out before its first attempt is lost to the next generation without evidence. When the attempts
-   left cannot pay for one probe each, the reason says which configurations will go unexamined.
-2. **Then Thompson sampling**: one draw of every ability and tag effect from its posterior per
-   proposal (`temperature` 1; 0 = posterior means). Draws keep trying the configurations that could
-   still be the best, and stop once the evidence says they are not; greedy means lock onto whichever
-   configuration looked best early (measured unstable across configuration orders on real data).
-3. **Per task**, P(pass) is the model's estimate times P(this configuration can do this task at all)
-   (prior `cannot_prior`, likelier after each of its failures there): a configuration that keeps
-   failing one task gives way to another. Pairs that used up `max_tries_per_task` are out, and with
-   a time or token budget each estimate is divided by the configuration's measured cost per attempt.
+   no counted attempt, the job goes to it (in portfolio order): a probe of `probe_tasks` open tasks,
+   those it rates best. A portfolio is built on purpose, and a configuration that a cheaper or
+   luckier one crowded out before its first attempt reaches the next generation without evidence.
+   When the attempts left cannot pay one probe each, the reason names the configurations that will
+   go unexamined.
+2. **Which world** (`rsi.scheduler.world`): leave-one-out log-likelihood of the run's own attempts
+   under one pooled rate, one rate per configuration, and one per (configuration, tag). Where tags
+   add more than the ranking does, the portfolio is a set of specialists and the per-tag model
+   (`thompson-tags`, `rsi.scheduler.tag_mixture`) decides. Elsewhere the ability model does, with the
+   tags left out when they add nothing. Where neither adds anything, no configuration is preferred
+   over another: per task, those that have not failed it yet come first.
+3. **The ability model** (`rsi.scheduler.ability`: configuration ability, fitted tag effects, task
+   difficulty, unreachable tasks) is fitted to the counted attempts, and every ability and tag effect
+   is drawn once from its posterior, tempered (`temperature` 0.5; 1 = Thompson draws, 0 = posterior
+   means). Draws keep trying configurations that could still be the best; greedy means lock onto
+   whichever looked best first (measured unstable across configuration orders on real data), full
+   draws explore too much on a ranking. Per task, P(pass) is multiplied by P(this configuration can
+   do this task at all) (prior `cannot_prior`, less likely after each of its failures there): a
+   configuration that keeps failing one task gives way to another. Pairs that used up
+   `max_tries_per_task` are out, and with a time or token budget each estimate is divided by the
+   configuration's measured cost per attempt.
 4. **Jobs**: each open task votes for its best configuration; the configuration with the most summed
-   estimate over its (at most `job_size`) voters gets the job. The job is then filled up to
-   `job_size` with open tasks that configuration rates at least `fill_ratio` of the task's best
-   (fixed costs of a job, such as a SLURM array or a model load, are shared by more attempts).
+   estimate over its (at most `job_size`) voters gets the job, filled up to `job_size` with open
+   tasks it rates at least `fill_ratio` of their best (a job's fixed costs, such as a SLURM array or
+   a model load, are then shared by more attempts).
 
 Ties go to the first configuration, then the first task; the draws are seeded from the request:
 the proposal is a pure function of the request.
@@ -73,6 +81,12 @@ class ThompsonScheduler:
         if world.tag_gain <= 0:
             data = replace(data, n_tags=0, task_tags=data.task_tags[:, :0])  # tags explain nothing here
         model = fit(data, self.priors)
+        if world.unstructured:
+            # Neither a ranking nor tags predict held-out outcomes: whoever passed a few tasks got lucky
+            # on those tasks. No configuration is preferred; per task, the ones that have not failed it
+            # yet come first (P(can do it) above), which sweeps configuration by configuration.
+            model.a[:] = 0.0
+            model.va[:] = 1e-6
         cols = np.array([task_index[t.key] for t in targets])
         rng = np.random.default_rng(_seed(request, self.name))
         p = predict(model, data, cols, rng, self.temperature)

@@ -8,8 +8,8 @@ log-likelihood (each attempt predicted from all the others):
 
 `ranking` minus `pooled` says how much the configurations differ overall; `tags` minus `ranking` says
 how much tags add beyond that. Where tags add more than the ranking does, the portfolio is a set of
-specialists (each good at a few tags); elsewhere it is a ranking with task difficulty, as real
-leaderboards are. Counts only (numpy over the tried pairs), so it costs well under a millisecond per
+specialists (each good at a few tags); where neither adds anything, nothing tells the configurations
+apart; elsewhere it is a ranking with task difficulty, as real leaderboards are. Counts only (numpy over the tried pairs), so it costs well under a millisecond per
 thousand pairs.
 """
 
@@ -35,8 +35,13 @@ class WorldCheck:
     def specialists(self) -> bool:
         return self.attempts >= MIN_ATTEMPTS and self.tag_gain > max(self.ranking_gain, 0.0)
 
+    @property
+    def unstructured(self) -> bool:
+        """Enough attempts, and neither the ranking nor tags predict held-out outcomes better than one rate."""
+        return self.attempts >= MIN_ATTEMPTS and self.ranking_gain <= 0 and self.tag_gain <= 0
+
     def describe(self) -> str:
-        kind = "specialists by tag" if self.specialists else "one ranking"
+        kind = "specialists by tag" if self.specialists else "no structure" if self.unstructured else "one ranking"
         return (f"world: {kind} (leave-one-out gain over {self.attempts} attempts: ranking {self.ranking_gain:+.1f}"
                 f" nats, tags beyond it {self.tag_gain:+.1f})")
 
