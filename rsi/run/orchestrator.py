@@ -31,6 +31,7 @@ Testing hook: `RSI_TEST_CRASH_AT=<point>:<n>` (`rsi/run/crash.py`).
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -123,8 +124,7 @@ class Orchestrator:
             session.emit("run_finished", f"{status}: {reason}", job_index=None)
             executor.close()
             if self.attempt_fn is None:
-                # A stopped run must exit within seconds: a generation still running is not waited for long.
-                close_shared(timeout_s=max(1.0, self.spec.stop_grace_s) if status == "stopped" else 120.0)
+                _close_models(close_shared, max(1.0, self.spec.stop_grace_s) if status == "stopped" else 120.0)
         return session.outcome(status, reason, self._report(session))
 
     def _report(self, session: RunSession) -> str:
@@ -137,6 +137,14 @@ class Orchestrator:
         except Exception as error:  # a report is a convenience; the run's data is already safe
             session.emit("note", f"report not written: {type(error).__name__}: {error}")
             return ""
+
+
+def _close_models(close_shared: Callable[..., None], timeout_s: float) -> None:
+    """Release the process's models, waiting at most `timeout_s`: a stopped run must exit within
+    seconds, and closing can wait on a model still loading in an attempt's thread."""
+    closer = threading.Thread(target=close_shared, kwargs={"timeout_s": timeout_s}, name="rsi-close", daemon=True)
+    closer.start()
+    closer.join(timeout_s + 1.0)
 
 
 def run_portfolio(
