@@ -63,7 +63,6 @@ def unshare_argv(
         "tmp_mb": tmp_mb,
         "rlimits": rlimits,
         "status_fd": status_fd,
-        "argv": [*inner_drop, *argv],
     }
     outer: list[str] = []
     if user_ns and run_as is not None:  # root: the namespace is made by (and belongs to) the per-run uid
@@ -72,7 +71,8 @@ def unshare_argv(
     flags = [*UNSHARE_FLAGS, *(("--user", "--map-root-user") if user_ns else ())]
     # marshal version 2 is readable by every Python 3 the setup step may run under.
     encoded = marshal.dumps(config, 2).hex()
-    return [*outer, unshare, *flags, "--", setup_python, "-I", "-S", "-c", init_source(), encoded]
+    # The attempt's command follows as separate arguments (one argument may hold at most 128 KiB).
+    return [*outer, unshare, *flags, "--", setup_python, "-I", "-S", "-c", init_source(), encoded, "--", *inner_drop, *argv]
 
 
 def read_status(status_read: int) -> str | None:

@@ -2,8 +2,8 @@
 
 Standard library only: `rsi.sandbox.namespaces` passes this file's SOURCE to
 `unshare --mount --pid --net --ipc --uts [--user --map-root-user] --fork --kill-child --
-python3 -I -S -c SOURCE CONFIG`, so it runs as (namespace) root inside fresh namespaces and never
-imports anything from the project. It runs on every launch, so it imports only cheap modules
+python3 -I -S -c SOURCE CONFIG -- setpriv ... -- COMMAND`, so it runs as (namespace) root inside
+fresh namespaces and never imports anything from the project. It runs on every launch, so it imports only cheap modules
 (CONFIG is marshal, hex-encoded; no json, socket or platform). It builds, like bubblewrap does:
 
     /                tmpfs, read-only once built (only mount points and links live there)
@@ -184,10 +184,16 @@ def start_attempt(config, status_fd):
             resource.setrlimit(RLIMITS[name], (soft, hard))
         for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; the attempt must not
             signal.signal(sig, signal.SIG_DFL)
+        try:
+            with open("/proc/self/oom_score_adj", "w") as fh:
+                fh.write("0")
+        except OSError:
+            pass
         os.chdir(config["workdir"])
         os.write(status_fd, b"ok\n")
         os.close(status_fd)
-        os.execv(config["argv"][0], config["argv"])
+        argv = sys.argv[3:]  # after CONFIG and "--": setpriv ... -- the attempt's command
+        os.execv(argv[0], argv)
     except BaseException as error:  # noqa: BLE001 - reported, then the child ends
         sys.stderr.write(f"rsi sandbox: could not start the command: {error}\n")
     os._exit(127)
@@ -195,6 +201,12 @@ def start_attempt(config, status_fd):
 
 def main():
     config = marshal.loads(bytes.fromhex(sys.argv[1]))
+    if os.path.exists("/proc/self/oom_score_adj"):
+        try:  # the OOM killer of the attempt's memory group picks attempt processes, never PID 1
+            with open("/proc/self/oom_score_adj", "w") as fh:
+                fh.write("-1000")
+        except OSError:
+            pass  # not allowed in a user namespace
     status_fd = config["status_fd"]
     try:
         build_root(config)
