@@ -3,8 +3,9 @@
 Standard library only: `rsi.sandbox.namespaces` passes this file's SOURCE to
 `unshare --mount --pid --net --ipc --uts [--user --map-root-user] --fork --kill-child --
 python3 -I -S -c SOURCE CONFIG -- setpriv ... -- COMMAND`, so it runs as (namespace) root inside
-fresh namespaces and never imports anything from the project. It runs on every launch, so it imports only cheap modules
-(CONFIG is marshal, hex-encoded; no json, socket or platform). It builds, like bubblewrap does:
+fresh namespaces and never imports anything from the project. It runs on every launch, so it
+imports only cheap modules (CONFIG is marshal, hex-encoded; no json, socket or platform). It
+builds, like bubblewrap does:
 
     /                tmpfs, read-only once built (only mount points and links live there)
     /usr /etc ...    read-only binds (and the merged-/usr links bin, lib, lib64, sbin ...)
