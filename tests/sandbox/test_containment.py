@@ -238,3 +238,69 @@ def test_python_with_pytest_is_offered_or_refused_plainly(backend):
         return
     assert python.startswith("/")
     assert backend.python_with("pytest") == python  # cached, same answer
+
+
+# -- the user-namespace mode as a normal user ------------------------------------------------------------
+
+NORMAL_USER_SCRIPT = """
+import json, sys
+from pathlib import Path
+from rsi.sandbox.base import Limits
+from rsi.sandbox.select import make_sandbox
+hidden, port, marker, work = sys.argv[1], int(sys.argv[2]), sys.argv[3], Path(sys.argv[4])
+sandbox = make_sandbox("auto")
+code = (
+    "import os, socket\\n"
+    f"print('SEEN' if os.path.exists({hidden!r}) else 'ABSENT')\\n"
+    "try:\\n"
+    f"    socket.create_connection(('127.0.0.1', {port}), timeout=2); print('CONNECTED')\\n"
+    "except OSError: print('BLOCKED')\\n"
+)
+result = sandbox.run([sandbox.python, "-I", "-c", code + sys.argv[5]], work, Limits(wall_s=30))
+print(json.dumps({"backend": result.isolation.backend, "weak": result.isolation.weak, "out": result.stdout,
+                  "err": result.stderr, "exit": result.exit_code}))
+"""
+
+
+def test_the_user_namespace_mode_isolates_for_a_normal_user(open_tmp: Path, listener):
+    """rsi run by an unprivileged user (here uid 65534, switched to by the test) gets `userns` where
+    the kernel allows it: hidden files, the host's loopback and a daemon's survival all stopped."""
+    import json
+    import subprocess
+    import sys
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to switch to a normal user (as a normal user the backend fixture covers it)")
+    from rsi.sandbox.local import system_python
+
+    python = system_python()
+    site = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    repo = Path(__file__).resolve().parents[2]
+    if python is None or not site.is_dir():
+        pytest.skip("no system python3 and venv site-packages to run rsi as a normal user")
+    hidden = open_tmp / "hidden.json"
+    hidden.write_text('{"secret": 1}')
+    hidden.chmod(0o644)  # readable by the normal user on the host: only the sandbox can hide it
+    work = open_tmp / "work"
+    work.mkdir()
+    os.chown(work, 65534, 65534)
+    marker = f"rsi-daemon-{secrets.token_hex(6)}"
+    command = [
+        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "-i", "PATH=/usr/bin:/bin",
+        "HOME=/tmp", f"PYTHONPATH={site}:{repo}", python, "-c", NORMAL_USER_SCRIPT,
+        str(hidden), str(listener.port), marker, str(work), daemon_code(marker, 2.0),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    if "userns" not in done.stdout:
+        from tests.conftest import need
+
+        need(False, f"unprivileged user namespaces for uid 65534 ({done.stdout[-300:]} {done.stderr[-300:]})")
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["backend"] == "local-userns" and not report["weak"], report
+    assert report["exit"] == 0, report["err"]
+    assert "ABSENT" in report["out"] and "BLOCKED" in report["out"] and "daemon started" in report["out"], report
+    assert marked_pids(marker) == [], "the daemon outlived run() in the user-namespace mode"
+    time.sleep(0.3)
+    assert listener.connections == []
+    time.sleep(2.5)
+    assert (work / "evidence").read_text() == "original"
