@@ -19,6 +19,7 @@ Every signal sent here goes to a process that is provably the attempt's:
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import signal
@@ -27,6 +28,8 @@ import time
 from collections.abc import Iterable
 
 from rsi.sandbox._cgroup import MemoryGroup
+
+LOG = logging.getLogger(__name__)
 
 
 def pidfd_open(pid: int) -> int | None:
@@ -280,6 +283,8 @@ class AttemptTree:
             os.close(pidfd)
         if self.uid is not None:
             self.survivors = kill_uid(self.uid, max(0.5, deadline - time.monotonic()))
+            if self.survivors:  # e.g. stuck in uninterruptible sleep; they die when it returns
+                LOG.warning("processes %s of sandbox uid %d survived SIGKILL for %.0f s", self.survivors, self.uid, wait_s)
 
     def poll(self) -> int | None:
         with self._lock:
@@ -306,7 +311,8 @@ class AttemptTree:
     def release_cgroup(self) -> None:
         """Remove the memory group (after the kill: it must be empty by then)."""
         if self.cgroup is not None:
-            self.cgroup.remove()
+            if not self.cgroup.remove():
+                LOG.warning("memory group %s is not empty after the kill; left for a later sweep", self.cgroup.path)
             self.cgroup = None
 
     def close(self) -> None:
