@@ -11,6 +11,7 @@ on each reference 5 times from 6 threads and demands 100% passes.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -53,3 +54,18 @@ def test_every_reference_passes_when_verified_in_parallel(backend, staged_refere
         if outcome.verdict is not Verdict.PASSED
     ]
     assert not wrong, f"{len(wrong)} of {len(jobs)} reference verifications did not pass:\n" + "\n".join(wrong[:30])
+
+
+@pytest.mark.slow
+def test_every_reference_passes_in_parallel_with_one_shared_uid(staged_references):
+    """The rlimits-only mode with one uid for all (uid=65534, or rsi not run as root) cannot kill by
+    uid; it walks the session and scans the output pipes' holders, the very scan that killed a
+    sibling's freshly forked child. Our own children are excluded from it now."""
+    from rsi.sandbox.select import make_sandbox
+
+    sandbox = make_sandbox("local", mode="bare", uid=65534) if os.geteuid() == 0 else make_sandbox("local", mode="bare")
+    jobs = staged_references * REPEATS
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        outcomes = list(pool.map(lambda job: verify(job[0], job[1], sandbox), jobs))
+    wrong = [f"{t.id}: {o.verdict.value}: {o.reason}" for (t, _w), o in zip(jobs, outcomes, strict=True) if o.verdict is not Verdict.PASSED]
+    assert not wrong, f"{len(wrong)} of {len(jobs)} did not pass:\n" + "\n".join(wrong[:30])
