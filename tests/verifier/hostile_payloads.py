@@ -417,6 +417,14 @@ PAYLOADS: list[Payload] = [
     _p("write_host_tmp", "writes", during="for d in ('/tmp', '/dev/shm', '/var/tmp', '@RUNS@', '@ROOT@'):\n"
        "    try: open(d + '/@MARK@', 'w').write('x'); print('WROTE', d)\n"
        "    except OSError as e: print('DENIED', d)\n"),
+    _p("tamper_host_tasks_and_runs", "writes", during="import os\n"
+       "for path in ('/etc/passwd', '/etc/hosts', '@TESTS@/../solution/solution.py', '@OTHER@', '@TESTS@/x'):\n"
+       "    try: open(path, 'a').write('# pwned\\n'); print('WROTE', path)\n"
+       "    except OSError as e: print('DENIED', path)\n"
+       "for path in ('@TESTS@', '@OTHER@'):\n"
+       "    try: os.rename(path, path + '.moved'); print('MOVED', path)\n"
+       "    except OSError: pass\n",
+       solution="for path in ('/etc/hosts', '@OTHER@'):\n    try: open(path, 'a').write('#')\n    except OSError: pass\n" + WRONG),
     _p("write_host_tmp_from_solution", "writes", solution="for d in ('/tmp', '/dev/shm', '@RUNS@'):\n"
        "    try: open(d + '/@MARK@-judge', 'w').write('x')\n"
        "    except OSError: pass\n" + WRONG),
@@ -557,6 +565,20 @@ def tree_hash(folder: Path, skip: Path | None = None) -> str:
     return digest.hexdigest()
 
 
+HOST_FILES = ("/etc/passwd", "/etc/group", "/etc/hosts", "/etc/shadow")
+
+
+def host_hash() -> str:
+    """A few host files a payload might try to change (they must stay byte for byte)."""
+    digest = hashlib.sha256()
+    for name in HOST_FILES:
+        try:
+            digest.update(name.encode() + Path(name).read_bytes())
+        except OSError:
+            digest.update(name.encode() + b"<unreadable>")
+    return digest.hexdigest()
+
+
 def host_marks(prefix: str, world: dict[str, Any]) -> list[str]:
     """Files named with the corpus's marker prefix anywhere a payload could have written on the host."""
     found = []
@@ -647,7 +669,7 @@ def run_corpus(backend: Any, backend_name: str, payloads: list[Payload], port: i
     prefix = f"rsi-hostile-mark-{secrets.token_hex(4)}-"
     verifier_dir = Path(rsi.verifier.__file__).parent
     before = {"tasks": tree_hash(root / "tasks"), "other": tree_hash(world["other"].parent.parent),
-              "verifier": tree_hash(verifier_dir)}
+              "verifier": tree_hash(verifier_dir), "host": host_hash()}
     jobs = [(p, k) for p in payloads for k in p.kinds]
     lock = threading.Lock()
     played: list[Played] = []
@@ -665,7 +687,7 @@ def run_corpus(backend: Any, backend_name: str, payloads: list[Payload], port: i
         for outcome in played:
             outcome.marks = [m for m in marks if f"{prefix}{outcome.payload}-{outcome.kind}" in m]
         after = {"tasks": tree_hash(root / "tasks"), "other": tree_hash(world["other"].parent.parent),
-                 "verifier": tree_hash(verifier_dir)}
+                 "verifier": tree_hash(verifier_dir), "host": host_hash()}
         leftovers = [str(p) for p in (world["runs"] / "hostile").iterdir() if p.name.startswith(".tmp-")]
     finally:
         attempt_fn._sandboxes.pop(backend_name, None)

@@ -90,7 +90,7 @@ def test_corpus_payload(corpus, payload: str, kind: str):
 
 
 def test_corpus_leaves_the_host_unchanged(corpus):
-    assert corpus["after"] == corpus["before"], "task folders, another attempt's folder or the verifier changed"
+    assert corpus["after"] == corpus["before"], "task folders, another attempt's folder, the verifier or host files changed"
     assert corpus["leftovers"] == [], "attempt folders were left behind"
     if not _weak(corpus["isolation"]):
         assert corpus["connections"] == [], "the host's loopback listener was reached"
