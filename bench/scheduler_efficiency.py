@@ -153,12 +153,14 @@ def proposal_times(sizes: tuple[int, ...] = (24, 134, 300), n_tasks: int = 500, 
         for name, reps in (("thompson", 5), ("thompson-tags", 1)):
             scheduler = make_scheduler(name)
             scheduler.propose(request)  # warm up: the first call imports numpy
-            times = []
+            times, cpu = [], []
             for _ in range(reps):
-                started = time.perf_counter()
+                started, used = time.perf_counter(), time.process_time()
                 scheduler.propose(request)
                 times.append(time.perf_counter() - started)
+                cpu.append(time.process_time() - used)
             row[name] = statistics.median(times)
+            row[f"{name} cpu"] = statistics.median(cpu)
         rows.append(row)
     return rows
 
@@ -215,11 +217,15 @@ def render(results: dict[str, dict], seeds: range, names: list[str], times: list
         f"**Time per proposal** (median; a ranked world of 500 tasks after {times[0]['history'] if times else 0} "
         "counted attempts by round-robin):",
         "",
-        "| configurations x tasks | thompson (ranking path) | thompson-tags (the specialist path) |",
+        "CPU time is what one proposal costs; wall time adds the waiting of a process on a shared machine "
+        "(see the load average above).",
+        "",
+        "| configurations x tasks | thompson (ranking path): CPU / wall | thompson-tags (the specialist path): CPU / wall |",
         "| --- | ---: | ---: |",
     ]
     for row in times:
-        lines.append(f"| {row['configs']} x {row['tasks']} | {row['thompson'] * 1000:.0f} ms | "
+        lines.append(f"| {row['configs']} x {row['tasks']} | {row['thompson cpu'] * 1000:.0f} / "
+                     f"{row['thompson'] * 1000:.0f} ms | {row['thompson-tags cpu'] * 1000:.0f} / "
                      f"{row['thompson-tags'] * 1000:.0f} ms |")
     lines += ["", *targets(results, times)]
     return "\n".join(lines)
@@ -250,9 +256,10 @@ def targets(results: dict[str, dict], times: list[dict]) -> list[str]:
                 f"{'NOT MET' if worse else 'MET'} |")
     at134 = [row for row in times if row["configs"] == 134]
     if at134:
-        ms = at134[0]["thompson"] * 1000
-        rows.append(f"| a proposal under 50 ms at 134 configurations x 500 tasks | {ms:.0f} ms | "
-                    f"{'MET' if ms < 50 else 'NOT MET'} |")
+        cpu_ms, wall_ms = at134[0]["thompson cpu"] * 1000, at134[0]["thompson"] * 1000
+        rows.append(f"| a proposal under 50 ms at 134 configurations x 500 tasks (ranking path) | {cpu_ms:.0f} ms CPU "
+                    f"({wall_ms:.0f} ms wall on the shared machine) | {'MET' if cpu_ms < 50 else 'NOT MET'} in CPU "
+                    f"time, {'MET' if wall_ms < 50 else 'NOT MET'} in wall time |")
     return rows
 
 

@@ -11,7 +11,7 @@ Each proposal:
 2. **Which world** (`rsi.scheduler.world`): leave-one-out log-likelihood of the run's own attempts
    under one pooled rate, one rate per configuration, and one per (configuration, tag). Where tags
    add more than the ranking does, the portfolio is a set of specialists and the per-tag model
-   (`thompson-tags`, `rsi.scheduler.tag_mixture`) decides. Elsewhere the ability model does, with the
+   (`thompson-tags`, `rsi.scheduler.tag_mixture`, with the same job filling as below) decides. Elsewhere the ability model does, with the
    tags left out when they add nothing. Where neither adds anything, no configuration is preferred
    over another: per task, those that have not failed it yet come first.
 3. **The ability model** (`rsi.scheduler.ability`: configuration ability, fitted tag effects, task
@@ -59,7 +59,7 @@ class ThompsonScheduler:
     priors: Priors = field(default_factory=Priors)
     # Where tags explain the outcomes better than one ranking does (rsi.scheduler.world), the per-tag
     # specialist model decides instead (`thompson-tags`).
-    specialist_model: TagMixtureScheduler = field(default_factory=TagMixtureScheduler)
+    specialist_model: TagMixtureScheduler = field(default_factory=lambda: TagMixtureScheduler(fill_ratio=0.5))
 
     def propose(self, request: ScheduleRequest) -> JobProposal | None:
         prepared = prepare(request)
