@@ -67,6 +67,11 @@ def measure(name: str, backend: Any, workers: int) -> dict[str, Any]:
         listener.close()
     row: dict[str, Any] = {"backend": name, "mode": ran["isolation"].backend, "wall_s": time.monotonic() - started}
     for kind in KINDS:
+        controls = [p for p in ran["played"] if p.kind == kind and p.honest]
+        unavailable = [p.reason for p in controls if p.verdict == "error" and p.reason.startswith("no interpreter")]
+        if unavailable:  # the kind says before any attempt that this sandbox cannot run it
+            row[kind] = {"unavailable": unavailable[0]}
+            continue
         hostile = [p for p in ran["played"] if p.kind == kind and not p.honest and not p.residual]
         honest = [p for p in ran["played"] if p.kind == kind and p.honest]
         residual = [p for p in ran["played"] if p.kind == kind and p.residual]
@@ -79,7 +84,9 @@ def measure(name: str, backend: Any, workers: int) -> dict[str, Any]:
             "residual_passed": sorted(p.payload for p in residual if p.verdict == "passed"),
             "residual": len(residual),
         }
-    row["host_unchanged"] = ran["before"] == ran["after"] and not ran["leftovers"]
+    row["changed"] = sorted(k for k in ran["before"] if ran["before"][k] != ran["after"].get(k)) + (
+        ["leftover attempt folders"] if ran["leftovers"] else []
+    )
     return row
 
 
@@ -103,12 +110,17 @@ def render(rows: list[dict[str, Any]], absent: dict[str, str], command: str) -> 
         "|---|" + "---|" * len(KINDS) + "---|---|---|",
     ]
     for row in rows:
-        cells = [f"{len(row[k]['escaped'])} / {len(row[k]['errors'])} / {row[k]['total']}" for k in KINDS]
-        honest = sum(row[k]["honest_passed"] for k in KINDS)
-        total = sum(row[k]["honest"] for k in KINDS)
+        kinds = [k for k in KINDS if "unavailable" not in row[k]]
+        cells = [
+            f"{len(row[k]['escaped'])} / {len(row[k]['errors'])} / {row[k]['total']}" if k in kinds
+            else "n/a: no pytest in this sandbox" for k in KINDS
+        ]
+        honest = sum(row[k]["honest_passed"] for k in kinds)
+        total = sum(row[k]["honest"] for k in kinds)
+        unchanged = "yes" if not row["changed"] else "NO: " + ", ".join(row["changed"])
         lines.append(
             f"| {row['backend']} ({row['mode']}) | " + " | ".join(cells)
-            + f" | {honest}/{total} passed | {'yes' if row['host_unchanged'] else 'NO'} | {row['wall_s']:.0f} s |"
+            + f" | {honest}/{total} passed | {unchanged} | {row['wall_s']:.0f} s |"
         )
     for name, why in absent.items():
         lines.append(f"| {name} | absent here: {why[:120]} |" + " |" * (len(KINDS) + 2))
@@ -116,6 +128,9 @@ def render(rows: list[dict[str, Any]], absent: dict[str, str], command: str) -> 
     for row in rows:
         for kind in KINDS:
             cell = row[kind]
+            if "unavailable" in cell:
+                lines.append(f"- {row['backend']}, {kind}: every verification is an `error` before any attempt: {cell['unavailable'][:200]}")
+                continue
             if cell["escaped"] or cell["errors"]:
                 lines.append(f"- {row['backend']}, {kind}: escaped {', '.join(cell['escaped']) or '-'}; "
                              f"errors {', '.join(cell['errors']) or '-'}")

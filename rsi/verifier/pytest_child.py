@@ -24,6 +24,7 @@ audit hook does not cover, or a finalizer that patches state between a check and
 still succeed. It is a strong obstacle, not a wall: tasks that must resist such attacks use `cases`.
 """
 
+import contextlib
 import json
 import os
 import sys
@@ -105,6 +106,20 @@ class Guard:
         self._getframe = sys._getframe
         self._realpath = os.path.realpath
         self._known = {}
+        import collections
+        import dataclasses
+        import enum
+        import inspect
+        import logging
+        import typing
+
+        # Standard-library callers that read a frame only for a module name or a log record's
+        # file and line (namedtuple, Enum, NamedTuple, make_dataclass; logging's findCaller).
+        self.frame_readers = {os.path.realpath(m.__file__) for m in (collections, dataclasses, enum, typing)}
+        self.logging_file = os.path.realpath(logging.__file__)
+        # inspect.signature (dataclasses call it for a docstring) reads a function's __code__ for
+        # its parameters; a frame or a test function's code object it cannot reach.
+        self.code_readers = {os.path.realpath(m.__file__) for m in (inspect, dataclasses)}
 
     def trusted_file(self, filename):
         known = self._known.get(filename)
@@ -137,12 +152,32 @@ class Guard:
             return True
         return real.startswith(self.protected[1:]) or real.startswith(("/proc/", "/dev/fd/")) or real == "/proc"
 
+    def _reads_frames_harmlessly(self, event, args, caller):
+        if caller is None or event not in ("sys._getframe", "object.__getattr__"):
+            return False
+        filename = self._realpath(caller.f_code.co_filename)
+        if event == "sys._getframe" and filename in self.frame_readers:
+            return True
+        if event == "object.__getattr__" and args[1:2] == ("__code__",) and filename in self.code_readers:
+            return True
+        if filename != self.logging_file:
+            return False
+        outer = caller if caller.f_code.co_name == "findCaller" else caller.f_back
+        return outer is not None and outer.f_code.co_name == "findCaller" and outer.f_code.co_filename == caller.f_code.co_filename
+
     def _sensitive(self, event, args, caller):
+        if self._reads_frames_harmlessly(event, args, caller):
+            return False
+        if event == "object.__getattr__":
+            return args[1:2] and args[1] in FRAME_AND_CODE_ATTRIBUTES
+        if event in ("object.__setattr__", "object.__delattr__"):
+            # Renaming a class is common (namedtuple sets __module__); swapping code or classes is not.
+            return args[1:2] in (("__code__",), ("__class__",), ("__bases__",))
         if event in SENSITIVE_EVENTS or event.startswith(SENSITIVE_PREFIXES):
             return True
-        if event in ("compile", "exec", "code.__new__", "function.__new__"):
-            # The standard library (dataclasses, namedtuple, importing a module) compiles for itself;
-            # agent code that compiles or executes strings directly is refused.
+        if event in ("compile", "exec", "code.__new__", "function.__new__", "marshal.loads"):
+            # The standard library (dataclasses, namedtuple, importing a module from its .pyc)
+            # compiles for itself; agent code that compiles, unmarshals or executes directly is refused.
             return caller is not None and not self.trusted_file(caller.f_code.co_filename)
         if event == "open":
             return self._protected_path(args[0])
@@ -160,7 +195,9 @@ class Guard:
             # Outside the main thread (pytest never makes threads) nothing sensitive is allowed:
             # a worker thread would otherwise run a sensitive call for agent code with a clean stack.
             if self._sensitive(event, args, frame) and (self._ident() != self.main_thread or self.agent_on_stack(frame)):
-                raise PermissionError(f"refused in a verification: {event}")
+                what = f"{event} {args[1]!r}" if event.startswith("object.") and len(args) > 1 else event
+                where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "?"
+                raise PermissionError(f"refused in a verification: {what} (from {where})")
         finally:
             local.busy = False
 
@@ -173,9 +210,6 @@ SENSITIVE_EVENTS = frozenset(
         "sys.settrace",
         "sys.setprofile",
         "sys.addaudithook",
-        "object.__getattr__",
-        "object.__setattr__",
-        "object.__delattr__",
         "subprocess.Popen",
         "os.system",
         "os.exec",
@@ -184,9 +218,11 @@ SENSITIVE_EVENTS = frozenset(
         "os.fork",
         "os.forkpty",
         "pty.spawn",
-        "marshal.loads",
         "cpython.run_interactivehook",
     }
+)
+FRAME_AND_CODE_ATTRIBUTES = frozenset(
+    {"__code__", "tb_frame", "f_code", "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code"}
 )
 SENSITIVE_PREFIXES = ("ctypes.", "gc.get_", "cpython.PyInterpreterState", "sys.set_asyncgen_hooks", "mmap.")
 
@@ -313,12 +349,16 @@ def _run(module_name, pytest_args, nonce_fd, records_fd, tests_dir, verifier_dir
     sys.addaudithook(guard)
     code = pytest.main(pytest_args, plugins=[plugin])
     plugin.finish(int(code), dumpable_off)
+    for stream in (sys.stdout, sys.stderr):  # os._exit skips the flush: pytest's report would be lost
+        with contextlib.suppress(Exception):  # a stream agent code broke changes nothing recorded
+            stream.flush()
     os._exit(0)
 
 
 def _make_plugin(module_name, guard, recorder, allowed, tests_dir):
     """The pytest plugin of the `run` mode (a closure: nothing global for agent code to patch)."""
     import importlib
+    import inspect
     import linecache
 
     import pytest
@@ -378,7 +418,12 @@ def _make_plugin(module_name, guard, recorder, allowed, tests_dir):
                     raise Untrusted(state["problem"])
                 if code is None or code is not getattr(pyfuncitem.function, "__code__", None):
                     raise Untrusted("the test function was replaced")
-                function(**kwargs)
+                returned = function(**kwargs)
+                if inspect.isawaitable(returned) or inspect.isgenerator(returned):
+                    close = getattr(returned, "close", None)
+                    if close is not None:
+                        close()
+                    raise Untrusted("async and generator tests are not run by this verifier (a pass would be unchecked)")
             except BaseException:
                 record(pyfuncitem, "failed")
                 raise

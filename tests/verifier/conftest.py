@@ -95,11 +95,12 @@ def make_script_task(open_tmp: Path):
 
 @pytest.fixture
 def make_pytest_task(open_tmp: Path):
-    def make(name: str = "pytested"):
+    def make(name: str = "pytested", source: str | None = None):
         root = open_tmp / "tasks" / name
         (root / "tests").mkdir(parents=True)
         (root / "tests" / "test_double.py").write_text(
-            "from solution import double\n\n"
+            source
+            or "from solution import double\n\n"
             "def test_small():\n    assert double(2) == 4\n\n"
             "def test_negative():\n    assert double(-3) == -6\n"
         )

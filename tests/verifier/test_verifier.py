@@ -204,6 +204,41 @@ def test_pytest_kind_hijacks_fail(files, backend_with_pytest, make_pytest_task, 
     assert outcome.verdict is Verdict.FAILED, (outcome.reason, outcome.output)
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from solution import double\n\nasync def test_async():\n    assert double(2) == 5\n",
+        "from solution import double\n\nclass TestAsync:\n    async def test_method(self):\n        assert double(2) == 5\n",
+    ],
+    ids=["async", "async_method"],
+)
+def test_pytest_kind_never_passes_a_test_it_did_not_run(source, backend_with_pytest, make_pytest_task, final_workdir):
+    task = make_pytest_task(source=source)
+    outcome = verify(task, final_workdir({"solution.py": "def double(x):\n    return 2 * x\n"}), backend_with_pytest)
+    assert outcome.verdict is Verdict.FAILED, (outcome.reason, outcome.output)
+
+
+def test_pytest_kind_honest_solution_with_common_code_passes(backend_with_pytest, make_pytest_task, final_workdir):
+    """What the audit hook allows: dataclasses, namedtuples, logging, files, math; returned dataclasses."""
+    source = (
+        "from solution import Point, double, stats\n\n"
+        "def test_values(tmp_path):\n"
+        "    assert double(2) == 4\n"
+        "    assert stats([1, 2, 3]) == {'mean': 2.0, 'n': 3}\n"
+        "    assert Point(1, 2) == Point(1, 2) and Point(1, 2) != Point(2, 1)\n"
+    )
+    solution = (
+        "import collections, dataclasses, json, logging, math, statistics\n"
+        "Pair = collections.namedtuple('Pair', 'a b')\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Point:\n    x: int\n    y: int\n"
+        "def double(x):\n    logging.getLogger('s').info('double %s', x)\n    return Pair(x, x).a + Pair(x, x).b\n"
+        "def stats(xs):\n    return json.loads(json.dumps({'mean': statistics.mean(xs) * 1.0, 'n': len(xs)}))\n"
+    )
+    outcome = verify(make_pytest_task(source=source), final_workdir({"solution.py": solution}), backend_with_pytest)
+    assert outcome.verdict is Verdict.PASSED, (outcome.reason, outcome.output)
+
+
 COLLECTED = {"exit": 0, "tests": [
     {"id": "tests/test_a.py::test_one", "file": "/w/tests/test_a.py", "name": "test_one", "line": 3},
     {"id": "tests/test_a.py::test_two", "file": "/w/tests/test_a.py", "name": "test_two", "line": 6},
