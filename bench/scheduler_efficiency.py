@@ -25,12 +25,12 @@ import platform
 import statistics
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 
 from results import replace_section  # bench/results.py (scripts run from bench/)
 
-from rsi.scheduler import AttemptFact, Budget, ScheduleRequest, make_scheduler
+from rsi.scheduler import AttemptFact, Budget, JobProposal, Scheduler, ScheduleRequest, make_scheduler
 from rsi.simulate import (
     MatrixSpec,
     PassMatrix,
@@ -85,6 +85,21 @@ class Runs:
     to: dict[float, list[int | None]]  # attempts to each fraction of the reachable tasks (None: never)
     tasks_per_job: list[float]
     seconds: float
+    probe_failures: list[int] = field(default_factory=list)  # failed attempts in the default's probe jobs
+
+
+class ProbeCounter:
+    """Wraps a scheduler and counts the attempts of its probe jobs (the default's first jobs, one per
+    configuration: their reason says "probe")."""
+
+    def __init__(self, inner: Scheduler) -> None:
+        self.inner, self.name, self.attempts = inner, inner.name, 0
+
+    def propose(self, request: ScheduleRequest) -> JobProposal | None:
+        proposal = self.inner.propose(request)
+        if proposal is not None and ": probe " in proposal.reason:
+            self.attempts += proposal.attempts
+        return proposal
 
 
 def _matrix(spec: MatrixSpec | RankedSpec, seed: int) -> PassMatrix:
@@ -110,7 +125,10 @@ def run_setting(spec: MatrixSpec | RankedSpec, seeds: range, names: list[str]) -
         runs = Runs({f: [] for f in FRACTIONS}, [], 0.0)
         for s, m in zip(seeds, matrices, strict=True):
             scheduler = hindsight_best_rate_first(m) if name == HINDSIGHT else make_scheduler(name)
-            result = simulate(scheduler, m, seed=s, max_attempts=_cap(m))
+            counter = ProbeCounter(scheduler)
+            result = simulate(counter, m, seed=s, max_attempts=_cap(m))
+            if counter.attempts:  # probes come first: the coverage curve tells how many of them passed
+                runs.probe_failures.append(counter.attempts - result.curve[counter.attempts - 1])
             for f in FRACTIONS:
                 runs.to[f].append(result.attempts_to(coverage_goal(m.reachable(), f)))
             runs.tasks_per_job.append(result.attempts / max(result.jobs, 1))
@@ -239,8 +257,12 @@ def targets(results: dict[str, dict], times: list[dict]) -> list[str]:
         return _mean(r["runs"][name].to[f], r["cap"])[0]
 
     for setting in (s for s in RANKED if s in results):
-        ratio = mean_to(setting, "thompson", 0.95) / mean_to(setting, HINDSIGHT, 0.95)
-        rows.append(f"| `{setting}`: within 1.1x of hindsight best-rate-first at 95% | {ratio:.2f}x | "
+        hindsight = mean_to(setting, HINDSIGHT, 0.95)
+        ratio = mean_to(setting, "thompson", 0.95) / hindsight
+        probes = results[setting]["runs"]["thompson"].probe_failures
+        lost = statistics.mean(probes) / hindsight if probes else 0.0
+        rows.append(f"| `{setting}`: within 1.1x of hindsight best-rate-first at 95% | {ratio:.2f}x (the failed "
+                    f"attempts of the probe jobs alone: {lost:.2f}x of hindsight's total) | "
                     f"{'MET' if ratio <= 1.1 else 'NOT MET'} |")
     if "default" in results:
         ratio = mean_to("default", "thompson", 1.0) / results["default"]["oracle"][1.0]
