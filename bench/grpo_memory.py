@@ -99,9 +99,11 @@ def table(results: dict[tuple[int, int, str], dict[str, float]], groups: list[in
     rows = []
     for length in lengths:
         for group in groups:
-            r = [results[(group, length, m)] for m in MODES]
-            rows.append(f"| {length} | {group} | " + " | ".join(f"{x['peak_mb']:.0f}" for x in r) + " | "
-                        + " | ".join(f"{x['seconds']:.1f}" for x in r) + " |")
+            r = [results.get((group, length, m)) for m in MODES]
+            if not any(r):
+                continue
+            rows.append(f"| {length} | {group} | " + " | ".join(f"{x['peak_mb']:.0f}" if x else "-" for x in r)
+                        + " | " + " | ".join(f"{x['seconds']:.1f}" if x else "-" for x in r) + " |")
     return head + "\n".join(rows)
 
 
