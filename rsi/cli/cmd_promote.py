@@ -51,6 +51,10 @@ def promote(
         str, typer.Option("--ci-method", help="Interval of the heldout lift: newcombe (default) or bootstrap.")
     ] = "newcombe",
     routing: Annotated[bool, typer.Option("--routing/--no-routing", help="Compute the per-tag routing rule.")] = True,
+    allow_weak: Annotated[
+        bool, typer.Option("--allow-weak-isolation", help="Use evidence from weakly isolated (rlimits-only) attempts; "
+                           "the record says so.")
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
     """Promote the best configuration of RUN as the next contract revision, if it passes the gate."""
@@ -60,7 +64,8 @@ def promote(
     if ci_method not in ("newcombe", "bootstrap"):
         raise UserInputError(f"--ci-method {ci_method!r}: use newcombe or bootstrap")
     method: Literal["newcombe", "bootstrap"] = "bootstrap" if ci_method == "bootstrap" else "newcombe"
-    outcome = promote_run(state.workspace(), runs, contract, dry_run=dry_run, method=method, routing=routing)
+    outcome = promote_run(state.workspace(), runs, contract, dry_run=dry_run, method=method, routing=routing,
+                          allow_weak_isolation=allow_weak)
     if json_output:
         print_json(outcome.summary())
     else:
@@ -85,6 +90,8 @@ def promote(
                 console.print(f"[dim]hint: {outcome.decision.hint}[/]")
         for note in outcome.notes:
             console.print(f"note: {note}", markup=False)
+        if outcome.isolation is not None and outcome.isolation.weak:
+            console.print(f"note: evidence isolation: {outcome.isolation.as_text()}", markup=False)
     if outcome.status == "refused":
         raise typer.Exit(1)
 
@@ -148,6 +155,10 @@ def export(
     rank_by: Annotated[str, typer.Option("--rank-by", help="tokens (cheapest first) or turns (shortest first).")] = "tokens",
     dedup: Annotated[bool, typer.Option("--dedup/--no-dedup", help="One example per distinct solution.")] = True,
     contract: Annotated[str, typer.Option("--contract", help="Contract whose revision the manifest records.")] = "default",
+    allow_weak: Annotated[
+        bool, typer.Option("--allow-weak-isolation", help="Use evidence from weakly isolated (rlimits-only) attempts; "
+                           "the record says so.")
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
 ) -> None:
     """Export the best passing train trajectories of RUN as chat JSONL for SFT (heldout tasks never)."""
@@ -161,7 +172,7 @@ def export(
         rank_by="turns" if rank_by == "turns" else "tokens", max_per_task=max_per_task,
         max_per_config=max_per_config, dedup=dedup,
     )
-    outcome = export_trajectories(state.workspace(), runs, out, policy, contract)
+    outcome = export_trajectories(state.workspace(), runs, out, policy, contract, allow_weak_isolation=allow_weak)
     if json_output:
         print_json(outcome.manifest)
         return
@@ -172,6 +183,10 @@ def export(
                   f"configurations {len(counts['per_config'])}", markup=False)
     for reason, count in sorted(counts["dropped"].items()):
         console.print(f"  dropped {count}: {reason}", markup=False)
+    isolation = outcome.manifest["isolation"]
+    if isolation["weak_allowed"]:
+        console.print(f"note: {isolation['weak']} of {isolation['attempts']} examples come from weakly isolated "
+                      "attempts (allowed by --allow-weak-isolation; the manifest says so)", markup=False)
 
 
 def register(app: typer.Typer) -> None:

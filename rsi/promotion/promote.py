@@ -3,7 +3,8 @@
 Flow (every step before the write is read-only):
 
 1. read the run's attempts from the store; read the parent contract **as committed at HEAD** (not the
-   working tree: after a crash the working tree may hold a half-finished revision);
+   working tree: after a crash the working tree may hold a half-finished revision); refuse evidence
+   from weakly isolated attempts unless allowed (rsi/promotion/isolation.py);
 2. decide (pure: rsi.promotion.decision) — candidate, heldout gate, routing;
 3. idempotency: if a commit in the contract's history carries this decision's `Decision-Hash`
    trailer, the decision is already written: make sure its tag exists and report it;
@@ -28,7 +29,9 @@ from typing import Any, Literal
 from rsi.errors import RevisionError, RsiError, UserInputError
 from rsi.promotion.changes import promotion_sets
 from rsi.promotion.decision import CiMethod, GatePolicy, PromotionDecision, decide_promotion
+from rsi.promotion.isolation import IsolationCheck, check_isolation, read_isolation
 from rsi.promotion.stored import RunAttempts, load_run_attempts
+from rsi.verdict import Verdict
 from rsi.workspace import Workspace
 
 DECISION_TRAILER = "Decision-Hash"
@@ -52,6 +55,7 @@ class PromoteOutcome:
     trailers: dict[str, str] = field(default_factory=dict)
     diff: Any = None  # rsi.contracts.diff.ContractDiff for --dry-run
     notes: tuple[str, ...] = ()
+    isolation: IsolationCheck | None = None
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -66,6 +70,7 @@ class PromoteOutcome:
             "decision": self.decision.summary(),
             "diff": self.diff.to_json() if self.diff is not None else None,
             "notes": list(self.notes),
+            "isolation": self.isolation.summary() if self.isolation is not None else None,
         }
 
 
@@ -116,6 +121,14 @@ def ensure_tag(workspace: Workspace, name: str, revision: int, commit: str) -> t
         return tag, False
     repo.create_tag(tag, ref=commit, message=f"HCP contract {name} revision {revision}")
     return tag, True
+
+
+def evidence_isolation(stored: RunAttempts, allow_weak: bool) -> IsolationCheck:
+    """The weak-isolation gate over every counted attempt (errors count for nothing, so they are not
+    evidence); reads each attempt's trajectory file once. Raises WeakIsolationError (exit 2)."""
+    counted = [a for a in stored.attempts if a.verdict is not Verdict.ERROR]
+    records = (read_isolation(a.attempt_id, a.trajectory_path) for a in counted)
+    return check_isolation(records, allow_weak, what="to promote")
 
 
 def evidence_trailers(decision: PromotionDecision, parent_revision: int) -> dict[str, str]:
@@ -194,8 +207,13 @@ def promote_run(
     dry_run: bool = False,
     method: CiMethod = "newcombe",
     routing: bool = True,
+    allow_weak_isolation: bool = False,
 ) -> PromoteOutcome:
-    """Decide and (unless refused or dry-run) write the promotion; see the module docstring."""
+    """Decide and (unless refused or dry-run) write the promotion; see the module docstring.
+
+    Evidence from weakly isolated attempts is refused (WeakIsolationError, exit 2) unless
+    `allow_weak_isolation`; the commit's `Evidence-Isolation` trailer records what was used.
+    """
     from rsi.contracts.load import configuration_from_contract
     from rsi.contracts.revisions import revise_contract
     from rsi.store import open_store
@@ -206,10 +224,11 @@ def promote_run(
         stored: RunAttempts = load_run_attempts(store, run_ids, workspace.runs_dir)
     finally:
         store.close()
+    isolation = evidence_isolation(stored, allow_weak_isolation)
     parent_config = configuration_from_contract(parent)
     gate = GatePolicy.from_contract(parent.spec, method)
     decision = decide_promotion(list(stored.attempts), contract, parent_config.config_hash, gate, routing)
-    base = {"decision": decision, "contract": contract, "parent_revision": parent.revision}
+    base = {"decision": decision, "contract": contract, "parent_revision": parent.revision, "isolation": isolation}
     if decision.decision_hash:
         found = find_decision_commit(workspace, contract, decision.decision_hash)
         if found is not None:
@@ -233,6 +252,7 @@ def promote_run(
         return PromoteOutcome(status="refused", notes=(
             "the candidate differs from the contract only in bookkeeping (clock versions); nothing to write",), **base)
     trailers = evidence_trailers(decision, parent.revision)
+    trailers["Evidence-Isolation"] = isolation.as_text()
     message = f"promote {decision.candidate.config_name} from run {', '.join(decision.evidence.run_ids)}\n\n" + evidence_body(decision)
     if dry_run:
         return PromoteOutcome(status="dry-run", sets=sets, message=message, trailers=trailers,

@@ -15,6 +15,10 @@ Testing hooks (documented in docs, never set by a normal run):
 - `RSI_ATTEMPT_OVERRIDE=noop[:pass_rate[:sleep_s[:log_file]]]`: replace the whole attempt by
   `rsi.executors.noop.NoopAttempt` (no model, no sandbox) to test the orchestration alone; with
   a log file, each executed key is appended to it (crash tests count executions).
+
+Setting: `RSI_SANDBOX_MODE=bwrap|namespaces|userns|bare` makes the local sandbox use that mode (an
+error if it does not work here) instead of the strongest one; `bare` is how tests make a weakly
+isolated run on a machine that isolates (docs/sandbox.md).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from rsi.verdict import Verdict
 from rsi.verifier.tree import remove_tree
 
 ENV_MODEL_OVERRIDE = "RSI_MODEL_OVERRIDE"
+ENV_SANDBOX_MODE = "RSI_SANDBOX_MODE"
 ENV_ATTEMPT_OVERRIDE = "RSI_ATTEMPT_OVERRIDE"
 
 _lock = threading.Lock()
@@ -72,9 +77,19 @@ def _shared_sandbox(name: str) -> Any:
         if sandbox is None:
             from rsi.sandbox.select import make_sandbox
 
-            sandbox = make_sandbox(name)
+            mode = os.environ.get(ENV_SANDBOX_MODE, "")
+            sandbox = make_sandbox(name, mode=_checked_mode(mode, name)) if mode else make_sandbox(name)
             _sandboxes[name] = sandbox
     return sandbox
+
+
+def _checked_mode(mode: str, backend: str) -> str:
+    from rsi.sandbox.local import MODES
+
+    if backend not in ("auto", "local") or mode not in MODES:
+        raise UserInputError(f"{ENV_SANDBOX_MODE}={mode!r}: expected one of {', '.join(MODES)} with the local sandbox"
+                             f" (the run asks for {backend!r})")
+    return mode
 
 
 def _load_task(task_dir: str, task_key: str) -> Any:
@@ -185,6 +200,10 @@ class HarnessAttempt(BaseModel):
     sandbox: str = "auto"
     model_override: str = ""
 
+    def isolation(self) -> Any:
+        """What this process's sandbox isolates (`rsi.sandbox.base.Isolation`; builds it if needed)."""
+        return _shared_sandbox(self.sandbox).isolation()
+
     def __call__(self, spec: AttemptSpec) -> AttemptResult:
         from rsi.harness.attempt import run_attempt
 
@@ -233,4 +252,6 @@ def make_attempt_fn(workspace_root: Path, sandbox: str) -> AttemptFn:
         if not Path(path).is_file():
             raise UserInputError(f"{ENV_MODEL_OVERRIDE}: {path}: no such file")
         model_override = f"scripted:{Path(path).resolve()}"
+    if os.environ.get(ENV_SANDBOX_MODE):
+        _checked_mode(os.environ[ENV_SANDBOX_MODE], sandbox)  # a typo fails the run at start, not every attempt
     return HarnessAttempt(workspace_root=str(workspace_root), sandbox=sandbox, model_override=model_override)

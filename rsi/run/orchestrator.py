@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rsi.display import Display, NullDisplay
-from rsi.errors import StoreError
+from rsi.errors import RsiError, StoreError
 from rsi.executors import AttemptFn, make_executor
 from rsi.run.crash import crash_point
 from rsi.run.liveness import RunLock
@@ -71,8 +71,11 @@ class Orchestrator:
         self.stop = stop
 
     def run(self) -> RunOutcome:
+        from rsi.run.attempt_fn import make_attempt_fn
         from rsi.store import open_store
 
+        # Built first: a bad testing hook or sandbox setting is refused before a run row exists.
+        fn = self.attempt_fn or make_attempt_fn(self.workspace.root, self.spec.sandbox)
         store = open_store(self.spec.db or self.workspace.db_url)
         try:
             if self.spec.resume:
@@ -84,15 +87,14 @@ class Orchestrator:
             run_dir.mkdir(parents=True, exist_ok=True)
             # One orchestrator per run: a second `--resume` of a live run must not write beside it.
             with RunLock(run_dir, opened.run_id):
-                return self._run_locked(store, opened, kind)
+                return self._run_locked(store, opened, kind, fn)
         finally:
             store.close()
 
-    def _run_locked(self, store: Store, opened: OpenedRun, kind: str) -> RunOutcome:
-        from rsi.run.attempt_fn import close_shared, make_attempt_fn
+    def _run_locked(self, store: Store, opened: OpenedRun, kind: str, fn: AttemptFn) -> RunOutcome:
+        from rsi.run.attempt_fn import close_shared
 
         r, run_dir = opened.resolved, self.workspace.run_dir(opened.run_id)
-        fn = self.attempt_fn or make_attempt_fn(self.workspace.root, self.spec.sandbox)
         executor = make_executor(self.spec.executor, fn, run_dir / "slurm", workers=self.spec.workers,
                                  slurm=self.spec.slurm)
         session = RunSession(opened, self.spec, store, executor, run_dir, self.display, self.clock, self.stop)
@@ -100,6 +102,7 @@ class Orchestrator:
                            f"{len(opened.tasks)} {r.split} tasks of {r.suite}, budget {r.budget_attempts} attempts, "
                            f"executor {self.spec.executor} ({executor.slots} at once, "
                            f"{'overlapping jobs' if self.spec.overlap_jobs else 'one job at a time'})")
+        _note_weak_isolation(session, fn)
         if kind == "run_resumed":
             stale = executor.cancel_stale()  # attempts a killed orchestrator left running on a cluster
             if stale:
@@ -137,6 +140,24 @@ class Orchestrator:
         except Exception as error:  # a report is a convenience; the run's data is already safe
             session.emit("note", f"report not written: {type(error).__name__}: {error}")
             return ""
+
+
+def _note_weak_isolation(session: RunSession, fn: AttemptFn) -> None:
+    """One line at start when the attempts' sandbox is weak (rlimits only): its evidence is refused by
+    `rsi promote` and `rsi trajectories export` without --allow-weak-isolation."""
+    from rsi.run.attempt_fn import HarnessAttempt
+
+    if not isinstance(fn, HarnessAttempt):
+        return  # a replaced attempt (tests, benchmarks) runs no agent code in a sandbox
+    try:
+        isolation = fn.isolation()
+    except RsiError as error:  # each attempt will meet (and record) the same problem as an error
+        session.emit("note", f"sandbox not checked: {error.message}")
+        return
+    if isolation.weak:
+        session.emit("note", f"sandbox {isolation.backend} is WEAK (no network, PID or file-system isolation; "
+                             "recorded on every attempt): `rsi promote` and `rsi trajectories export` refuse this "
+                             "run's evidence without --allow-weak-isolation; `rsi doctor` says why")
 
 
 def _close_models(close_shared: Callable[..., None], timeout_s: float) -> None:

@@ -5,7 +5,9 @@
                       conversational format; `datasets.load_dataset("json", data_files=...)` reads it)
       manifest.json   provenance: dataset sha256, source runs and attempts (line by line), the contract
                       revision, the selection policy and its parameters, counts per task, tag and
-                      configuration, what the policy dropped and why, and the decontamination check
+                      configuration, what the policy dropped and why, the decontamination check, and
+                      the sandbox isolation of the exported attempts (`isolation.weak_allowed` is
+                      true when weakly isolated evidence went in under --allow-weak-isolation)
 
 Both files are written atomically (temp file, fsync, rename), the manifest last, so a folder with a
 manifest always holds the complete dataset the manifest describes. The JSONL is deterministic (no
@@ -24,9 +26,11 @@ from rsi.atomic import write_bytes_atomic
 from rsi.config import canonical_json
 from rsi.errors import RsiError, UserInputError
 from rsi.promotion.evidence import ScoredAttempt
+from rsi.promotion.isolation import AttemptIsolation, IsolationCheck, check_isolation
 from rsi.promotion.stored import RunAttempts, load_run_attempts
 from rsi.trajectories.render import agent_turns, final_code_of, render_messages
 from rsi.trajectories.select import (
+    SelectionOutcome,
     SelectionPolicy,
     TrajectoryCandidate,
     check_decontaminated,
@@ -63,17 +67,26 @@ def heldout_hashes_of_suite(workspace: Workspace, suite: str) -> tuple[set[str],
     return {t.content_hash for t in heldout}, {t.key for t in heldout}
 
 
-def gather_candidates(attempts: tuple[ScoredAttempt, ...]) -> tuple[list[TrajectoryCandidate], dict[str, int], dict[str, list[dict[str, str]]]]:
-    """Candidates for selection; trajectories are read only for passing train attempts (the rest
-    are refused by the policy without needing them). Returns candidates, read failures, rendered chats."""
+@dataclass(frozen=True)
+class Gathered:
+    """Candidates for selection, read failures by reason, rendered chats and isolation records by attempt."""
+
+    candidates: list[TrajectoryCandidate]
+    failures: dict[str, int]
+    chats: dict[str, list[dict[str, str]]]
+    isolation: dict[str, AttemptIsolation]
+
+
+def gather_candidates(attempts: tuple[ScoredAttempt, ...]) -> Gathered:
+    """Candidates for selection; trajectories are read (once each) only for passing train attempts (the
+    rest are refused by the policy without needing them)."""
     from rsi.harness.trajectory import read_trajectory
 
-    candidates: list[TrajectoryCandidate] = []
-    failures: dict[str, int] = {}
-    chats: dict[str, list[dict[str, str]]] = {}
+    gathered = Gathered([], {}, {}, {})
+    failures = gathered.failures
     for record in attempts:
         if not (record.passed and record.split == "train"):
-            candidates.append(TrajectoryCandidate(record, "", 0))
+            gathered.candidates.append(TrajectoryCandidate(record, "", 0))
             continue
         if not record.trajectory_path:
             failures["no trajectory recorded"] = failures.get("no trajectory recorded", 0) + 1
@@ -87,9 +100,10 @@ def gather_candidates(attempts: tuple[ScoredAttempt, ...]) -> tuple[list[Traject
         if not any(m["role"] == "assistant" for m in messages):
             failures["no assistant turn"] = failures.get("no assistant turn", 0) + 1
             continue
-        chats[record.attempt_id] = messages
-        candidates.append(TrajectoryCandidate(record, final_code_of(trajectory), agent_turns(trajectory)))
-    return candidates, failures, chats
+        gathered.chats[record.attempt_id] = messages
+        gathered.isolation[record.attempt_id] = AttemptIsolation(record.attempt_id, trajectory.sandbox)
+        gathered.candidates.append(TrajectoryCandidate(record, final_code_of(trajectory), agent_turns(trajectory)))
+    return gathered
 
 
 def contract_provenance(workspace: Workspace, contract: str | None) -> dict[str, Any] | None:
@@ -118,8 +132,13 @@ def export_trajectories(
     out_dir: Path,
     policy: SelectionPolicy | None = None,
     contract: str | None = "default",
+    allow_weak_isolation: bool = False,
 ) -> ExportOutcome:
-    """Select, decontaminate, render and write (see the module docstring)."""
+    """Select, decontaminate, check isolation, render and write (see the module docstring).
+
+    Raises WeakIsolationError (exit 2) when a selected example comes from a weakly isolated attempt
+    and `allow_weak_isolation` is off (rsi/promotion/isolation.py); nothing is written then.
+    """
     from rsi.store import open_store
 
     policy = policy or SelectionPolicy()
@@ -131,24 +150,42 @@ def export_trajectories(
     disk_hashes, disk_keys = heldout_hashes_of_suite(workspace, stored.suite)
     heldout_hashes = set(stored.heldout_hashes) | disk_hashes
     heldout_keys = set(stored.heldout_keys) | disk_keys
-    candidates, failures, chats = gather_candidates(stored.attempts)
-    outcome = select_trajectories(candidates, policy, heldout_hashes)
+    gathered = gather_candidates(stored.attempts)
+    outcome = select_trajectories(gathered.candidates, policy, heldout_hashes)
     check_decontaminated(outcome.selected, heldout_hashes, heldout_keys)
     if not outcome.selected:
         raise UserInputError(
             f"nothing to export: runs {', '.join(run_ids)} have no passing train attempt with a readable trajectory",
             hint="check `rsi coverage` for the run; heldout tasks are never exported",
         )
-    lines = [canonical_json({"messages": chats[c.record.attempt_id]}) for c in outcome.selected]
+    isolation = check_isolation((gathered.isolation[c.record.attempt_id] for c in outcome.selected),
+                                allow_weak_isolation, what="to export training data")
+    lines = [canonical_json({"messages": gathered.chats[c.record.attempt_id]}) for c in outcome.selected]
     data = ("\n".join(lines) + "\n").encode("utf-8")
     import hashlib
 
     digest = hashlib.sha256(data).hexdigest()
+    manifest = build_manifest(workspace, stored, outcome, policy, contract, gathered.failures, isolation)
+    manifest["dataset"] = {"file": DATASET_FILE, "sha256": digest, "examples": len(lines), "format": "chat-messages"}
+    manifest["decontamination"] = {"heldout_tasks": len(heldout_keys), "heldout_hashes": len(heldout_hashes),
+                                   "passed": True}
+    out_dir = Path(out_dir)
+    dataset_path, manifest_path = out_dir / DATASET_FILE, out_dir / MANIFEST_FILE
+    manifest_path.unlink(missing_ok=True)  # the manifest marks a complete export: remove it first
+    write_bytes_atomic(dataset_path, data)
+    write_bytes_atomic(manifest_path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    return ExportOutcome(out_dir, dataset_path, manifest_path, len(lines), digest, manifest)
+
+
+def build_manifest(
+    workspace: Workspace, stored: RunAttempts, outcome: SelectionOutcome, policy: SelectionPolicy,
+    contract: str | None, failures: dict[str, int], isolation: IsolationCheck,
+) -> dict[str, Any]:
+    """The manifest's provenance (everything but the dataset file and the decontamination check)."""
     configs = stored.configurations
-    manifest: dict[str, Any] = {
+    return {
         "schema": MANIFEST_SCHEMA,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "dataset": {"file": DATASET_FILE, "sha256": digest, "examples": len(lines), "format": "chat-messages"},
         "source": {
             "runs": list(stored.run_ids),
             "suite": stored.suite,
@@ -181,15 +218,5 @@ def export_trajectories(
             "per_config": outcome.per_config(),
             "dropped": {**outcome.dropped, **failures},
         },
-        "decontamination": {
-            "heldout_tasks": len(heldout_keys),
-            "heldout_hashes": len(heldout_hashes),
-            "passed": True,
-        },
+        "isolation": isolation.summary(),
     }
-    out_dir = Path(out_dir)
-    dataset_path, manifest_path = out_dir / DATASET_FILE, out_dir / MANIFEST_FILE
-    manifest_path.unlink(missing_ok=True)  # the manifest marks a complete export: remove it first
-    write_bytes_atomic(dataset_path, data)
-    write_bytes_atomic(manifest_path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-    return ExportOutcome(out_dir, dataset_path, manifest_path, len(lines), digest, manifest)

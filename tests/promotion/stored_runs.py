@@ -30,6 +30,7 @@ from rsi.harness.trajectory import (
     Trajectory,
     write_trajectory,
 )
+from rsi.sandbox.base import Isolation
 from rsi.store import AttemptRecord, open_store
 from rsi.tasks.load import load_suite
 from rsi.tasks.spec import Task
@@ -41,7 +42,8 @@ SUITE = "pyfuncs"
 
 @dataclass(frozen=True)
 class Planned:
-    """One attempt to store: configuration, task id, verdict, tokens, and the solution code."""
+    """One attempt to store: configuration, task id, verdict, tokens, the solution code, and the sandbox
+    isolation its trajectory records (None: unrecorded)."""
 
     config: Configuration
     task: str
@@ -49,6 +51,7 @@ class Planned:
     tokens: int = 200
     code: str = ""
     turns: int = 1
+    sandbox: Isolation | None = None
 
 
 class RunBuilder:
@@ -117,6 +120,7 @@ class RunBuilder:
                                            config_hash=config.config_hash, substrate=config.spec.harness.substrate,
                                            prompt_style=config.spec.harness.prompt_style),
             model=ModelRef(name="test-writer", base_id=config.spec.base.id),
+            sandbox=p.sandbox,
         )
         trajectory.add_step("system", message=config.system_prompt.strip())
         trajectory.add_step("user", message=f"{task.instruction}\n\nWrite {task.spec.solution_file}.")

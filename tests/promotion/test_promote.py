@@ -9,7 +9,9 @@ import pytest
 
 from rsi.contracts.gitio import parse_commit_message
 from rsi.contracts.load import configuration_from_contract, load_contract
+from rsi.promotion.isolation import WeakIsolationError
 from rsi.promotion.promote import promote_run
+from rsi.sandbox.base import Isolation
 
 
 @pytest.fixture
@@ -28,6 +30,12 @@ def runs(builder, planned):
         return builder.run(plan)
 
     return make, parent, cand
+
+
+WEAK = Isolation(backend="local-bare", network_isolated=False, filesystem_readonly=False, pid_namespace=False,
+                 unprivileged_user=True, notes="WEAK, rlimits only")
+STRONG = Isolation(backend="local-namespaces", network_isolated=True, filesystem_readonly=True, pid_namespace=True,
+                   unprivileged_user=True)
 
 
 def head(workspace) -> str:
@@ -189,3 +197,37 @@ def test_kill_during_promote_then_rerun_gives_exactly_one_revision(builder, runs
     assert len(revisions) == 1
     third = promote_cli("promote", run_id, "--json", cwd=ws.root)
     assert '"status": "already"' in third.stdout and repo.head.commit.hexsha == revisions[0].hexsha
+
+
+def test_weak_evidence_is_refused_unless_allowed_and_the_commit_says_so(builder, planned) -> None:
+    """Half the evidence from a weak sandbox: refused (nothing written); allowed, the trailer records it."""
+    parent = builder.parent_config()
+    cand = builder.config("repl-stepwise", **{"harness.prompt_style": "stepwise", "harness.max_turns": 6})
+    train, heldout = builder.train_ids(), builder.heldout_ids()
+    plan = [planned(cand, t, sandbox=WEAK) for t in train[:8]]
+    plan += [planned(parent, t, verdict="failed", sandbox=STRONG) for t in train[:8]]
+    plan += [planned(cand, t, sandbox=WEAK) for t in heldout[:10]]
+    plan += [planned(parent, t, verdict="failed", sandbox=STRONG) for t in heldout[:10]]
+    plan.append(planned(parent, train[9], verdict="error", sandbox=WEAK))  # errors are no evidence
+    run_id = builder.run(plan)
+    ws = builder.workspace
+    before, tags_before = head(ws), tags(ws)
+    with pytest.raises(WeakIsolationError) as refused:
+        promote_run(ws, [run_id])
+    assert refused.value.message == "refusing to promote: 18 of 36 attempts were weakly isolated (local-bare: WEAK, rlimits only)"
+    assert head(ws) == before and tags(ws) == tags_before
+    outcome = promote_run(ws, [run_id], allow_weak_isolation=True)
+    assert outcome.status == "promoted", outcome.decision.reason
+    trailers = parse_commit_message(str(git.Repo(ws.root).head.commit.message))[2]
+    assert trailers["Evidence-Isolation"] == ("18/36 weakly isolated; 0 unrecorded; sandboxes: local-bare 18, "
+                                              "local-namespaces 18 (allowed by --allow-weak-isolation)")
+    assert outcome.summary()["isolation"]["weak_allowed"] is True
+
+
+def test_unrecorded_isolation_is_recorded_as_such_and_not_refused(builder, runs) -> None:
+    make, _, _ = runs
+    outcome = promote_run(builder.workspace, [make(10, 1)])
+    assert outcome.status == "promoted"
+    trailers = parse_commit_message(str(git.Repo(builder.workspace.root).head.commit.message))[2]
+    # The builder's trajectories record no sandbox (as noop attempts): counted as unrecorded, never refused.
+    assert trailers["Evidence-Isolation"] == "0/44 weakly isolated; 44 unrecorded; sandboxes: none recorded"
