@@ -247,8 +247,8 @@ def choose_workers(max_batch: int) -> Choice:
     """Attempts in flight for a run on the embedded model: enough to fill its batch."""
     return Choice(
         max(2, max_batch),
-        f"fills the embedded model's batch (max_batch={max_batch}): a step of {max_batch} rows costs "
-        "little more than one row (bench/RESULTS.md, run throughput)",
+        f"recommended `rsi run --workers` on the embedded model: fills its batch (max_batch={max_batch}); a step of "
+        f"{max_batch} rows costs little more than one row (bench/RESULTS.md, run throughput)",
     )
 
 
