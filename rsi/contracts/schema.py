@@ -116,6 +116,9 @@ class TimeoutsSpec(_Strict):
     model_s: float = Field(default=120.0, gt=0, description="One model call.")
 
 
+ToolName = Literal["submit", "save_tool"]
+
+
 class HarnessSpec(_Strict):
     """`[harness]`: the action substrate and everything the agent is shown (the harness clock)."""
 
@@ -128,8 +131,8 @@ class HarnessSpec(_Strict):
     )
     # The tools the REPL substrate offers (rsi.harness.tools); checked here so `rsi hcp validate` and
     # `rsi portfolio show` reject an unknown one, instead of every attempt failing as an error.
-    tools: list[Literal["submit", "save_tool"]] = Field(default_factory=lambda: ["submit"],
-                                                        description="REPL tools offered to the agent.")
+    tools: list[ToolName] = Field(default_factory=lambda: list[ToolName](["submit"]),
+                                  description="REPL tools offered to the agent.")
     tool_library: str = Field(default="", description="Tool library revision attempts may import ('' for none).")
     max_turns: int = Field(default=6, ge=1, le=200, description="Model turns per attempt.")
     observation_chars: int = Field(default=2000, ge=100, description="REPL output shown back, truncated to this size.")

@@ -203,18 +203,17 @@ def test_a_sandbox_that_cannot_start_the_repl_is_an_error(config_factory, pyfunc
     assert outcome.turns == 0 and outcome.trajectory_path.is_file()
 
 
-def test_an_invalid_routing_regex_is_an_error_with_its_key(config_factory, pyfuncs, sandbox, open_tmp):
-    config = config_factory(routing={"policy": "rules", "rules": [{"pattern": "(bad"}]})
-    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel([GOOD_ADD]), sandbox, open_tmp)
-    assert outcome.verdict is Verdict.ERROR and outcome.error_class == "ContractError"
-    assert "routing.rules[1].pattern" in outcome.reason
+@pytest.mark.parametrize(("override", "key"), [
+    ({"routing": {"policy": "rules", "rules": [{"pattern": "(bad"}]}}, "pattern"),
+    ({"harness": {"tools": ["submit", "run_hidden_tests"]}}, "tools"),
+])
+def test_a_bad_routing_regex_or_tool_never_reaches_an_attempt(config_factory, override, key):
+    """The contract schema rejects them (so `rsi hcp validate` reports them with file:line:key,
+    tests/contracts/malformed/); before, every attempt of such a configuration ended as a retried error."""
+    from pydantic import ValidationError
 
-
-def test_an_unknown_tool_name_is_an_error_with_its_key(config_factory, pyfuncs, sandbox, open_tmp):
-    config = config_factory(harness={"tools": ["submit", "run_hidden_tests"]})
-    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel([GOOD_ADD]), sandbox, open_tmp)
-    assert outcome.verdict is Verdict.ERROR and outcome.error_class == "ContractError"
-    assert "harness.tools" in outcome.reason and "run_hidden_tests" in outcome.reason
+    with pytest.raises(ValidationError, match=key):
+        config_factory(**override)
 
 
 def test_the_agent_deadline_ends_the_attempt_as_timeout(config_factory, pyfuncs, sandbox, open_tmp):
