@@ -65,7 +65,9 @@ def measure(name: str, backend: Any, workers: int) -> dict[str, Any]:
         connections = len(listener.connections)
     finally:
         listener.close()
-    row: dict[str, Any] = {"backend": name, "mode": ran["isolation"].backend, "wall_s": time.monotonic() - started}
+    row: dict[str, Any] = {
+        "backend": name, "mode": ran["isolation"].backend, "weak": ran["isolation"].weak, "wall_s": time.monotonic() - started
+    }
     for kind in KINDS:
         controls = [p for p in ran["played"] if p.kind == kind and p.honest]
         unavailable = [p.reason for p in controls if p.verdict == "error" and p.reason.startswith("no interpreter")]
@@ -119,12 +121,17 @@ def render(rows: list[dict[str, Any]], absent: dict[str, str], command: str) -> 
         total = sum(row[k]["honest"] for k in kinds)
         unchanged = "yes" if not row["changed"] else "NO: " + ", ".join(row["changed"])
         lines.append(
-            f"| {row['backend']} ({row['mode']}) | " + " | ".join(cells)
+            f"| {row['backend']} ({row['mode']}{'; weak: rlimits only' if row['weak'] else ''}) | " + " | ".join(cells)
             + f" | {honest}/{total} passed | {unchanged} | {row['wall_s']:.0f} s |"
         )
     for name, why in absent.items():
         lines.append(f"| {name} | absent here: {why[:120]} |" + " |" * (len(KINDS) + 2))
     lines.append("")
+    if any(row["weak"] for row in rows):
+        lines.append("A weak mode isolates neither the file system, the network nor PIDs (rsi falls back to it only where no "
+                     "namespace can be had, says so at `rsi run`, and export/promote refuse its evidence): its escapes are "
+                     "reads, writes, network and daemons, which only isolation can contain.")
+        lines.append("")
     for row in rows:
         for kind in KINDS:
             cell = row[kind]

@@ -115,11 +115,11 @@ class Guard:
 
         # Standard-library callers that read a frame only for a module name or a log record's
         # file and line (namedtuple, Enum, NamedTuple, make_dataclass; logging's findCaller).
-        self.frame_readers = {os.path.realpath(m.__file__) for m in (collections, dataclasses, enum, typing)}
-        self.logging_file = os.path.realpath(logging.__file__)
+        self.frame_readers = {os.path.realpath(str(m.__file__)) for m in (collections, dataclasses, enum, typing)}
+        self.logging_file = os.path.realpath(str(logging.__file__))
         # inspect.signature (dataclasses call it for a docstring) reads a function's __code__ for
         # its parameters; a frame or a test function's code object it cannot reach.
-        self.code_readers = {os.path.realpath(m.__file__) for m in (inspect, dataclasses)}
+        self.code_readers = {os.path.realpath(str(m.__file__)) for m in (inspect, dataclasses)}
 
     def trusted_file(self, filename):
         known = self._known.get(filename)
