@@ -61,9 +61,7 @@ def run_command(
 ) -> None:
     """Run a portfolio on a task suite under a budget (or resume an interrupted run)."""
     from rsi.display import NullDisplay, PlainDisplay, RichDisplay
-    from rsi.errors import UserInputError
     from rsi.run.orchestrator import run_portfolio
-    from rsi.run.spec import load_run_spec, validate_run_spec
     from rsi.run.stop import StopRequest, stop_on_signals
 
     flags = {
@@ -74,23 +72,9 @@ def run_command(
         "sandbox": sandbox, "db": db, "report": report, "target_coverage": target_coverage, "overlap_jobs": overlap,
         "stop_grace_s": stop_grace_s,
     }
-    given = {k: v for k, v in flags.items() if v is not None}
-    if resume:
-        clash = [f"--{k.replace('_', '-')}" for k in PLAN_FIELDS if k in given]
-        if clash:
-            raise UserInputError(f"--resume continues the stored plan; drop {', '.join(clash)}",
-                                 hint="only execution flags (--executor, --workers, --overlap, --sandbox, --db, "
-                                      "--slurm-*) apply to a resume")
-    base = load_run_spec(spec_file).model_dump(exclude_unset=True) if spec_file else {}
-    slurm = dict(base.get("slurm") or {})
-    for key, value in {"partition": slurm_partition, "cpus_per_attempt": slurm_cpus, "mem_gb": slurm_mem_gb,
-                       "time_min": slurm_time_min}.items():
-        if value is not None:
-            slurm[key] = value
-    data = {**base, **given}
-    if slurm:
-        data["slurm"] = slurm
-    spec = validate_run_spec(data, spec_file or "<flags>")
+    slurm = {"partition": slurm_partition, "cpus_per_attempt": slurm_cpus, "mem_gb": slurm_mem_gb,
+             "time_min": slurm_time_min}
+    spec = _run_spec(flags, slurm, spec_file)
     workspace = state.workspace()
     if as_json:
         display: Any = NullDisplay()
@@ -110,6 +94,26 @@ def run_command(
         _print_outcome(outcome)
     if outcome.status == "stopped" and stop.requested:
         raise typer.Exit(stop.exit_code)  # 130 for Ctrl-C, 143 for SIGTERM
+
+
+def _run_spec(flags: dict[str, Any], slurm_flags: dict[str, Any], spec_file: Path | None) -> Any:
+    """The RunSpec: the `--spec` file's fields, overridden by the flags given (None = not given)."""
+    from rsi.errors import UserInputError
+    from rsi.run.spec import load_run_spec, validate_run_spec
+
+    given = {k: v for k, v in flags.items() if v is not None}
+    if given.get("resume"):
+        clash = [f"--{k.replace('_', '-')}" for k in PLAN_FIELDS if k in given]
+        if clash:
+            raise UserInputError(f"--resume continues the stored plan; drop {', '.join(clash)}",
+                                 hint="only execution flags (--executor, --workers, --overlap, --sandbox, --db, "
+                                      "--slurm-*) apply to a resume")
+    base = load_run_spec(spec_file).model_dump(exclude_unset=True) if spec_file else {}
+    slurm = {**(base.get("slurm") or {}), **{k: v for k, v in slurm_flags.items() if v is not None}}
+    data = {**base, **given}
+    if slurm:
+        data["slurm"] = slurm
+    return validate_run_spec(data, spec_file or "<flags>")
 
 
 def _print_outcome(outcome: Any) -> None:

@@ -94,6 +94,31 @@ class RunSummary(BaseModel):
         return self.attempts / total if total else 0.0
 
 
+def _config_lines(per_config: dict[str, dict[str, Any]], jobs: Sequence[Any], config_names: dict[str, str]) -> list[ConfigLine]:
+    """Per configuration, most passes first; configurations with jobs but no counted attempt included."""
+    solvers: dict[str, set[str]] = defaultdict(set)
+    for config_hash, stats in per_config.items():
+        for key in stats["solved"]:
+            solvers[key].add(config_hash)
+    jobs_by_config: dict[str, int] = defaultdict(int)
+    for job_row in jobs:
+        jobs_by_config[job_row.configuration_hash] += 1
+    config_lines = [
+        ConfigLine(
+            config_hash=h, name=config_names.get(h, h), jobs=jobs_by_config.get(h, 0), attempts=s["a"],
+            passes=s["p"], errors=s["e"], tasks_solved=len(s["solved"]),
+            unique_solves=sum(1 for k in s["solved"] if solvers[k] == {h}), tokens=s["tok"],
+        )
+        for h, s in per_config.items()
+    ]
+    for h in jobs_by_config:
+        if h not in per_config:
+            config_lines.append(ConfigLine(config_hash=h, name=config_names.get(h, h), jobs=jobs_by_config[h],
+                                           attempts=0, passes=0, errors=0, tasks_solved=0, unique_solves=0, tokens=0))
+    config_lines.sort(key=lambda c: (-c.passes, c.name))
+    return config_lines
+
+
 def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config_names: dict[str, str]) -> RunSummary:
     """Fold a run's rows (store rows or anything with the same attributes) into a RunSummary.
 
@@ -143,26 +168,7 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
                 covered.add(row.task_key)
                 job["new"] += 1
         curve.append(len(covered))
-    solvers: dict[str, set[str]] = defaultdict(set)
-    for config_hash, stats in per_config.items():
-        for key in stats["solved"]:
-            solvers[key].add(config_hash)
-    jobs_by_config: dict[str, int] = defaultdict(int)
-    for job_row in jobs:
-        jobs_by_config[job_row.configuration_hash] += 1
-    config_lines = [
-        ConfigLine(
-            config_hash=h, name=config_names.get(h, h), jobs=jobs_by_config.get(h, 0), attempts=s["a"],
-            passes=s["p"], errors=s["e"], tasks_solved=len(s["solved"]),
-            unique_solves=sum(1 for k in s["solved"] if solvers[k] == {h}), tokens=s["tok"],
-        )
-        for h, s in per_config.items()
-    ]
-    for h in jobs_by_config:
-        if h not in per_config:
-            config_lines.append(ConfigLine(config_hash=h, name=config_names.get(h, h), jobs=jobs_by_config[h],
-                                           attempts=0, passes=0, errors=0, tasks_solved=0, unique_solves=0, tokens=0))
-    config_lines.sort(key=lambda c: (-c.passes, c.name))
+    config_lines = _config_lines(per_config, jobs, config_names)
     task_lines = [
         TaskLine(task_key=k, attempts=s["a"], passes=s["p"], errors=s["e"], first_pass_job=s["first"],
                  solved_by=sorted(s["by"]), tried_by=sorted(s["tried"]))
