@@ -39,7 +39,7 @@ def run_command(
     job_size: Annotated[int | None, typer.Option("--job-size", help="Most tasks one job targets.", rich_help_panel=RUN_PANEL)] = None,
     attempts_per_task: Annotated[int | None, typer.Option("--attempts-per-task", help="Attempts per task in a job.", rich_help_panel=RUN_PANEL)] = None,
     seed: Annotated[int | None, typer.Option(help="Scheduling and sampling seed.", rich_help_panel=RUN_PANEL)] = None,
-    scheduler: Annotated[str | None, typer.Option(help="thompson, or a baseline: round-robin, random, best-single.", rich_help_panel=RUN_PANEL)] = None,
+    scheduler: Annotated[str | None, typer.Option(help="A scheduler of the registry (default thompson); an unknown name is an error that lists them.", rich_help_panel=RUN_PANEL)] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume run RUN_ID (after a crash, kill or Ctrl-C).", rich_help_panel=RUN_PANEL)] = None,
     spec_file: Annotated[Path | None, typer.Option("--spec", help="A RunSpec TOML file; flags override its fields.", rich_help_panel=RUN_PANEL)] = None,
     budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", help="Counted attempts to spend.", rich_help_panel=BUDGET_PANEL)] = None,
