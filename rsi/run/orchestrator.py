@@ -48,6 +48,7 @@ from rsi.run.stop import StopRequest
 from rsi.workspace import Workspace
 
 if TYPE_CHECKING:
+    from rsi.scheduler import Scheduler
     from rsi.store import Store
 
 
@@ -62,13 +63,20 @@ class Orchestrator:
         attempt_fn: AttemptFn | None = None,
         clock: Callable[[], float] = time.monotonic,
         stop: StopRequest | None = None,
+        opener: Callable[[Store], OpenedRun] | None = None,
+        scheduler_for: Callable[[OpenedRun, Store], Scheduler] | None = None,
     ) -> None:
+        """`opener` records and opens the run instead of `open_new_run` (its configurations and tasks
+        need not come from a portfolio file), and `scheduler_for` gives the session its scheduler: the
+        hooks a harvest (rsi/run/harvest.py) uses to run a plan of its own on this same path."""
         self.spec = spec
         self.workspace = workspace
         self.display = display or NullDisplay()
         self.attempt_fn = attempt_fn
         self.clock = clock
         self.stop = stop
+        self.opener = opener
+        self.scheduler_for = scheduler_for
 
     def run(self) -> RunOutcome:
         from rsi.run.attempt_fn import make_attempt_fn
@@ -81,7 +89,8 @@ class Orchestrator:
             if self.spec.resume:
                 opened, kind = open_stored_run(store, self.workspace, self.spec.resume), "run_resumed"
             else:
-                opened, kind = open_new_run(store, self.workspace, self.spec), "run_started"
+                opened = self.opener(store) if self.opener else open_new_run(store, self.workspace, self.spec)
+                kind = "run_started"
                 crash_point("run_created")
             run_dir = self.workspace.run_dir(opened.run_id)
             run_dir.mkdir(parents=True, exist_ok=True)
@@ -97,7 +106,8 @@ class Orchestrator:
         r, run_dir = opened.resolved, self.workspace.run_dir(opened.run_id)
         executor = make_executor(self.spec.executor, fn, run_dir / "slurm", workers=self.spec.workers,
                                  slurm=self.spec.slurm)
-        session = RunSession(opened, self.spec, store, executor, run_dir, self.display, self.clock, self.stop)
+        scheduler = self.scheduler_for(opened, store) if self.scheduler_for else None
+        session = RunSession(opened, self.spec, store, executor, run_dir, self.display, self.clock, self.stop, scheduler)
         session.emit(kind, f"{opened.run_id}: portfolio {r.portfolio} ({len(opened.configs)} configurations) on "
                            f"{len(opened.tasks)} {r.split} tasks of {r.suite}, budget {r.budget_attempts} attempts, "
                            f"executor {self.spec.executor} ({executor.slots} at once, "

@@ -40,7 +40,7 @@ from rsi.run.totals import RunTotals, attempt_costs
 from rsi.verdict import Verdict
 
 if TYPE_CHECKING:
-    from rsi.scheduler import Budget, ScheduleRequest
+    from rsi.scheduler import Budget, Scheduler, ScheduleRequest
     from rsi.store import JobRow, Store
 
 POLL_S = 0.5  # longest wait for results before the loop looks at stop requests and due retries again
@@ -81,13 +81,15 @@ class RunSession:
     def __init__(
         self, opened: OpenedRun, spec: RunSpec, store: Store, executor: Executor, run_dir: Path,
         display: Display, clock: Callable[[], float] = time.monotonic, stop: StopRequest | None = None,
+        scheduler: Scheduler | None = None,
     ) -> None:
+        """`scheduler` replaces the registry's one named by the run (a harvest plans its own jobs)."""
         from rsi.scheduler import TaskOption, make_scheduler
 
         r = opened.resolved
         self.opened, self.spec, self.store, self.executor = opened, spec, store, executor
         self.run_id, self.run_dir, self.display, self.clock, self.stop = opened.run_id, run_dir, display, clock, stop
-        self.scheduler = make_scheduler(r.scheduler)
+        self.scheduler = scheduler or make_scheduler(r.scheduler)
         self.target_keys = {t.key for t in opened.tasks if r.split == "all" or t.spec.split == r.split}
         self.tasks_by_key = {t.key: t for t in opened.tasks}
         self.by_hash = {c.config_hash: c for c in opened.configs}  # the hash is costly: computed once

@@ -55,6 +55,10 @@ from rsi.store.types import utc_now
 from rsi.verdict import Verdict
 
 RUN_STATUSES = ("running", "done", "stopped", "failed")
+# Runs recorded with this scheduler are harvests (rsi/run/harvest.py): sampling for more distinct
+# solutions, not coverage search. Reads over all runs (run_ids=None) leave them out, so coverage,
+# statistics and the scheduler's history never count them; asked for by id, they are read like any run.
+HARVEST_SCHEDULER = "harvest"
 JOB_STATUSES = ("running", "done", "failed", "cancelled")
 
 A: Table = AttemptRow.__table__  # type: ignore[attr-defined]
@@ -499,12 +503,11 @@ class Store:
         cond = [T.c.suite == suite]
         if split is not None:
             cond.append(T.c.split == split)
-        if run_ids is not None:
-            cond.append(S.c.run_id.in_(list(run_ids)))
+        cond.append(S.c.run_id.in_(list(run_ids)) if run_ids is not None else S.c.run_id.not_in(_harvest_runs()))
         return and_(*cond)
 
     def covered_tasks(self, suite: str, split: str | None = "train", run_ids: Sequence[str] | None = None) -> set[str]:
-        """Keys of tasks with at least one passing attempt (across all runs, or only `run_ids`)."""
+        """Keys of tasks with at least one passing attempt (across all runs but harvests, or only `run_ids`)."""
         with self._read() as conn:
             return self._covered(conn, suite, split, run_ids)
 
@@ -514,8 +517,7 @@ class Store:
         cond = [A.c.passed, T.c.suite == suite]
         if split is not None:
             cond.append(T.c.split == split)
-        if run_ids is not None:
-            cond.append(A.c.run_id.in_(list(run_ids)))
+        cond.append(A.c.run_id.in_(list(run_ids)) if run_ids is not None else A.c.run_id.not_in(_harvest_runs()))
         query = select(A.c.task_key).distinct().join(T, T.c.key == A.c.task_key).where(*cond)
         return set(conn.execute(query).scalars())
 
@@ -621,7 +623,8 @@ class Store:
         )
         covered: set[str] = set()
         if include_prior:
-            prior = [r.id for r in self.list_runs(run.suite) if (r.created, r.id) < (run.created, run.id)]
+            prior = [r.id for r in self.list_runs(run.suite)
+                     if (r.created, r.id) < (run.created, run.id) and r.scheduler != HARVEST_SCHEDULER]
             covered = self.covered_tasks(run.suite, run.split, prior) if prior else set()
         curve = []
         with self._read() as conn:
@@ -635,12 +638,11 @@ class Store:
         self, suite: str, split: str | None = None, run_ids: Sequence[str] | None = None
     ) -> list[AttemptFact]:
         """(configuration hash, task key, passed) of every counted attempt, chronological per run:
-        the scheduler's `history`."""
+        the scheduler's `history`. Harvest runs are left out unless named in `run_ids`."""
         cond = [T.c.suite == suite, A.c.counted]
         if split is not None:
             cond.append(T.c.split == split)
-        if run_ids is not None:
-            cond.append(A.c.run_id.in_(list(run_ids)))
+        cond.append(A.c.run_id.in_(list(run_ids)) if run_ids is not None else R.c.scheduler != HARVEST_SCHEDULER)
         query = (
             select(A.c.configuration_hash, A.c.task_key, A.c.passed)
             .join(T, T.c.key == A.c.task_key)
@@ -650,6 +652,11 @@ class Store:
         )
         with self._read() as conn:
             return [AttemptFact(r[0], r[1], bool(r[2])) for r in conn.execute(query)]
+
+
+def _harvest_runs() -> Any:
+    """Ids of harvest runs, as a subquery (see HARVEST_SCHEDULER)."""
+    return select(R.c.id).where(R.c.scheduler == HARVEST_SCHEDULER)
 
 
 class _Tx:
