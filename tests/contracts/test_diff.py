@@ -118,11 +118,12 @@ def test_rich_rendering_on_a_terminal_keeps_bracketed_values(tmp_path: Path, mon
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "repl.md").write_text((REPO / "hcp" / "prompts" / "repl.md").read_text() + "\nSee [base].\n")
     other = tmp_path / "default.toml"
-    other.write_text(DEFAULT.read_text().replace('tools = ["submit", "save_tool"]', 'tools = ["[bold]submit"]'))
+    other.write_text(DEFAULT.read_text().replace('tools = ["submit", "save_tool"]',
+                                                 'tools = ["submit"]\ntool_library = "[bold]lib"'))
     result = diff_contracts(load_contract(DEFAULT), load_contract(other))
     monkeypatch.setattr(cmd_hcp, "is_tty", lambda: True)
     with cmd_hcp.console.capture() as captured:
         cmd_hcp.render_diff(result)
     text = captured.get()
-    assert '"[bold]submit"' in text and "+See [base]." in text
-    assert "harness.tools:" in text and "different; clocks moved: harness" in text
+    assert '"[bold]lib"' in text and '["submit"]' in text and "+See [base]." in text
+    assert "harness.tool_library:" in text and "different; clocks moved: harness" in text
