@@ -322,12 +322,21 @@ def lineage(
 
     from rsi.generation.lineage import LEDGER_COLUMNS, ledger_cells
 
+    # Generations side by side, one quantity per row: compounding reads left to right, and a row of
+    # thirteen numbers per generation would not fit a terminal. As many as fit, the latest ones.
+    fit = max(1, (console.width - 26) // 24)
+    shown = rows[-fit:]
     table = Table(title="the compounding ledger", title_justify="left")
-    for column in LEDGER_COLUMNS:
-        table.add_column(column, no_wrap=column == "generation")
-    for r in rows:
-        table.add_row(*ledger_cells(r))
+    table.add_column("", no_wrap=True)
+    for r in shown:
+        table.add_column(r.generation, no_wrap=True)
+    cells = [ledger_cells(r) for r in shown]
+    for index, name in enumerate(LEDGER_COLUMNS[1:], start=1):
+        table.add_row(name, *(c[index] for c in cells))
     console.print(table)
+    if len(rows) > len(shown):
+        console.print(f"(the {len(shown)} latest of {len(rows)} generations; a wider terminal, --json or "
+                      f"`rsi report --lineage` shows them all)", markup=False)
     console.print(f"plot: {path}", markup=False)
 
 

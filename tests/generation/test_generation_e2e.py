@@ -79,4 +79,7 @@ def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
     with open(view["plot"], "rb") as handle:
         assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
     text = shim("lineage", cwd=workspace.root, env=env)
-    assert text.returncode == 0 and "g0002 done" in text.stdout and "plot:" in text.stdout
+    assert text.returncode == 0 and "the compounding ledger" in text.stdout and "plot:" in text.stdout
+    header = next(line for line in text.stdout.splitlines() if "g0001" in line)
+    assert "g0002" in header  # the generations side by side, one column each
+    assert any(line.startswith("│ status") and line.count("done") == 2 for line in text.stdout.splitlines())
