@@ -159,6 +159,10 @@ def export(
         bool, typer.Option("--allow-weak-isolation", help="Use evidence from weakly isolated (rlimits-only) attempts; "
                            "the record says so.")
     ] = False,
+    render: Annotated[
+        str, typer.Option("--render", help="found: the finding configuration's conversation; deployed: the "
+                          "solution in the --contract's own conversation (transfer).")
+    ] = "found",
     json_output: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
 ) -> None:
     """Export the best passing train trajectories of RUN as chat JSONL for SFT (heldout tasks never)."""
@@ -168,11 +172,14 @@ def export(
 
     if rank_by not in ("tokens", "turns"):
         raise UserInputError(f"--rank-by {rank_by!r}: use tokens or turns")
+    if render not in ("found", "deployed"):
+        raise UserInputError(f"--render {render!r}: use found or deployed")
     policy = SelectionPolicy(
         rank_by="turns" if rank_by == "turns" else "tokens", max_per_task=max_per_task,
         max_per_config=max_per_config, dedup=dedup,
     )
-    outcome = export_trajectories(state.workspace(), runs, out, policy, contract, allow_weak_isolation=allow_weak)
+    outcome = export_trajectories(state.workspace(), runs, out, policy, contract, allow_weak_isolation=allow_weak,
+                                  render="deployed" if render == "deployed" else "found")
     if json_output:
         print_json(outcome.manifest)
         return

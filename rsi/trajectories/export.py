@@ -7,7 +7,9 @@
                       revision, the selection policy and its parameters, counts per task, tag and
                       configuration, what the policy dropped and why, the decontamination check, and
                       the sandbox isolation of the exported attempts (`isolation.weak_allowed` is
-                      true when weakly isolated evidence went in under --allow-weak-isolation)
+                      true when weakly isolated evidence went in under --allow-weak-isolation), and
+                      `rendering`: "found" (the conversation the configuration that found the solution
+                      held) or "deployed" (the solution in the deployed contract's own conversation)
 
 Both files are written atomically (temp file, fsync, rename), the manifest last, so a folder with a
 manifest always holds the complete dataset the manifest describes. The JSONL is deterministic (no
@@ -20,7 +22,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rsi.atomic import write_bytes_atomic
 from rsi.config import canonical_json
@@ -28,7 +30,7 @@ from rsi.errors import RsiError, UserInputError
 from rsi.promotion.evidence import ScoredAttempt
 from rsi.promotion.isolation import AttemptIsolation, IsolationCheck, check_isolation
 from rsi.promotion.stored import RunAttempts, load_run_attempts
-from rsi.trajectories.render import agent_turns, final_code_of, render_messages
+from rsi.trajectories.render import agent_turns, final_code_of, render_deployed, render_messages
 from rsi.trajectories.select import (
     SelectionOutcome,
     SelectionPolicy,
@@ -41,6 +43,7 @@ from rsi.workspace import Workspace
 DATASET_FILE = "train.jsonl"
 MANIFEST_FILE = "manifest.json"
 MANIFEST_SCHEMA = "rsi-sft-export/1"
+Rendering = Literal["found", "deployed"]
 
 
 @dataclass(frozen=True)
@@ -133,11 +136,13 @@ def export_trajectories(
     policy: SelectionPolicy | None = None,
     contract: str | None = "default",
     allow_weak_isolation: bool = False,
+    render: Rendering = "found",
 ) -> ExportOutcome:
     """Select, decontaminate, check isolation, render and write (see the module docstring).
 
     Raises WeakIsolationError (exit 2) when a selected example comes from a weakly isolated attempt
     and `allow_weak_isolation` is off (rsi/promotion/isolation.py); nothing is written then.
+    `render="deployed"` renders each solution into `contract`'s own conversation (`render_deployed`).
     """
     from rsi.store import open_store
 
@@ -160,13 +165,17 @@ def export_trajectories(
         )
     isolation = check_isolation((gathered.isolation[c.record.attempt_id] for c in outcome.selected),
                                 allow_weak_isolation, what="to export training data")
-    lines = [canonical_json({"messages": gathered.chats[c.record.attempt_id]}) for c in outcome.selected]
+    chats, rendering = gathered.chats, {"name": "found"}
+    if render == "deployed":
+        chats, rendering = deployed_chats(workspace, stored.suite, contract, outcome.selected)
+    lines = [canonical_json({"messages": chats[c.record.attempt_id]}) for c in outcome.selected]
     data = ("\n".join(lines) + "\n").encode("utf-8")
     import hashlib
 
     digest = hashlib.sha256(data).hexdigest()
     manifest = build_manifest(workspace, stored, outcome, policy, contract, gathered.failures, isolation)
     manifest["dataset"] = {"file": DATASET_FILE, "sha256": digest, "examples": len(lines), "format": "chat-messages"}
+    manifest["rendering"] = rendering
     manifest["decontamination"] = {"heldout_tasks": len(heldout_keys), "heldout_hashes": len(heldout_hashes),
                                    "passed": True}
     out_dir = Path(out_dir)
@@ -175,6 +184,36 @@ def export_trajectories(
     write_bytes_atomic(dataset_path, data)
     write_bytes_atomic(manifest_path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     return ExportOutcome(out_dir, dataset_path, manifest_path, len(lines), digest, manifest)
+
+
+def deployed_chats(
+    workspace: Workspace, suite: str, contract: str | None, selected: tuple[TrajectoryCandidate, ...]
+) -> tuple[dict[str, list[dict[str, str]]], dict[str, Any]]:
+    """Each selected solution in the deployed contract's own conversation, and the manifest's record of it."""
+    from rsi.contracts.load import configuration_from_contract
+    from rsi.contracts.refs import resolve_ref
+    from rsi.tasks.load import load_suite
+
+    if not contract:
+        raise UserInputError("--render deployed needs the deployed contract (--contract NAME)")
+    loaded = resolve_ref(workspace, contract)
+    config = configuration_from_contract(loaded)
+    if config.spec.harness.tool_library:
+        raise UserInputError(f"--render deployed: contract {contract} offers tool library "
+                             f"{config.spec.harness.tool_library!r}; rendering its tool list is not supported yet",
+                             hint="export with --render found")
+    tasks = {t.key: t for t in load_suite(workspace, suite)}
+    chats = {}
+    for candidate in selected:
+        task = tasks.get(candidate.record.task_key)
+        if task is None:
+            raise UserInputError(f"--render deployed: task {candidate.record.task_key} is no longer in suite {suite}")
+        chats[candidate.record.attempt_id] = render_deployed(config, task.instruction, task.spec.solution_file,
+                                                             candidate.final_code)
+    harness = config.spec.harness
+    return chats, {"name": "deployed", "contract": loaded.name, "revision": loaded.revision,
+                   "config_hash": config.config_hash, "substrate": harness.substrate,
+                   "prompt_style": harness.prompt_style, "end_marker": harness.end_marker}
 
 
 def build_manifest(

@@ -59,3 +59,35 @@ def final_code_of(trajectory: Trajectory) -> str:
 
 def agent_turns(trajectory: Trajectory) -> int:
     return trajectory.final_metrics.turns or sum(1 for s in trajectory.steps if s.source == "agent")
+
+
+def render_deployed(config: Any, instruction: str, solution_file: str, code: str) -> list[dict[str, str]]:
+    """A solution rendered into the conversation `config` (the deployed configuration, an
+    `rsi.config.Configuration`) would hold: its system prompt and its own task framing, built by the
+    harness's own functions (rsi.harness.prompts), then one assistant reply in its answer format
+    that writes `code` and finishes:
+
+    - REPL substrate: one ```python block that writes the solution file and calls the end marker
+      (a text end marker follows the block instead);
+    - text substrate: one ```python block holding the file's contents.
+
+    Transfer: what any configuration found becomes what the deployed one is trained to do. Not
+    synthesized: the restatement and plan the `stepwise` framing asks for (the reply is the code
+    only), and a tool list (a deployed configuration with a tool library is refused by the caller).
+    """
+    from rsi.harness import prompts
+    from rsi.harness.agent import end_marker_is_call
+
+    harness = config.spec.harness
+    by_call = end_marker_is_call(harness.end_marker)
+    user = prompts.task_message(instruction, solution_file, substrate=harness.substrate, style=harness.prompt_style,
+                                end_marker=harness.end_marker, end_by_call=by_call)
+    messages = [{"role": m.role, "content": m.content} for m in prompts.first_messages(config.system_prompt, user)]
+    if harness.substrate == "text":
+        reply = f"```python\n{code.rstrip()}\n```"
+    elif by_call:
+        reply = f"```python\nopen({solution_file!r}, 'w').write({code!r})\n{harness.end_marker}\n```"
+    else:
+        reply = f"```python\nopen({solution_file!r}, 'w').write({code!r})\n```\n{harness.end_marker}"
+    messages.append({"role": "assistant", "content": reply})
+    return messages

@@ -185,3 +185,19 @@ def test_covered_tasks_reach_distinct_solutions_and_export_pools_them(harvested)
     # Each covered task stopped being sampled once it had 2 distinct solutions: 2, never 3.
     assert {k: per_task.get(k) for k in covered} == dict.fromkeys(covered, 2)
     assert set(per_task) == covered  # the wrong-answer tasks stay uncovered; heldout never exported
+
+
+def test_deployed_rendering_frames_like_the_real_harness(harvested) -> None:
+    """The finders here frame tasks as the default contract does, so the deployed rendering's system
+    and user turns must equal what the real harness showed the model (recorded in the trajectories)."""
+    ws, env, root = harvested["ws"], harvested["env"], harvested["root"]
+    found = _rsi("trajectories", "export", harvested["runs"][0], "--out", str(root / "found"), cwd=ws.root, env=env)
+    deployed = _rsi("trajectories", "export", harvested["runs"][0], "--out", str(root / "deployed"),
+                    "--render", "deployed", cwd=ws.root, env=env)
+    assert found.returncode == 0 and deployed.returncode == 0, found.stderr + deployed.stderr
+    as_found = [json.loads(line)["messages"] for line in (root / "found" / "train.jsonl").read_text().splitlines()]
+    as_deployed = [json.loads(line)["messages"] for line in (root / "deployed" / "train.jsonl").read_text().splitlines()]
+    assert len(as_found) == len(as_deployed) == 2
+    for real, rendered in zip(as_found, as_deployed, strict=True):
+        assert rendered[:2] == real[:2] and [m["role"] for m in rendered[:2]] == ["system", "user"]
+        assert rendered[2]["role"] == "assistant" and rendered[2]["content"].endswith("submit()\n```")
