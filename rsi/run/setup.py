@@ -124,6 +124,11 @@ def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
         run = store.get_run(run_id)
     except StoreError as error:
         raise UserInputError(error.message, hint="`rsi runs` lists runs") from error
+    from rsi.store.store import HARVEST_SCHEDULER
+
+    if run.scheduler == HARVEST_SCHEDULER:  # its plan lives in rsi/run/harvest.py, not in a registered scheduler
+        raise UserInputError(f"run {run_id} is a harvest; a harvest cannot be resumed yet",
+                             hint="start a new harvest: `rsi harvest` with the same source runs")
     args = run.args
     try:
         resolved = ResolvedRun.model_validate(args["resolved"])

@@ -201,3 +201,9 @@ def test_deployed_rendering_frames_like_the_real_harness(harvested) -> None:
     for real, rendered in zip(as_found, as_deployed, strict=True):
         assert rendered[:2] == real[:2] and [m["role"] for m in rendered[:2]] == ["system", "user"]
         assert rendered[2]["role"] == "assistant" and rendered[2]["content"].endswith("submit()\n```")
+
+
+def test_a_harvest_resume_is_a_one_line_error(harvested) -> None:
+    done = _rsi("run", "--resume", harvested["outcome"]["run_id"], cwd=harvested["ws"].root, env=harvested["env"])
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"error: run {harvested['outcome']['run_id']} is a harvest; a harvest cannot be resumed")
