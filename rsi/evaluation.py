@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.atomic import write_json_atomic
 from rsi.errors import ExecutorError, StoreError, UserInputError
+from rsi.progress import Tracker
 from rsi.promotion.decision import LiftSummary
 from rsi.workspace import Workspace
 
@@ -313,8 +314,10 @@ def evaluate(
     on_note: Callable[[str], None] | None = None,
     on_created: Callable[[str], None] | None = None,
     attempt_fn: Any = None,
+    tracker: Tracker | None = None,
 ) -> EvalOutcome:
-    """Run (or resume) the paired evaluation and decide; writes nothing to git (see apply_decision)."""
+    """Run (or resume) the paired evaluation and decide; writes nothing to git (see apply_decision).
+    `tracker` (rsi.progress) gets the attempts as a stage with a total, for a live view or log lines."""
     from rsi.store import open_store
     from rsi.tasks.load import load_suite
 
@@ -342,7 +345,8 @@ def evaluate(
                  f"{per_task} attempt(s) each, seed {seed}")
         if on_created is not None:
             on_created(plan.run_id)
-        errors = _run_missing(workspace, store, plan.run_id, plan.configs, by_key, seed, spec, note, attempt_fn)
+        errors = _run_missing(workspace, store, plan.run_id, plan.configs, by_key, seed, spec, note, attempt_fn,
+                              tracker or Tracker("eval"))
         for job_index in plan.configs:
             store.finish_job(plan.run_id, job_index)
         store.finish_run(plan.run_id, "done")
@@ -407,7 +411,7 @@ def _measure(sides: _Sides, plan: _Plan, solved: dict[int, dict[str, bool]], spe
 
 
 def _run_missing(workspace: Workspace, store: Any, run_id: str, configs: dict[int, Any], by_key: dict[str, Any],
-                 seed: int, spec: EvalSpec, note: Callable[[str], None], attempt_fn: Any) -> int:
+                 seed: int, spec: EvalSpec, note: Callable[[str], None], attempt_fn: Any, tracker: Tracker) -> int:
     """Execute every planned attempt without a counted outcome; infrastructure errors retried. Returns errors seen."""
     from rsi.executors import AttemptSpec, make_executor
     from rsi.run.attempt_fn import close_shared, make_attempt_fn
@@ -439,6 +443,8 @@ def _run_missing(workspace: Workspace, store: Any, run_id: str, configs: dict[in
         shutil.rmtree(stale, ignore_errors=True)
     if queue:
         note(f"{len(queue)} attempts to run")
+    tracker.stage("attempts", total=len(queue), unit="attempts")
+    counted = passed = 0
     fn = attempt_fn or make_attempt_fn(workspace.root, spec.sandbox)
     executor = make_executor("local", fn, run_dir / "slurm", workers=spec.workers)
     errors = 0
@@ -462,6 +468,10 @@ def _run_missing(workspace: Workspace, store: Any, run_id: str, configs: dict[in
                         errors += 1
                         if s.try_index < spec.max_error_retries:
                             retries.append(s.model_copy(update={"try_index": s.try_index + 1}))
+                    else:
+                        counted += 1
+                        passed += result.verdict is Verdict.PASSED
+                    tracker.advance(counted, passed=passed, errors=errors)
                 for job_index, records in per_job.items():
                     store.record_attempts(run_id, job_index, records)
             queue = retries

@@ -185,6 +185,10 @@ class Tracker:
         self.display.update(snapshot, message)
         return snapshot
 
+    @property
+    def current_stage(self) -> str:
+        return self._current.stage
+
     def stage(self, name: str, total: int | None = None, unit: str = "steps") -> StageProgress:
         """Start a stage (its clock, rate and ETA start over)."""
         self._stage_started = self._clock()

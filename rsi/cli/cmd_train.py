@@ -33,9 +33,15 @@ def _say(json_output: bool) -> Any:
     return say
 
 
-def _eta(seconds: float) -> str:
-    seconds = int(round(seconds))
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+def _tracker(command: str, json_output: bool) -> Any:
+    """The progress of a long command, shown as `rsi run` shows itself: a live view on a TTY, plain
+    timestamped lines otherwise (stderr under --json, where stdout holds one JSON document)."""
+    from rsi.cli.render import is_tty
+    from rsi.progress import PlainProgress, RichProgress, Tracker
+
+    if json_output:
+        return Tracker(command, PlainProgress(sys.stderr))
+    return Tracker(command, RichProgress() if is_tty() else PlainProgress(sys.stdout))
 
 
 def train(
@@ -80,17 +86,20 @@ def train(
         limit_tasks=limit_tasks, sandbox=sandbox,  # type: ignore[arg-type]
         slurm={"gpus": gpus, "cpus": cpus, "mem_gb": mem_gb, "time_min": time_min, "partition": partition},
     )
-    say = _say(json_output)
+    tracker = _tracker("train", json_output)
 
     def progress(p: Any) -> None:
+        if tracker.current_stage != "training":
+            tracker.stage("training", total=p.total_steps)
         if hasattr(p, "mean_reward"):  # a GRPO step (rsi.training.grpo.GrpoProgress)
-            say(f"step {p.step}/{p.total_steps}  reward {p.mean_reward:.3f}  rollouts {p.rollouts}  loss {p.loss:+.4f}  "
-                f"elapsed {_eta(p.elapsed_s)}  ETA {_eta(p.eta_s)}")
-            return
-        say(f"step {p.step}/{p.total_steps}  epoch {p.epoch}  loss {p.loss:.4f}  {p.tokens_per_s:.0f} tok/s  "
-            f"elapsed {_eta(p.elapsed_s)}  ETA {_eta(p.eta_s)}")
+            tracker.advance(p.step, reward=round(p.mean_reward, 3), rollouts=p.rollouts, loss=round(p.loss, 4))
+        else:
+            tracker.advance(p.step, epoch=p.epoch, loss=round(p.loss, 4), tok_s=round(p.tokens_per_s))
 
-    outcome = train_stage(state.workspace(), spec, progress=progress, on_note=say)
+    try:
+        outcome = train_stage(state.workspace(), spec, progress=progress, on_note=tracker.say)
+    finally:
+        tracker.close()
     if json_output:
         print_json(outcome.model_dump(mode="json"))
         return
@@ -206,7 +215,11 @@ def eval_command(
                     workers=workers, sandbox=sandbox, resume=resume, control=control,  # type: ignore[arg-type]
                     transfer_runs=transfer_run or [])
     workspace = state.workspace()
-    outcome = evaluate(workspace, spec, on_note=_say(json_output))
+    tracker = _tracker("eval", json_output)
+    try:
+        outcome = evaluate(workspace, spec, on_note=tracker.say, tracker=tracker)
+    finally:
+        tracker.close()
     if not dry_run:
         outcome = apply_decision(workspace, outcome)
     if json_output:
@@ -270,7 +283,11 @@ def generation(
                             limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, seed=seed, max_steps=max_steps,
                             threads=threads, max_length=max_length, limit_heldout=limit_heldout,
                             limit_covered=limit_covered, train_method=train_method)
-    result = run_generation(state.workspace(), spec, on_note=_say(json_output), resume=resume, new=new)
+    tracker = _tracker("generation", json_output)
+    try:
+        result = run_generation(state.workspace(), spec, on_note=tracker.say, resume=resume, new=new)
+    finally:
+        tracker.close()
     if json_output:
         print_json(result.model_dump(mode="json", by_alias=True))
     else:

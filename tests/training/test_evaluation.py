@@ -22,6 +22,7 @@ from rsi.evaluation import (
     evaluate,
     transfer_of,
 )
+from rsi.progress import Tracker
 from rsi.promotion.decision import GatePolicy, PairTable, paired_lift
 from rsi.run.attempt_fn import HarnessAttempt
 
@@ -97,8 +98,20 @@ def test_lifting_candidate_is_promoted_into_the_parent(workspace, setup, tmp_pat
     # default@r1 (before the small-contract revision) is generation 0: a third, frozen side on heldout
     spec = EvalSpec(candidate=setup["candidate"], parent="default@r2", limit_heldout=3, workers=3,
                     control="default@r1", transfer_runs=[setup["run_id"]])
-    outcome = evaluate(workspace, spec, attempt_fn=fn)
+    seen: list = []
+
+    class Recording:  # a ProgressDisplay that keeps the snapshots (rsi.progress)
+        def update(self, progress, message=None):
+            seen.append(progress)
+
+        def close(self):
+            pass
+
+    outcome = evaluate(workspace, spec, attempt_fn=fn, tracker=Tracker("eval", Recording()))
     assert [k.rpartition("/")[2] for k in outcome.heldout_tasks] == heldout
+    # progress: one stage of 13 attempts, advanced to the end, with the passes counted
+    assert seen[-1].stage == "attempts" and (seen[-1].done, seen[-1].total) == (13, 13)
+    assert seen[-1].fields["passed"] == 3 + 2
     assert len(outcome.covered_tasks) == 2  # what the parent's configuration solved in the stored run
     assert outcome.lift.table == PairTable(both=0, candidate_only=3, parent_only=0, neither=0)
     assert outcome.lift.lift_ci95[0] > 0 and outcome.retention.retention == 1.0
