@@ -18,22 +18,7 @@ from typing import Any
 
 import pytest
 
-MINI_PORTFOLIO = """schema_version = 1
-[portfolio]
-name = "mini"
-base = "default"
-
-[[variants]]
-name = "baseline"
-[variants.overrides]
-"harness.sampling.temperature" = 0.7
-
-[[variants]]
-name = "short"
-[variants.overrides]
-"harness.max_turns" = 3
-"harness.sampling.temperature" = 0.7
-"""
+from tests.run.mini import MINI_PORTFOLIO
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "rsi tests", "GIT_AUTHOR_EMAIL": "tests@rsi.local",
            "GIT_COMMITTER_NAME": "rsi tests", "GIT_COMMITTER_EMAIL": "tests@rsi.local"}
