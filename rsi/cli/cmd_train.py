@@ -249,6 +249,8 @@ ThreadsOpt = Annotated[int | None, typer.Option("--threads", help="torch threads
 MaxLengthOpt = Annotated[int | None, typer.Option("--max-length", help="Training max_length.")]
 LimitHeldoutOpt = Annotated[int | None, typer.Option("--limit-heldout", help="Heldout tasks in evaluation.")]
 LimitCoveredOpt = Annotated[int | None, typer.Option("--limit-covered", help="Covered train tasks in evaluation.")]
+WeakOpt = Annotated[bool, typer.Option("--allow-weak-isolation",
+                                       help="Promote and export evidence of weakly isolated attempts (rlimits only).")]
 
 
 def _generation_spec(**values: Any) -> Any:
@@ -270,6 +272,7 @@ def generation(
     max_length: MaxLengthOpt = None,
     limit_heldout: LimitHeldoutOpt = None,
     limit_covered: LimitCoveredOpt = None,
+    allow_weak_isolation: WeakOpt = False,
     train_method: Annotated[str | None, typer.Option("--train-method", help="sft or grpo (default: the contract's).")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume this generation id (e.g. g0003).")] = None,
     new: Annotated[bool, typer.Option("--new", help="Start a new generation even if one is unfinished.")] = False,
@@ -282,7 +285,8 @@ def generation(
     spec = _generation_spec(contract=contract, portfolio=portfolio, budget_attempts=budget_attempts,
                             limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, seed=seed, max_steps=max_steps,
                             threads=threads, max_length=max_length, limit_heldout=limit_heldout,
-                            limit_covered=limit_covered, train_method=train_method)
+                            limit_covered=limit_covered, train_method=train_method,
+                            allow_weak_isolation=allow_weak_isolation)
     tracker = _tracker("generation", json_output)
     try:
         result = run_generation(state.workspace(), spec, on_note=tracker.say, resume=resume, new=new)
@@ -306,6 +310,7 @@ def nightly(
     max_length: MaxLengthOpt = None,
     limit_heldout: LimitHeldoutOpt = None,
     limit_covered: LimitCoveredOpt = None,
+    allow_weak_isolation: WeakOpt = False,
 ) -> None:
     """Cron entry point: one generation under a lock (resuming an interrupted one); exit codes in docs/nightly.md."""
     from rsi.generation.nightly import run_nightly
@@ -313,7 +318,7 @@ def nightly(
     spec = _generation_spec(contract=contract, portfolio=portfolio, budget_attempts=budget_attempts,
                             limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, max_steps=max_steps,
                             threads=threads, max_length=max_length, limit_heldout=limit_heldout,
-                            limit_covered=limit_covered)
+                            limit_covered=limit_covered, allow_weak_isolation=allow_weak_isolation)
     outcome = run_nightly(state.workspace(), spec, log=_say(False))
     raise typer.Exit(outcome.exit_code)
 

@@ -60,6 +60,8 @@ class GenerationSpec(BaseModel):
     limit_tasks: int | None = Field(default=None, ge=1, description="Only the first N train tasks (small slices).")
     workers: int | None = Field(default=None, ge=1)
     sandbox: Literal["auto", "local", "docker"] = "auto"
+    allow_weak_isolation: bool = Field(default=False, description="Promote and export evidence of weakly isolated "
+                                       "attempts (the rlimits-only sandbox mode); refused otherwise.")
     seed: int | None = None
     max_new: int = Field(default=4, ge=0, description="New variants in the successor portfolio.")
     max_steps: int | None = Field(default=None, ge=1, description="Training step cap.")
@@ -217,7 +219,8 @@ class Generation:
     def step_promote(self) -> str | None:
         from rsi.promotion.promote import promote_run
 
-        outcome = promote_run(self.workspace, [self.state.output("run", "run_id")], self.spec.contract)
+        outcome = promote_run(self.workspace, [self.state.output("run", "run_id")], self.spec.contract,
+                              allow_weak_isolation=self.spec.allow_weak_isolation)
         decision = outcome.decision
         self.record("promote", status=outcome.status, revision=outcome.revision, tag=outcome.tag,
                     reason=decision.reason, hint=decision.hint or "",
@@ -248,7 +251,8 @@ class Generation:
         out = self.folder / "dataset"
         try:
             outcome = export_trajectories(self.workspace, [self.state.output("run", "run_id")], out,
-                                          contract=self.spec.contract)
+                                          contract=self.spec.contract,
+                                          allow_weak_isolation=self.spec.allow_weak_isolation)
         except UserInputError as error:
             return error.message
         self.record("export", dataset=str(out), dataset_sha256=outcome.dataset_sha256, examples=outcome.examples)

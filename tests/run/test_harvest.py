@@ -21,25 +21,10 @@ import pytest
 
 from rsi.errors import UserInputError
 from rsi.run.harvest import SourceAttempt, TaskNeed, check_train_only, choose_job, harvest_targets
+from tests.run.mini import MINI_PORTFOLIO as PORTFOLIO
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "rsi tests", "GIT_AUTHOR_EMAIL": "tests@rsi.local",
            "GIT_COMMITTER_NAME": "rsi tests", "GIT_COMMITTER_EMAIL": "tests@rsi.local"}
-PORTFOLIO = """schema_version = 1
-[portfolio]
-name = "mini"
-base = "default"
-
-[[variants]]
-name = "baseline"
-[variants.overrides]
-"harness.sampling.temperature" = 0.7
-
-[[variants]]
-name = "short"
-[variants.overrides]
-"harness.max_turns" = 3
-"harness.sampling.temperature" = 0.7
-"""
 
 
 def test_targets_use_the_passing_configurations_or_the_best_ones() -> None:
