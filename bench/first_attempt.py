@@ -56,15 +56,14 @@ def measure(busy: int, fresh_cache: bool) -> dict[str, Any]:
             loop.wait()
     outcome = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout.strip().startswith("{") else {}
     trajectory = _trajectory(outcome)
-    latencies = [
-        float(step["metrics"]["latency_s"]) for step in trajectory.get("steps", [])
-        if step.get("metrics") and step["metrics"].get("latency_s") is not None
-    ]
+    calls = [step["metrics"] for step in trajectory.get("steps", []) if step.get("metrics")]
+    latencies = [float(m.get("latency_s") or 0.0) for m in calls]
+    tokens = [(int(m.get("prompt_tokens", 0)), int(m.get("completion_tokens", 0))) for m in calls]
     return {
         "busy": busy, "fresh_cache": fresh_cache, "wall_s": wall, "rc": done.returncode,
         "load": f"{load_before:.1f} -> {load_after:.1f}", "verdict": outcome.get("verdict", "?"),
         "reason": str(outcome.get("reason", "") or done.stderr.strip()[-300:])[:300],
-        "agent_wall_s": float(outcome.get("wall_s", 0.0) or 0.0), "latencies": latencies,
+        "agent_wall_s": float(outcome.get("wall_s", 0.0) or 0.0), "latencies": latencies, "tokens": tokens,
         "turns": outcome.get("turns", len(latencies)), "ended_by": outcome.get("ended_by", ""),
     }
 
@@ -79,7 +78,9 @@ def _trajectory(outcome: dict[str, Any]) -> dict[str, Any]:
 def render(result: dict[str, Any], command: str) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}"
-    calls = ", ".join(f"{s:.1f}" for s in result["latencies"]) or "none"
+    calls = ", ".join(
+        f"{s:.1f} ({p} -> {c} tokens)" for s, (p, c) in zip(result["latencies"], result["tokens"], strict=True)
+    ) or "none"
     worst = max(result["latencies"], default=0.0)
     return (
         f"{SECTION}\n\n"
@@ -88,7 +89,7 @@ def render(result: dict[str, Any], command: str) -> str:
         f"A fresh workspace (`rsi init`) and {'an empty `RSI_CACHE` (GGUF conversion and tuning probes included)' if result['fresh_cache'] else 'the existing model cache'}; "
         "`rsi attempt default pyfuncs/add-two` with the measured defaults (no RSI_TORCH_THREADS / RSI_DTYPE). "
         "Default timeouts: agent_s 240, model_s 120 (timed from when the model starts serving a request).\n\n"
-        "| wall s (whole command) | agent wall s | verdict | turns | model calls, s each (queue + serving) | slowest call / model_s |\n"
+        "| wall s (whole command) | agent wall s | verdict | turns | model calls: s (prompt -> completion tokens) | slowest call / model_s |\n"
         "| ---: | ---: | --- | ---: | --- | ---: |\n"
         f"| {result['wall_s']:.1f} | {result['agent_wall_s']:.1f} | {result['verdict']} ({result['ended_by']}) | {result['turns']} | {calls} | "
         f"{worst / 120.0:.2f} |\n\n"
