@@ -94,7 +94,7 @@ def train(
         if hasattr(p, "mean_reward"):  # a GRPO step (rsi.training.grpo.GrpoProgress)
             tracker.advance(p.step, reward=round(p.mean_reward, 3), rollouts=p.rollouts, loss=round(p.loss, 4))
         else:
-            tracker.advance(p.step, epoch=p.epoch, loss=round(p.loss, 4), tok_s=round(p.tokens_per_s))
+            tracker.advance(p.step, **{"epoch": p.epoch, "loss": round(p.loss, 4), "tok/s": round(p.tokens_per_s)})
 
     try:
         outcome = train_stage(state.workspace(), spec, progress=progress, on_note=tracker.say)

@@ -48,7 +48,7 @@ def test_train_register_and_evaluate_real_adapter(workspace, cli, shim, scripted
     assert trained.returncode == 0, trained.stderr + trained.stdout
     out = json.loads(trained.stdout)
     # progress: steps, loss, tokens/s, ETA (on stderr under --json)
-    assert "step 4/4" in trained.stderr and "tok/s" in trained.stderr and "ETA" in trained.stderr
+    assert "training | 4/4 steps" in trained.stderr and "tok/s" in trained.stderr and "eta" in trained.stderr
     losses = out["metrics"]["losses"]
     assert len(losses) == 4 and losses[-1] < losses[0], losses
 
