@@ -32,3 +32,13 @@ def print_error(lines: list[str], hint: str | None = None) -> None:
         err_console.print(f"[bold red]error:[/] {escape(line)}", markup=True, highlight=False)
     if hint:
         err_console.print(f"[dim]hint: {escape(hint)}[/]")
+
+
+def progress_tracker(command: str, json_output: bool) -> Any:
+    """The progress of a long command, shown as `rsi run` shows itself: a live view on a TTY, plain
+    timestamped lines otherwise (stderr under --json, where stdout holds one JSON document)."""
+    from rsi.progress import PlainProgress, RichProgress, Tracker
+
+    if json_output:
+        return Tracker(command, PlainProgress(sys.stderr))
+    return Tracker(command, RichProgress() if is_tty() else PlainProgress(sys.stdout))

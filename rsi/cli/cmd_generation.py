@@ -1,0 +1,213 @@
+"""CLI commands: `rsi eval`, `rsi generation`, `rsi nightly`, `rsi lineage` (the generation noun).
+
+Each parses flags, calls one core function (rsi.evaluation.evaluate/apply_decision,
+rsi.generation.generation.run_generation, rsi.generation.nightly.run_nightly,
+rsi.generation.lineage.build_lineage) and renders. Exit codes: 0 done; 1 runtime failure, or (`rsi eval`)
+the gate rejected the adapter; 2 bad input; `rsi nightly` documents its own (docs/nightly.md).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from rsi.cli.render import console, print_json, progress_tracker
+from rsi.cli.state import state
+
+
+def _say(json_output: bool) -> Any:
+    """Plain lines for cron (`rsi nightly`): stdout normally, stderr under --json."""
+    stream = sys.stderr if json_output else sys.stdout
+
+    def say(line: str) -> None:
+        stream.write(line + "\n")
+        stream.flush()
+
+    return say
+
+
+def eval_command(
+    candidate: Annotated[str, typer.Argument(help="Candidate contract ref (e.g. default-candidate@r2).")] = "",
+    against: Annotated[str, typer.Option("--against", help="Parent contract ref (e.g. default@r1).")] = "",
+    suite: Annotated[str | None, typer.Option("--suite", help="Task suite; default: the parent's.")] = None,
+    attempts_per_task: Annotated[int | None, typer.Option("--attempts-per-task", help="Default: the parent's.")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Default: the parent's evaluation.seed.")] = None,
+    limit_heldout: Annotated[int | None, typer.Option("--limit-heldout", help="Only the first N heldout tasks.")] = None,
+    limit_covered: Annotated[int | None, typer.Option("--limit-covered", help="At most N covered train tasks.")] = None,
+    covered_run: Annotated[list[str] | None, typer.Option("--covered-run", help="Covered tasks of these runs (default: the parent's own).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Attempts at once.")] = None,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, local or docker.")] = "auto",
+    control: Annotated[str | None, typer.Option("--control", help="The frozen generation-0 contract ref: lift against it too.")] = None,
+    transfer_run: Annotated[list[str] | None, typer.Option("--transfer-run", help="Runs whose union coverage measures transfer.")] = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="Resume an evaluation run id.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Evaluate and decide, but promote/reject nothing.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+) -> None:
+    """Evaluate CANDIDATE against its parent on heldout and covered tasks; promote the adapter if the gate passes."""
+    from rsi.errors import UserInputError
+    from rsi.evaluation import EvalSpec, apply_decision, eval_lines, evaluate
+
+    if not resume and (not candidate or not against):
+        raise UserInputError("give CANDIDATE and --against PARENT (or --resume EVAL_ID)")
+    if sandbox not in ("auto", "local", "docker"):
+        raise UserInputError(f"--sandbox {sandbox!r}: use auto, local or docker")
+    spec = EvalSpec(candidate=candidate or "-", parent=against or "-", suite=suite, attempts_per_task=attempts_per_task,
+                    seed=seed, limit_heldout=limit_heldout, limit_covered=limit_covered, covered_runs=covered_run or [],
+                    workers=workers, sandbox=sandbox, resume=resume, control=control,  # type: ignore[arg-type]
+                    transfer_runs=transfer_run or [])
+    workspace = state.workspace()
+    tracker = progress_tracker("eval", json_output)
+    try:
+        outcome = evaluate(workspace, spec, on_note=tracker.say, tracker=tracker)
+    finally:
+        tracker.close()
+    if not dry_run:
+        outcome = apply_decision(workspace, outcome)
+    if json_output:
+        print_json(outcome.model_dump(mode="json"))
+    else:
+        for line in eval_lines(outcome):
+            console.print(line, markup=False)
+        verdict = "PROMOTE" if outcome.promote else "REJECT"
+        console.print(f"  decision: {verdict}: {outcome.decision.reason}", markup=False)
+        if outcome.applied:
+            console.print(f"  applied: {outcome.applied.get('state')}"
+                          f"{' as ' + outcome.applied['revision']['ref'] if outcome.applied.get('revision') else ''}",
+                          markup=False)
+    if not outcome.promote:
+        raise typer.Exit(1)
+
+
+# Options shared by `rsi generation` and `rsi nightly` (the same GenerationSpec fields).
+ContractOpt = Annotated[str, typer.Option("--contract", help="Contract name the generation improves.")]
+PortfolioOpt = Annotated[str | None, typer.Option("--portfolio", help="Portfolio to run (default: the last successor).")]
+BudgetOpt = Annotated[int | None, typer.Option("--budget-attempts", help="Run budget.")]
+LimitTasksOpt = Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N train tasks.")]
+WorkersOpt = Annotated[int | None, typer.Option("--workers", help="Attempts at once.")]
+SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto, local or docker.")]
+MaxStepsOpt = Annotated[int | None, typer.Option("--max-steps", help="Training step cap.")]
+ThreadsOpt = Annotated[int | None, typer.Option("--threads", help="torch threads for training.")]
+MaxLengthOpt = Annotated[int | None, typer.Option("--max-length", help="Training max_length.")]
+LimitHeldoutOpt = Annotated[int | None, typer.Option("--limit-heldout", help="Heldout tasks in evaluation.")]
+LimitCoveredOpt = Annotated[int | None, typer.Option("--limit-covered", help="Covered train tasks in evaluation.")]
+WeakOpt = Annotated[bool, typer.Option("--allow-weak-isolation",
+                                       help="Promote and export evidence of weakly isolated attempts (rlimits only).")]
+
+
+def _generation_spec(**values: Any) -> Any:
+    from rsi.generation.generation import GenerationSpec
+
+    return GenerationSpec.model_validate({k: v for k, v in values.items() if v is not None})
+
+
+def generation(
+    contract: ContractOpt = "default",
+    portfolio: PortfolioOpt = None,
+    budget_attempts: BudgetOpt = None,
+    limit_tasks: LimitTasksOpt = None,
+    workers: WorkersOpt = None,
+    sandbox: SandboxOpt = "auto",
+    seed: Annotated[int | None, typer.Option("--seed", help="Run seed.")] = None,
+    max_steps: MaxStepsOpt = None,
+    threads: ThreadsOpt = None,
+    max_length: MaxLengthOpt = None,
+    limit_heldout: LimitHeldoutOpt = None,
+    limit_covered: LimitCoveredOpt = None,
+    allow_weak_isolation: WeakOpt = False,
+    train_method: Annotated[str | None, typer.Option("--train-method", help="sft or grpo (default: the contract's).")] = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="Resume this generation id (e.g. g0003).")] = None,
+    new: Annotated[bool, typer.Option("--new", help="Start a new generation even if one is unfinished.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the generation record as JSON.")] = False,
+) -> None:
+    """Run one full generation (run, promote, propose, export, train, evaluate, promote adapter), resumably."""
+    from rsi.generation.generation import run_generation
+    from rsi.generation.nightly import summary_line
+
+    spec = _generation_spec(contract=contract, portfolio=portfolio, budget_attempts=budget_attempts,
+                            limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, seed=seed, max_steps=max_steps,
+                            threads=threads, max_length=max_length, limit_heldout=limit_heldout,
+                            limit_covered=limit_covered, train_method=train_method,
+                            allow_weak_isolation=allow_weak_isolation)
+    tracker = progress_tracker("generation", json_output)
+    try:
+        result = run_generation(state.workspace(), spec, on_note=tracker.say, resume=resume, new=new)
+    finally:
+        tracker.close()
+    if json_output:
+        print_json(result.model_dump(mode="json", by_alias=True))
+    else:
+        console.print(f"{result.id} {result.status}: {summary_line(result.summary)}", markup=False)
+
+
+def nightly(
+    contract: ContractOpt = "default",
+    portfolio: PortfolioOpt = None,
+    budget_attempts: BudgetOpt = None,
+    limit_tasks: LimitTasksOpt = None,
+    workers: WorkersOpt = None,
+    sandbox: SandboxOpt = "auto",
+    max_steps: MaxStepsOpt = None,
+    threads: ThreadsOpt = None,
+    max_length: MaxLengthOpt = None,
+    limit_heldout: LimitHeldoutOpt = None,
+    limit_covered: LimitCoveredOpt = None,
+    allow_weak_isolation: WeakOpt = False,
+) -> None:
+    """Cron entry point: one generation under a lock (resuming an interrupted one); exit codes in docs/nightly.md."""
+    from rsi.generation.nightly import run_nightly
+
+    spec = _generation_spec(contract=contract, portfolio=portfolio, budget_attempts=budget_attempts,
+                            limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, max_steps=max_steps,
+                            threads=threads, max_length=max_length, limit_heldout=limit_heldout,
+                            limit_covered=limit_covered, allow_weak_isolation=allow_weak_isolation)
+    outcome = run_nightly(state.workspace(), spec, log=_say(False))
+    raise typer.Exit(outcome.exit_code)
+
+
+def lineage(
+    plot: Annotated[Path | None, typer.Option("--plot", help="PNG path (default: runs/generations/lineage.png).")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the lineage as JSON.")] = False,
+) -> None:
+    """The chain of generations: contract revisions, adapters, datasets, coverage, lift and retention (+ a PNG plot)."""
+    from rsi.generation.lineage import build_lineage, lineage_json, write_lineage_png
+    from rsi.generation.state import generations_dir
+
+    workspace = state.workspace()
+    rows = build_lineage(workspace)
+    path = write_lineage_png(rows, plot or generations_dir(workspace) / "lineage.png") if rows else None
+    if json_output:
+        print_json({"generations": lineage_json(rows), "plot": str(path) if path else None})
+        return
+    if not rows:
+        console.print("no generations yet (run `rsi generation` or `rsi nightly`)", markup=False)
+        return
+    from rich.table import Table
+
+    from rsi.generation.lineage import LEDGER_COLUMNS, ledger_cells
+
+    # Generations side by side, one quantity per row: compounding reads left to right, and a row of
+    # thirteen numbers per generation would not fit a terminal. As many as fit, the latest ones.
+    fit = max(1, (console.width - 26) // 24)
+    shown = rows[-fit:]
+    table = Table(title="the compounding ledger", title_justify="left")
+    table.add_column("", no_wrap=True)
+    for r in shown:
+        table.add_column(r.generation, no_wrap=True)
+    cells = [ledger_cells(r) for r in shown]
+    for index, name in enumerate(LEDGER_COLUMNS[1:], start=1):
+        table.add_row(name, *(c[index] for c in cells))
+    console.print(table)
+    if len(rows) > len(shown):
+        console.print(f"(the {len(shown)} latest of {len(rows)} generations; a wider terminal, --json or "
+                      f"`rsi report --lineage` shows them all)", markup=False)
+    console.print(f"plot: {path}", markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+    app.command("generation")(generation)
+    app.command("nightly")(nightly)
+    app.command("lineage")(lineage)
