@@ -256,7 +256,7 @@ def _resolve_sides(workspace: Workspace, spec: EvalSpec) -> _Sides:
     return _Sides(spec, candidate, parent, control, configs)
 
 
-def _resumed_plan(store: Any, workspace: Workspace, spec: EvalSpec) -> tuple[EvalSpec, dict[str, Any]]:
+def _resumed_plan(store: Any, spec: EvalSpec) -> tuple[EvalSpec, dict[str, Any]]:
     run = store.get_run(spec.resume)
     plan = dict(run.args.get("eval") or {})
     if not plan:
@@ -266,8 +266,7 @@ def _resumed_plan(store: Any, workspace: Workspace, spec: EvalSpec) -> tuple[Eva
     return resumed, {**plan, "configs": list(run.args.get("configs", []))}
 
 
-def _new_plan(store: Any, workspace: Workspace, sides: _Sides, by_key: dict[str, Any], suite: str, seed: int,
-              per_task: int) -> _Plan:
+def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, seed: int, per_task: int) -> _Plan:
     from rsi.store import new_run_id
 
     spec = sides.spec
@@ -327,7 +326,7 @@ def evaluate(
     try:
         stored: dict[str, Any] = {}
         if spec.resume:
-            spec, stored = _resumed_plan(store, workspace, spec)
+            spec, stored = _resumed_plan(store, spec)
         sides = _resolve_sides(workspace, spec)
         evaluation = sides.parent.spec.evaluation
         suite = spec.suite or evaluation.suite
@@ -338,7 +337,7 @@ def evaluate(
             plan = _check_resumable(store, spec.resume, spec, sides, stored, by_key, suite, seed, per_task)
             note(f"resuming evaluation {plan.run_id}")
         else:
-            plan = _new_plan(store, workspace, sides, by_key, suite, seed, per_task)
+            plan = _new_plan(store, sides, by_key, suite, seed, per_task)
             control = f" and the generation-0 control {sides.control.ref}" if sides.control is not None else ""
             note(f"evaluation {plan.run_id}: {sides.candidate.ref} vs {sides.parent.ref}{control} on {len(plan.heldout)} "
                  f"heldout + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} covered train tasks of {suite}, "
