@@ -215,6 +215,7 @@ def coverage_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Coverage of a run: per task, per configuration, and the coverage-vs-attempts curve (PNG + terminal)."""
+    from rich import box
     from rich.table import Table
 
     from rsi.run.plot import text_curve, write_curve_png
@@ -232,9 +233,12 @@ def coverage_command(
             "configurations": [{**c.model_dump(mode="json"), "pass_rate": c.pass_rate} for c in s.config_lines],
         })
         return
-    configs = Table(title="per configuration", title_justify="left")
-    for column in ("configuration", "jobs", "attempts", "passes", "pass rate", "solved", "unique", "errors"):
-        configs.add_column(column, justify="left" if column == "configuration" else "right")
+    configs = Table(title="per configuration", title_justify="left", box=box.SIMPLE_HEAD)
+    # Names are what a reader compares: never cut them (the numbers need little room).
+    configs.add_column("configuration", no_wrap=True,
+                       min_width=max((len(c.name) for c in s.config_lines), default=len("configuration")))
+    for column in ("jobs", "attempts", "passes", "rate", "solved", "unique", "errors"):
+        configs.add_column(column, justify="right", min_width=len(column))
     for c in s.config_lines:
         configs.add_row(c.name, str(c.jobs), str(c.attempts), str(c.passes), f"{c.pass_rate:.1%}",
                         str(c.tasks_solved), str(c.unique_solves), str(c.errors))
