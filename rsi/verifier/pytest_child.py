@@ -368,9 +368,13 @@ def _make_plugin(module_name, guard, recorder, allowed, tests_dir):
     def wrap(function):
         def called(*args, **kwargs):
             linecache.clearcache()
+            # Compared with the state right before the call, not the collection baseline: pytest itself
+            # swaps hooks per test phase (7.x installs its own sys.unraisablehook around each call), and
+            # what matters is what the solution's code changed while it ran.
+            before = _snapshot()
             result = function(*args, **kwargs)
             _check_value(result)  # may run agent code (__eq__): before the state check
-            changed = _changed(state["baseline"], _snapshot())
+            changed = _changed(before, _snapshot())
             if changed:
                 state["problem"] = "the solution changed " + ", ".join(changed[:5])
                 raise Untrusted(state["problem"])
