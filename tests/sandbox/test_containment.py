@@ -248,7 +248,7 @@ from pathlib import Path
 from rsi.sandbox.base import Limits
 from rsi.sandbox.select import make_sandbox
 hidden, port, marker, work = sys.argv[1], int(sys.argv[2]), sys.argv[3], Path(sys.argv[4])
-sandbox = make_sandbox("auto")
+sandbox = make_sandbox("local", mode="userns")  # explicitly: with bubblewrap present, auto would pick bwrap
 code = (
     "import os, socket\\n"
     f"print('SEEN' if os.path.exists({hidden!r}) else 'ABSENT')\\n"
