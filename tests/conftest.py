@@ -48,15 +48,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason="needs a CUDA GPU"))
 
 
+# Commits in temporary repositories need an identity even on a bare CI machine (one copy for every test).
+GIT_ENV = {"GIT_AUTHOR_NAME": "rsi tests", "GIT_AUTHOR_EMAIL": "tests@rsi.local",
+           "GIT_COMMITTER_NAME": "rsi tests", "GIT_COMMITTER_EMAIL": "tests@rsi.local"}
+
+
 @pytest.fixture
 def git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     """Commits in temporary repositories need an identity even on a bare CI machine."""
-    for var, value in {
-        "GIT_AUTHOR_NAME": "rsi tests",
-        "GIT_AUTHOR_EMAIL": "tests@rsi.local",
-        "GIT_COMMITTER_NAME": "rsi tests",
-        "GIT_COMMITTER_EMAIL": "tests@rsi.local",
-    }.items():
+    for var, value in GIT_ENV.items():
         monkeypatch.setenv(var, value)
 
 

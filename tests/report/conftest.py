@@ -18,10 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import GIT_ENV
 from tests.run.mini import MINI_PORTFOLIO
-
-GIT_ENV = {"GIT_AUTHOR_NAME": "rsi tests", "GIT_AUTHOR_EMAIL": "tests@rsi.local",
-           "GIT_COMMITTER_NAME": "rsi tests", "GIT_COMMITTER_EMAIL": "tests@rsi.local"}
 
 
 def _need(condition: bool, why: str) -> None:

@@ -21,10 +21,8 @@ import pytest
 
 from rsi.errors import UserInputError
 from rsi.run.harvest import SourceAttempt, TaskNeed, check_train_only, choose_job, harvest_targets
+from tests.conftest import GIT_ENV
 from tests.run.mini import MINI_PORTFOLIO as PORTFOLIO
-
-GIT_ENV = {"GIT_AUTHOR_NAME": "rsi tests", "GIT_AUTHOR_EMAIL": "tests@rsi.local",
-           "GIT_COMMITTER_NAME": "rsi tests", "GIT_COMMITTER_EMAIL": "tests@rsi.local"}
 
 
 def test_targets_use_the_passing_configurations_or_the_best_ones() -> None:

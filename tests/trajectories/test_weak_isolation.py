@@ -21,9 +21,8 @@ import pytest
 
 from rsi.promotion.isolation import AttemptIsolation, WeakIsolationError, check_isolation
 from rsi.sandbox.base import Isolation
+from tests.conftest import GIT_ENV
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "rsi tests", "GIT_AUTHOR_EMAIL": "tests@rsi.local",
-           "GIT_COMMITTER_NAME": "rsi tests", "GIT_COMMITTER_EMAIL": "tests@rsi.local"}
 MINI_PORTFOLIO = """schema_version = 1
 [portfolio]
 name = "mini"
