@@ -93,6 +93,14 @@ ThreadsOpt = Annotated[int | None, typer.Option("--threads", help="torch threads
 MaxLengthOpt = Annotated[int | None, typer.Option("--max-length", help="Training max_length.")]
 LimitHeldoutOpt = Annotated[int | None, typer.Option("--limit-heldout", help="Heldout tasks in evaluation.")]
 LimitCoveredOpt = Annotated[int | None, typer.Option("--limit-covered", help="Covered train tasks in evaluation.")]
+HarvestOpt = Annotated[int | None, typer.Option("--harvest-per-task", help="Harvest up to N distinct passing "
+                                                 "solutions per train task after the run (default 0: no harvest).")]
+HarvestBudgetOpt = Annotated[int | None, typer.Option("--harvest-budget", help="Harvest attempt budget (default: the run's).")]
+MaxPerTaskOpt = Annotated[int | None, typer.Option("--max-per-task", help="Exported examples per task at most (default 2).")]
+RenderOpt = Annotated[str | None, typer.Option("--render", help="Export in the conversation that found each solution "
+                                               "(`found`, default) or in the deployed contract's own (`deployed`).")]
+AccumulateOpt = Annotated[bool, typer.Option("--accumulate", help="Train on every earlier generation's runs and "
+                                             "harvests too (pooled data, fresh adapter).")]
 WeakOpt = Annotated[bool, typer.Option("--allow-weak-isolation",
                                        help="Promote and export evidence of weakly isolated attempts (rlimits only).")]
 
@@ -117,12 +125,17 @@ def generation(
     limit_heldout: LimitHeldoutOpt = None,
     limit_covered: LimitCoveredOpt = None,
     allow_weak_isolation: WeakOpt = False,
+    harvest_per_task: HarvestOpt = None,
+    harvest_budget: HarvestBudgetOpt = None,
+    max_per_task: MaxPerTaskOpt = None,
+    render: RenderOpt = None,
+    accumulate: AccumulateOpt = False,
     train_method: Annotated[str | None, typer.Option("--train-method", help="sft or grpo (default: the contract's).")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume this generation id (e.g. g0003).")] = None,
     new: Annotated[bool, typer.Option("--new", help="Start a new generation even if one is unfinished.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the generation record as JSON.")] = False,
 ) -> None:
-    """Run one full generation (run, promote, propose, export, train, evaluate, promote adapter), resumably."""
+    """Run one full generation (run, promote, propose, harvest, export, train, evaluate, promote adapter), resumably."""
     from rsi.generation.generation import run_generation
     from rsi.generation.nightly import summary_line
 
@@ -130,7 +143,9 @@ def generation(
                             limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, seed=seed, max_steps=max_steps,
                             threads=threads, max_length=max_length, limit_heldout=limit_heldout,
                             limit_covered=limit_covered, train_method=train_method,
-                            allow_weak_isolation=allow_weak_isolation)
+                            allow_weak_isolation=allow_weak_isolation, harvest_per_task=harvest_per_task,
+                            harvest_budget=harvest_budget, max_per_task=max_per_task, render=render,
+                            accumulate=accumulate or None)
     tracker = progress_tracker("generation", json_output)
     try:
         result = run_generation(state.workspace(), spec, on_note=tracker.say, resume=resume, new=new)
@@ -155,6 +170,11 @@ def nightly(
     limit_heldout: LimitHeldoutOpt = None,
     limit_covered: LimitCoveredOpt = None,
     allow_weak_isolation: WeakOpt = False,
+    harvest_per_task: HarvestOpt = None,
+    harvest_budget: HarvestBudgetOpt = None,
+    max_per_task: MaxPerTaskOpt = None,
+    render: RenderOpt = None,
+    accumulate: AccumulateOpt = False,
 ) -> None:
     """Cron entry point: one generation under a lock (resuming an interrupted one); exit codes in docs/nightly.md."""
     from rsi.generation.nightly import run_nightly
@@ -162,7 +182,9 @@ def nightly(
     spec = _generation_spec(contract=contract, portfolio=portfolio, budget_attempts=budget_attempts,
                             limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, max_steps=max_steps,
                             threads=threads, max_length=max_length, limit_heldout=limit_heldout,
-                            limit_covered=limit_covered, allow_weak_isolation=allow_weak_isolation)
+                            limit_covered=limit_covered, allow_weak_isolation=allow_weak_isolation,
+                            harvest_per_task=harvest_per_task, harvest_budget=harvest_budget,
+                            max_per_task=max_per_task, render=render, accumulate=accumulate or None)
     outcome = run_nightly(state.workspace(), spec, log=_say(False))
     raise typer.Exit(outcome.exit_code)
 

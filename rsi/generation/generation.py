@@ -1,4 +1,4 @@
-"""One generation, resumable step by step: run -> promote -> propose -> export -> train -> evaluate -> promote_adapter.
+"""One generation, resumable step by step: run -> promote -> propose -> harvest -> export -> train -> evaluate -> promote_adapter.
 
     run_generation(workspace, GenerationSpec(contract="default"), on_note=print)
 
@@ -7,10 +7,19 @@
 | run             | `run_portfolio` of this generation's portfolio on the train split     | the run id, recorded as it starts   |
 | promote         | `promote_run`: the best configuration, if it passes the gate          | the Decision-Hash trailer           |
 | propose         | `propose_portfolio` -> portfolios/<contract>-g<N+1>.toml, committed    | rewrite of the same file            |
-| export          | `export_trajectories` of the run -> runs/generations/<id>/dataset/    | the manifest (written last)         |
+| harvest         | `run_harvest` (with `harvest_per_task` > 0): more distinct solutions  | the harvest run id (a killed        |
+|                 | of the run's train tasks, as its own run (never coverage search)      | harvest is started again)           |
+| export          | `export_trajectories` of the run (+ harvest, + earlier generations'   | the manifest (written last)         |
+|                 | runs with `accumulate`) -> runs/generations/<id>/dataset/             |                                     |
 | train           | `train_stage`: LoRA on the contract's base, registered, candidate rev | the registry / Adapter-Id trailer   |
 | evaluate        | `evaluate`: candidate vs parent, heldout lift + retention             | the evaluation run id, recorded     |
 | promote_adapter | `apply_decision`: parent revision if the gate passes, else rejected   | the Adapter-Eval trailer            |
+
+Expert iteration (issue 16): with `harvest_per_task=N`, `render="deployed"` and `accumulate=True` a
+generation samples up to N distinct passing solutions per train task, renders each into the deployed
+contract's own conversation, and trains a fresh LoRA on the base from every generation's pooled data so
+far (STaR's choice: restarting from the base each round keeps one generation's overfitting from being
+the next one's starting point; the data, not the weights, is what compounds).
 
 The record (rsi.generation.state) is rewritten atomically before and after every step, so a SIGKILL
 anywhere leaves a state from which a rerun continues: finished steps are skipped (their outputs are
@@ -72,6 +81,14 @@ class GenerationSpec(BaseModel):
     threads: int | None = Field(default=None, ge=1, description="torch threads for training.")
     limit_heldout: int | None = Field(default=None, ge=1, description="Only the first N heldout tasks in evaluation.")
     limit_covered: int | None = Field(default=None, ge=0, description="At most N covered train tasks in evaluation.")
+    harvest_per_task: int = Field(default=0, ge=0, description="Harvest up to N distinct passing solutions per "
+                                  "train task after the run (0: no harvest step).")
+    harvest_budget: int | None = Field(default=None, ge=1, description="Harvest attempt budget; default: the run's.")
+    max_per_task: int = Field(default=2, ge=1, description="Exported examples per task at most.")
+    render: Literal["found", "deployed"] = Field(default="found", description="Export each solution in the "
+                                                 "conversation that found it, or in the deployed contract's own.")
+    accumulate: bool = Field(default=False, description="Export the runs and harvests of every earlier generation "
+                             "of the contract too (train on the pooled data).")
 
 
 def _crash_point(name: str) -> None:
@@ -161,6 +178,8 @@ class Generation:
     def _skip_reason(self, name: str) -> str:
         steps = self.state.steps
         grpo = self.spec.train_method == "grpo"  # GRPO samples its own rollouts: no dataset needed
+        if name == "harvest" and self.spec.harvest_per_task == 0:
+            return "harvest off (harvest_per_task = 0)"
         if name in ("train",) and steps["export"].status == "skipped" and not grpo:
             return "no dataset: " + steps["export"].reason
         if name == "evaluate" and steps["train"].status == "skipped":
@@ -175,6 +194,8 @@ class Generation:
             return f": run {out['run_id']} covered {out['covered']}/{out['tasks']} train tasks in {out['attempts']} attempts"
         if name == "promote":
             return f": {out.get('status')}{' r' + str(out['revision']) if out.get('revision') else ''}"
+        if name == "harvest" and "run_id" in out:
+            return f": run {out['run_id']}, {out['passes']} passes in {out['attempts']} attempts"
         if name == "export" and "examples" in out:
             return f": {out['examples']} examples, sha256 {out['dataset_sha256'][:12]}"
         if name == "train" and "adapter_id" in out:
@@ -245,17 +266,48 @@ class Generation:
                     new=[v.name for v in outcome.proposal.new])
         return None
 
+    def step_harvest(self) -> str | None:
+        from rsi.run.harvest import HarvestSpec, run_harvest
+
+        spec = self.spec
+        harvest = HarvestSpec(source_runs=(self.state.output("run", "run_id"),), per_task=spec.harvest_per_task,
+                              budget_attempts=spec.harvest_budget or spec.budget_attempts or 100,
+                              workers=spec.workers, seed=spec.seed or 0, sandbox=spec.sandbox)
+        display = _RunIdRecorder(lambda rid: self.record("harvest", run_id=rid), self.note)
+        try:
+            outcome = run_harvest(self.workspace, harvest, display)
+        except UserInputError as error:
+            return error.message  # nothing to harvest
+        self.record("harvest", run_id=outcome.run_id, attempts=outcome.attempts, passes=outcome.passes,
+                    errors=outcome.errors, tokens=outcome.tokens)
+        return None
+
+    def export_runs(self) -> list[str]:
+        """This generation's run and harvest, and with `accumulate` every earlier generation's of the contract."""
+        earlier = [g for g in list_generations(self.workspace) if g.number < self.state.number
+                   and g.inputs.get("contract") == self.spec.contract] if self.spec.accumulate else []
+        runs: list[str] = []
+        for state in [*earlier, self.state]:
+            for step in ("run", "harvest"):
+                run_id = state.output(step, "run_id")
+                if run_id and state.step(step).status == "done" and run_id not in runs:
+                    runs.append(run_id)
+        return runs
+
     def step_export(self) -> str | None:
         from rsi.trajectories.export import export_trajectories
+        from rsi.trajectories.select import SelectionPolicy
 
         out = self.folder / "dataset"
+        runs = self.export_runs()
         try:
-            outcome = export_trajectories(self.workspace, [self.state.output("run", "run_id")], out,
-                                          contract=self.spec.contract,
+            outcome = export_trajectories(self.workspace, runs, out, SelectionPolicy(max_per_task=self.spec.max_per_task),
+                                          contract=self.spec.contract, render=self.spec.render,
                                           allow_weak_isolation=self.spec.allow_weak_isolation)
         except UserInputError as error:
             return error.message
-        self.record("export", dataset=str(out), dataset_sha256=outcome.dataset_sha256, examples=outcome.examples)
+        self.record("export", dataset=str(out), dataset_sha256=outcome.dataset_sha256, examples=outcome.examples,
+                    source_runs=runs, rendering=self.spec.render)
         return None
 
     def step_train(self) -> str | None:
@@ -334,6 +386,7 @@ class Generation:
             "successor": s.output("propose", "portfolio"),
             "dataset_sha256": s.output("export", "dataset_sha256"),
             "examples": s.output("export", "examples"),
+            "harvest_run_id": s.output("harvest", "run_id"),
             "adapter_id": s.output("train", "adapter_id"),
             "candidate_ref": s.output("train", "candidate_ref"),
             "eval_id": s.output("evaluate", "eval_id"),

@@ -30,7 +30,7 @@ from rsi.workspace import Workspace
 
 STATE_FILE = "state.json"
 STATE_SCHEMA = "rsi-generation/1"
-STEPS = ("run", "promote", "propose", "export", "train", "evaluate", "promote_adapter")
+STEPS = ("run", "promote", "propose", "harvest", "export", "train", "evaluate", "promote_adapter")
 ID_PATTERN = re.compile(r"^g(\d{4,})$")
 
 StepStatus = Literal["pending", "running", "done", "skipped", "failed"]

@@ -25,7 +25,8 @@ ARGS = ("--limit-tasks", "3", "--budget-attempts", "6", "--workers", "2", "--max
 @pytest.mark.timeout(1500)
 def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
     env = scripted_env
-    first = shim("generation", *ARGS, "--json", cwd=workspace.root, env=env)
+    first = shim("generation", *ARGS, "--harvest-per-task", "2", "--harvest-budget", "4", "--render", "deployed",
+                 "--json", cwd=workspace.root, env=env)
     assert first.returncode == 0, first.stderr[-3000:] + first.stdout[-2000:]
     g1 = json.loads(first.stdout)
     assert g1["id"] == "g0001" and g1["status"] == "done"
@@ -35,12 +36,16 @@ def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
 
     run = g1["steps"]["run"]["outputs"]
     assert run["tasks"] == 3 and 1 <= run["covered"] <= run["attempts"] <= 6  # a run stops once all are covered
+    harvest = g1["steps"]["harvest"]["outputs"]
+    assert harvest["run_id"] != run["run_id"] and 1 <= harvest["attempts"] <= 4
     export = g1["steps"]["export"]["outputs"]
     manifest = json.loads((workspace.root / "runs" / "generations" / "g0001" / "dataset" / "manifest.json").read_text())
-    assert manifest["dataset"]["sha256"] == export["dataset_sha256"] and manifest["source"]["runs"] == [run["run_id"]]
+    assert manifest["dataset"]["sha256"] == export["dataset_sha256"]
+    assert manifest["source"]["runs"] == export["source_runs"] == [run["run_id"], harvest["run_id"]]
+    assert manifest["rendering"]["name"] == "deployed"
     train = g1["steps"]["train"]["outputs"]
     lineage = json.loads((workspace.adapters_dir / train["adapter_id"] / "lineage.json").read_text())
-    assert lineage["dataset"]["sha256"] == export["dataset_sha256"] and lineage["source_runs"] == [run["run_id"]]
+    assert lineage["dataset"]["sha256"] == export["dataset_sha256"] and lineage["source_runs"] == export["source_runs"]
     assert lineage["metrics"]["steps"] == 2 and lineage["parent_contract"]["ref"] == train["parent_ref"]
     evaluate = g1["steps"]["evaluate"]["outputs"]
     assert evaluate["lift"]["tasks"] == 2 and evaluate["lift"]["lift"] == 0.0  # same scripted answers both sides
@@ -54,12 +59,16 @@ def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
     assert not repo.git.status("--porcelain", "--", "portfolios/default-g0002.toml")  # committed
     assert 'base = "default"' in (workspace.portfolios_dir / "default-g0002.toml").read_text()
 
-    second = shim("generation", *ARGS, "--json", cwd=workspace.root, env=env)
+    second = shim("generation", *ARGS, "--accumulate", "--json", cwd=workspace.root, env=env)
     assert second.returncode == 0, second.stderr[-3000:] + second.stdout[-2000:]
     g2 = json.loads(second.stdout)
     assert g2["id"] == "g0002" and g2["status"] == "done"
     assert g2["inputs"]["portfolio"] == "default-g0002" and g2["inputs"]["previous"] == "g0001"
     assert g2["steps"]["run"]["outputs"]["run_id"] != run["run_id"]
+    assert g2["steps"]["harvest"]["status"] == "skipped"  # no --harvest-per-task this time
+    # --accumulate: the second dataset pools the first generation's run and harvest with its own run.
+    assert g2["steps"]["export"]["outputs"]["source_runs"] == [run["run_id"], harvest["run_id"],
+                                                               g2["steps"]["run"]["outputs"]["run_id"]]
     assert g2["summary"]["cumulative_coverage"][0] >= run["covered"]
 
     # Finished generations are not redone.
