@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -250,6 +251,16 @@ def choose_workers(max_batch: int) -> Choice:
         f"recommended `rsi run --workers` on the embedded model: fills its batch (max_batch={max_batch}); a step of "
         f"{max_batch} rows costs little more than one row (bench/RESULTS.md, run throughput)",
     )
+
+
+def run_workers(executor: str, servings: Iterable[Any]) -> int | None:
+    """The default `--workers` of a run: on the local executor with an embedded model among the
+    configurations' `[serving]`s, `choose_workers` of its largest `max_batch`; else None (the
+    executor's own default: the local one's per-core count, SLURM's array parallelism)."""
+    batches = [s.max_batch for s in servings if s.backend == "embedded"]
+    if executor != "local" or not batches:
+        return None
+    return int(choose_workers(max(batches)).value)
 
 
 def model_settings(requested_dtype: str = "bfloat16", max_batch: int = 8) -> dict[str, Choice]:

@@ -25,7 +25,7 @@ Infrastructure errors (verdict `error`) are retried with exponential backoff up 
 Only this process writes the store; executors' workers never touch it. One process runs a run at
 a time (`rsi/run/liveness.py`: the run lock, and the owner file `rsi status` reads).
 
-Testing hook: `RSI_TEST_CRASH_AT=<point>:<n>` (`rsi/run/crash.py`).
+Testing hook: `RSI_TEST_CRASH_AT=<point>:<n>` (`rsi/crashpoint.py`).
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from rsi.crashpoint import crash_point
 from rsi.display import Display, NullDisplay
 from rsi.errors import RsiError, StoreError
 from rsi.executors import AttemptFn, make_executor
-from rsi.run.crash import crash_point
 from rsi.run.liveness import RunLock
 from rsi.run.session import RunSession
 from rsi.run.setup import OpenedRun, open_new_run, open_stored_run
@@ -67,8 +67,10 @@ class Orchestrator:
         scheduler_for: Callable[[OpenedRun, Store], Scheduler] | None = None,
     ) -> None:
         """`opener` records and opens the run instead of `open_new_run` (its configurations and tasks
-        need not come from a portfolio file), and `scheduler_for` gives the session its scheduler: the
-        hooks a harvest (rsi/run/harvest.py) uses to run a plan of its own on this same path."""
+        need not come from a portfolio file; with `spec.resume` it reopens the stored run instead of
+        `open_stored_run`), and `scheduler_for` gives the session its scheduler: the hooks a harvest
+        (rsi/run/harvest.py) and an evaluation (rsi/evaluation.py) use to run a plan of their own on
+        this same path."""
         self.spec = spec
         self.workspace = workspace
         self.display = display or NullDisplay()
@@ -87,7 +89,8 @@ class Orchestrator:
         store = open_store(self.spec.db or self.workspace.db_url)
         try:
             if self.spec.resume:
-                opened, kind = open_stored_run(store, self.workspace, self.spec.resume), "run_resumed"
+                opened = self.opener(store) if self.opener else open_stored_run(store, self.workspace, self.spec.resume)
+                kind = "run_resumed"
             else:
                 opened = self.opener(store) if self.opener else open_new_run(store, self.workspace, self.spec)
                 kind = "run_started"
@@ -104,8 +107,10 @@ class Orchestrator:
         from rsi.run.attempt_fn import close_shared
 
         r, run_dir = opened.resolved, self.workspace.run_dir(opened.run_id)
-        executor = make_executor(self.spec.executor, fn, run_dir / "slurm", workers=self.spec.workers,
-                                 slurm=self.spec.slurm)
+        from rsi.models.tuning import run_workers  # unset --workers: fill the embedded model's batch
+
+        workers = self.spec.workers or run_workers(self.spec.executor, (c.spec.serving for c in opened.configs))
+        executor = make_executor(self.spec.executor, fn, run_dir / "slurm", workers=workers, slurm=self.spec.slurm)
         scheduler = self.scheduler_for(opened, store) if self.scheduler_for else None
         session = RunSession(opened, self.spec, store, executor, run_dir, self.display, self.clock, self.stop, scheduler)
         session.emit(kind, f"{opened.run_id}: portfolio {r.portfolio} ({len(opened.configs)} configurations) on "

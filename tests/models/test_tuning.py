@@ -82,3 +82,14 @@ def test_vllm_cpu_env_binds_one_core_when_one_thread_wins(monkeypatch: pytest.Mo
     mine = tuning.vllm_cpu_env({"VLLM_CPU_OMP_THREADS_BIND": "2-3", "LD_PRELOAD": "/x.so"})
     assert mine["VLLM_CPU_OMP_THREADS_BIND"] == tuning.Choice("2-3", "set by the caller")
     assert "/x.so" in str(mine["LD_PRELOAD"].value)
+
+
+def test_run_workers_fill_the_embedded_batch_on_the_local_executor() -> None:
+    from rsi.contracts.schema import ServingSpec
+
+    embedded4, embedded8 = ServingSpec(max_batch=4), ServingSpec(max_batch=8)
+    remote = ServingSpec(backend="openai", base_url="http://x", max_batch=16)
+    assert tuning.run_workers("local", [embedded4, embedded8, remote]) == 8  # the largest embedded batch
+    assert tuning.run_workers("local", [ServingSpec(max_batch=1)]) == 2  # never fewer than 2
+    assert tuning.run_workers("local", [remote]) is None  # no embedded model: the executor's default
+    assert tuning.run_workers("slurm", [embedded8]) is None  # SLURM keeps its array parallelism

@@ -262,3 +262,21 @@ def test_budget_holds_back_attempts_in_flight_and_the_target_rounds_up() -> None
     assert budget is None and "4 in flight" in why
     assert target_reached(0.95, 155, 164) == "" and target_reached(0.95, 156, 164)  # 0.95 x 164 = 155.8 -> 156
     assert target_reached(None, 164, 164) == ""
+
+
+def test_unset_workers_fill_the_embedded_batch_and_an_explicit_count_wins(mini_ws) -> None:
+    """The mini portfolio runs the embedded model ([serving] max_batch 8 by default): without --workers
+    the local executor keeps 8 attempts in flight (rsi.models.tuning.run_workers), not its per-core count."""
+    class Recorder:
+        def __init__(self) -> None:
+            self.messages: list[str] = []
+
+        def update(self, progress, event=None) -> None:
+            if event is not None and event.kind == "run_started":
+                self.messages.append(event.message)
+
+    for workers, expected in ((None, "(8 at once"), (3, "(3 at once")):
+        recorder = Recorder()
+        run_portfolio(RunSpec(portfolio="mini", budget_attempts=2, limit_tasks=2, workers=workers), mini_ws,
+                      display=recorder, attempt_fn=NoopAttempt(pass_rate=0.0))
+        assert len(recorder.messages) == 1 and expected in recorder.messages[0], recorder.messages
