@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict
 from rsi.errors import UserInputError
 from rsi.executors.base import AttemptFn, AttemptResult, AttemptSpec
 from rsi.executors.noop import NoopAttempt
+from rsi.run.layout import staging_dir
 from rsi.verdict import Verdict
 from rsi.verifier.tree import remove_tree
 
@@ -215,7 +216,7 @@ class HarnessAttempt(BaseModel):
             model = _shared_model(spec.config, self.workspace_root)
         sandbox = _shared_sandbox(self.sandbox)
         out_dir = Path(spec.out_dir)
-        tmp_dir = out_dir.parent / f".tmp-{out_dir.name}-{os.getpid()}-{threading.get_ident()}"
+        tmp_dir = staging_dir(out_dir, f"{os.getpid()}-{threading.get_ident()}")
         remove_tree(tmp_dir)
         tmp_dir.mkdir(parents=True)
         try:

@@ -3,7 +3,7 @@
 Several jobs can be in flight at once (the next one is planned while the last one's attempts
 finish). A key leaves `open_keys` when it gets a counted outcome or runs out of error retries; a
 job is finished when no key is open. `build_specs` turns a job's missing attempts into the
-executor's `AttemptSpec`s (pure).
+executor's `AttemptSpec`s (pure): their folders (rsi/run/layout.py), seeds and time limits.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rsi.config import Configuration
 from rsi.errors import StoreError
 from rsi.executors import AttemptSpec
+from rsi.run.layout import RunLayout
 
 if TYPE_CHECKING:
     from rsi.store import JobRow, MissingAttempt
@@ -28,16 +28,31 @@ def attempt_seed(seed: int, job_index: int, task_key: str, attempt_index: int) -
     return int.from_bytes(digest[:4], "big") >> 1  # 31 bits: fits a signed 32-bit column (PostgreSQL INTEGER)
 
 
-def job_dir(run_dir: Path, job_index: int) -> Path:
-    return run_dir / "attempts" / f"j{job_index:04d}"
+def task_seed(seed: int, task_key: str, attempt_index: int) -> int:
+    """The seed of a paired run (`rsi eval`): every job draws the same one for a (task, attempt), so the
+    sides of a comparison differ in their configuration only."""
+    digest = hashlib.sha256(f"{seed}|{task_key}|{attempt_index}".encode()).hexdigest()
+    return int(digest[:8], 16)
+
+
+def seed_for(seeding: str, seed: int, job_index: int, task_key: str, attempt_index: int) -> int:
+    """An attempt's seed under the run's seeding (`ResolvedRun.seeding`)."""
+    if seeding == "paired":
+        return task_seed(seed, task_key, attempt_index)
+    return attempt_seed(seed, job_index, task_key, attempt_index)
+
+
+def attempt_timeout_s(task: Task, config: Configuration) -> float:
+    """The executor's hard limit for one attempt: the agent's time, the verifier's, and a minute of setup."""
+    agent_s = min(task.spec.agent_timeout_s, config.spec.harness.timeouts.agent_s)
+    return float(agent_s) + task.spec.verifier_timeout_s + 60.0
 
 
 def build_specs(
-    run_id: str, run_dir: Path, seed: int, job: JobRow, config: Configuration, tasks: Mapping[str, Task],
-    missing: Sequence[MissingAttempt], earlier_errors: Mapping[tuple[str, int], int],
+    run_id: str, layout: RunLayout, seed: int, job: JobRow, config: Configuration, tasks: Mapping[str, Task],
+    missing: Sequence[MissingAttempt], earlier_errors: Mapping[tuple[str, int], int], seeding: str = "per-job",
 ) -> list[AttemptSpec]:
     """The attempt specs of a job's `missing` attempts (each with its earlier error count as try index)."""
-    folder = job_dir(run_dir, job.job_index)
     specs = []
     for m in missing:
         task = tasks.get(m.task_key)
@@ -48,11 +63,10 @@ def build_specs(
                 key=f"{run_id}|{job.job_index}|{m.task_key}|{m.attempt_index}",
                 run_id=run_id, job_index=job.job_index, task_key=m.task_key, task_dir=str(task.root),
                 attempt_index=m.attempt_index,
-                seed=attempt_seed(seed, job.job_index, m.task_key, m.attempt_index),
+                seed=seed_for(seeding, seed, job.job_index, m.task_key, m.attempt_index),
                 config=config,
-                out_dir=str(folder / m.task_key.replace("/", "__") / f"a{m.attempt_index}"),
-                timeout_s=float(min(task.spec.agent_timeout_s, config.spec.harness.timeouts.agent_s))
-                + task.spec.verifier_timeout_s + 60.0,
+                out_dir=str(layout.attempt_dir(job.job_index, m.task_key, m.attempt_index)),
+                timeout_s=attempt_timeout_s(task, config),
                 try_index=earlier_errors.get((m.task_key, m.attempt_index), 0),
             )
         )

@@ -40,6 +40,7 @@ from rsi.crashpoint import crash_point
 from rsi.display import Display, NullDisplay
 from rsi.errors import RsiError, StoreError
 from rsi.executors import AttemptFn, make_executor
+from rsi.run.layout import RunLayout
 from rsi.run.liveness import RunLock
 from rsi.run.session import RunSession
 from rsi.run.setup import OpenedRun, open_new_run, open_stored_run
@@ -110,7 +111,8 @@ class Orchestrator:
         from rsi.models.tuning import run_workers  # unset --workers: fill the embedded model's batch
 
         workers = self.spec.workers or run_workers(self.spec.executor, (c.spec.serving for c in opened.configs))
-        executor = make_executor(self.spec.executor, fn, run_dir / "slurm", workers=workers, slurm=self.spec.slurm)
+        executor = make_executor(self.spec.executor, fn, RunLayout(run_dir).slurm_dir, workers=workers,
+                                 slurm=self.spec.slurm)
         scheduler = self.scheduler_for(opened, store) if self.scheduler_for else None
         session = RunSession(opened, self.spec, store, executor, run_dir, self.display, self.clock, self.stop, scheduler)
         session.emit(kind, f"{opened.run_id}: portfolio {r.portfolio} ({len(opened.configs)} configurations) on "

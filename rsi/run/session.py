@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rsi.atomic import write_json_atomic
+from rsi.crashpoint import crash_point
 from rsi.display import Display
 from rsi.errors import ExecutorError, StoreError
 from rsi.executors import AttemptResult, AttemptSpec, Executor
-from rsi.run.crash import crash_point
-from rsi.run.jobs import JobInFlight, build_specs, job_dir
+from rsi.run.jobs import JobInFlight, build_specs
+from rsi.run.layout import RunLayout
 from rsi.run.setup import STATE_FILE, OpenedRun
 from rsi.run.spec import RunEvent, RunOutcome, RunProgress, RunSpec
 from rsi.run.stop import StopRequest
@@ -89,6 +90,7 @@ class RunSession:
         r = opened.resolved
         self.opened, self.spec, self.store, self.executor = opened, spec, store, executor
         self.run_id, self.run_dir, self.display, self.clock, self.stop = opened.run_id, run_dir, display, clock, stop
+        self.layout = RunLayout(run_dir)
         self.scheduler = scheduler or make_scheduler(r.scheduler)
         self.target_keys = {t.key for t in opened.tasks if r.split == "all" or t.spec.split == r.split}
         self.tasks_by_key = {t.key: t for t in opened.tasks}
@@ -264,14 +266,15 @@ class RunSession:
             earlier_errors = {(a.task_key, a.attempt_index): a.error_retries + 1 for a in rows if not a.counted}
             passed_before = sum(1 for a in rows if a.counted and a.passed)
             # Half-written attempt folders of the killed run: never renamed into place, so never read.
-            for stale in job_dir(self.run_dir, row.job_index).glob("*/.tmp-*"):
+            for stale in self.layout.stale_staging(row.job_index):
                 shutil.rmtree(stale, ignore_errors=True)
         else:  # a job planned just now has no outcome yet: skip three queries per job
             from rsi.store import MissingAttempt
 
             missing = [MissingAttempt(t, i) for t in row.planned_tasks for i in range(row.attempts_per_task)]
             earlier_errors, passed_before = {}, 0
-        specs = build_specs(self.run_id, self.run_dir, r.seed, row, config, self.tasks_by_key, missing, earlier_errors)
+        specs = build_specs(self.run_id, self.layout, r.seed, row, config, self.tasks_by_key, missing, earlier_errors,
+                            r.seeding)
         # Keys already out of retries stay errors; they hold no budget and the job can finish.
         runnable = [s for s in specs if s.try_index <= r.max_error_retries]
         self.totals.quarantined.update(s.task_key for s in specs if s.try_index > r.max_error_retries)

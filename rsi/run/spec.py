@@ -116,6 +116,11 @@ class ResolvedRun(BaseModel):
     max_error_retries: int
     retry_backoff_s: float
     target_coverage: float | None = None
+    seeding: Literal["per-job", "paired"] = Field(
+        default="per-job",
+        description="per-job: each job draws its own seeds; paired: every job draws the same seed for a (task, "
+                    "attempt), so jobs that compare configurations differ in the configuration only (rsi eval).",
+    )
 
 
 class RunProgress(BaseModel):
