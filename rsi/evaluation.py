@@ -1,9 +1,12 @@
 """Held-out evaluation of a candidate contract against its parent: `rsi eval CANDIDATE --against PARENT`.
 
-Both contracts attempt the same tasks with the same seeds and the same attempts per task, in one
-evaluation run stored like any other run (`runs/rsi.sqlite`, portfolio `eval:<candidate>-vs-<parent>`,
-job 0 = parent, job 1 = candidate), through the real attempt function and the local executor, so
-every attempt has a trajectory and a verifier verdict:
+Both contracts attempt the same tasks with the same seeds (rsi.run.jobs.task_seed: a (task, attempt)
+draws the same seed on every side) and the same attempts per task, in one evaluation run stored like
+any other run (`runs/rsi.sqlite`, portfolio `eval:<candidate>-vs-<parent>`, scheduler `eval-paired`),
+planned as fixed jobs (job 0 = parent, job 1 = candidate, job 2 = the control when there is one) and
+executed and recorded by the orchestrator, the one path `rsi run` takes (rsi/run/planned.py): real
+attempt function, executor, sandbox, retries and attempt folders, so every attempt has a trajectory
+and a verifier verdict:
 
 - **heldout tasks** of the suite (never trained on: the export refuses them) -> the **lift**, the
   paired difference of solve rates (per task: any attempt passed) with Newcombe's 95% interval,
@@ -22,29 +25,37 @@ outcome: the parent's next revision (rsi.training.candidate.promote_adapter) or 
 with the numbers, both recorded in the adapter's status.json.
 
 Resume: the run row stores the plan (configurations, tasks, seeds); `EvalSpec.resume` re-runs only the
-planned attempts that have no counted outcome, so a killed evaluation loses and repeats nothing.
+planned attempts that have no counted outcome (the orchestrator's resume: stored jobs finish their
+missing attempts, jobs not yet stored are proposed), so a killed evaluation loses and repeats nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.atomic import write_json_atomic
-from rsi.errors import ExecutorError, StoreError, UserInputError
+from rsi.errors import ExecutorError, RsiError, StoreError, UserInputError
 from rsi.progress import Tracker
 from rsi.promotion.decision import LiftSummary
+from rsi.run.planned import PlannedJob, PlannedScheduler
+from rsi.run.setup import EVAL_SCHEDULER, OpenedRun
+from rsi.run.spec import ResolvedRun, RunOutcome, RunSpec
 from rsi.workspace import Workspace
 
+if TYPE_CHECKING:
+    from rsi.executors import AttemptFn
+    from rsi.store import Store
+
 EVAL_FILE = "eval.json"
-SCHEDULER = "eval-paired"
+SCHEDULER = EVAL_SCHEDULER
+RETRY_BACKOFF_S = 1.0  # first retry of an infrastructure error; doubles per retry (the orchestrator's policy)
 
 
 class EvalSpec(BaseModel):
@@ -142,12 +153,6 @@ class RetentionEstimate:
 # -- pure parts ---------------------------------------------------------------------------------
 
 
-def task_seed(seed: int, task_key: str, attempt_index: int) -> int:
-    """Same seed for both contracts on a task: the pairing is exact, not just same-task."""
-    digest = hashlib.sha256(f"{seed}|{task_key}|{attempt_index}".encode()).hexdigest()
-    return int(digest[:8], 16)
-
-
 def retention_of(covered: list[str], candidate: dict[str, bool], parent: dict[str, bool]) -> RetentionEstimate:
     return RetentionEstimate(
         covered=len(covered),
@@ -227,6 +232,14 @@ class _Plan:
         extra = [] if job_index == CONTROL else sorted(set(self.covered) | set(self.transfer))
         return self.heldout + extra
 
+    def jobs(self) -> list[PlannedJob]:
+        """The run's jobs in order: job 0 = parent, 1 = candidate, 2 = control (when there is one)."""
+        return [PlannedJob(SIDES[j], self.configs[j], tuple(self.task_keys(j)), self.per_task) for j in sorted(self.configs)]
+
+    @property
+    def attempts(self) -> int:
+        return sum(job.attempts for job in self.jobs())
+
 
 @dataclass
 class _Sides:
@@ -267,6 +280,7 @@ def _resumed_plan(store: Any, spec: EvalSpec) -> tuple[EvalSpec, dict[str, Any]]
 
 
 def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, seed: int, per_task: int) -> _Plan:
+    """Which tasks each side attempts (reads stored coverage; writes nothing)."""
     from rsi.store import new_run_id
 
     spec = sides.spec
@@ -277,27 +291,95 @@ def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, see
     covered = covered_all if spec.limit_covered is None else covered_all[: spec.limit_covered]
     transfer_all = sorted(set(store.covered_tasks(suite, "train", spec.transfer_runs)) & set(by_key)) if spec.transfer_runs else []
     transfer = transfer_all if spec.limit_covered is None else transfer_all[: spec.limit_covered]
-    plan = _Plan(new_run_id(), suite, seed, per_task, sides.configs, heldout, covered, transfer)
-    store.record_configurations(list(sides.configs.values()))
-    store.record_tasks([by_key[k] for k in sorted(set(plan.task_keys(CANDIDATE)))])
-    c, p = sides.candidate, sides.parent
-    store.create_run(
-        run_id=plan.run_id, portfolio=f"eval:{c.name}@r{c.revision}-vs-{p.name}@r{p.revision}", suite=suite, split="all",
-        budget={"attempts": per_task * sum(len(plan.task_keys(j)) for j in sides.configs)}, seed=seed, scheduler=SCHEDULER,
-        args={"eval": {"spec": spec.model_dump(mode="json"), "heldout": heldout, "covered": covered, "transfer": transfer},
-              "configs": [sides.configs[j].config_hash for j in sorted(sides.configs)], "tasks": plan.task_keys(CANDIDATE)},
-    )
-    for job_index, config in sorted(sides.configs.items()):
-        store.start_job(plan.run_id, config.config_hash, plan.task_keys(job_index), per_task, job_index=job_index,
-                        details={"side": SIDES[job_index]})
+    return _Plan(new_run_id(), suite, seed, per_task, sides.configs, heldout, covered, transfer)
+
+
+def _check_resumable(run_id: str, spec: EvalSpec, sides: _Sides, stored: dict[str, Any], by_key: dict[str, Any],
+                     suite: str, seed: int, per_task: int) -> _Plan:
+    if stored["configs"] != [sides.configs[j].config_hash for j in sorted(sides.configs)]:
+        # an unpinned ref (a bare NAME) may resolve to a newer revision than the one evaluated so far
+        raise UserInputError(
+            f"evaluation {run_id}: {spec.candidate} / {spec.parent} no longer resolve to the configurations "
+            "it started with", hint="evaluate pinned revisions (NAME@rN), or start a new evaluation")
+    plan = _Plan(run_id, suite, seed, per_task, sides.configs, list(stored["heldout"]), list(stored["covered"]),
+                 list(stored.get("transfer", [])))
+    missing = [k for k in plan.task_keys(CANDIDATE) if k not in by_key]
+    if missing:
+        raise UserInputError(f"evaluation {run_id}: tasks {', '.join(missing[:5])} left suite {suite!r}")
     return plan
 
 
-def _solved(store: Any, run_id: str) -> tuple[dict[int, dict[str, bool]], int, int]:
+@dataclass
+class _EvalRun:
+    """The evaluation as a planned run of the orchestrator (rsi/run/planned.py): the run it records or
+    reopens (`open`, the orchestrator's `opener`) and the jobs it proposes."""
+
+    workspace: Workspace
+    spec: EvalSpec
+    sides: _Sides
+    plan: _Plan
+    tasks: list[Any]  # rsi.tasks.spec.Task, the union of the sides' tasks, by key
+    on_created: Callable[[str], None] | None = None
+    to_run: int = 0  # attempts this session runs (set when the run is opened)
+
+    def resolved(self) -> ResolvedRun:
+        c, p, plan = self.sides.candidate, self.sides.parent, self.plan
+        return ResolvedRun(
+            portfolio=f"eval:{c.name}@r{c.revision}-vs-{p.name}@r{p.revision}", suite=plan.suite, split="all",
+            budget_attempts=plan.attempts, budget_tokens=None, budget_minutes=None, attempts_per_task=plan.per_task,
+            job_size=max(len(job.task_keys) for job in plan.jobs()), scheduler=SCHEDULER, seed=plan.seed,
+            limit_tasks=None, max_error_retries=self.spec.max_error_retries, retry_backoff_s=RETRY_BACKOFF_S,
+            seeding="paired",
+        )
+
+    def open(self, store: Store) -> OpenedRun:
+        """Record the run (configurations, tasks, then the run row with the plan), or reopen it to resume."""
+        from rsi.run.setup import read_state
+
+        plan, resolved = self.plan, self.resolved()
+        elapsed = 0.0
+        if self.spec.resume:
+            store.reopen_run(plan.run_id)
+            elapsed = float(read_state(self.workspace.run_dir(plan.run_id)).get("elapsed_s", 0.0))
+        else:
+            store.record_configurations([plan.configs[j] for j in sorted(plan.configs)])
+            store.record_tasks(self.tasks)
+            store.create_run(
+                run_id=plan.run_id, portfolio=resolved.portfolio, suite=plan.suite, split="all",
+                budget={"attempts": plan.attempts}, seed=plan.seed, scheduler=SCHEDULER,
+                args={"eval": {"spec": self.spec.model_dump(mode="json"), "heldout": plan.heldout,
+                               "covered": plan.covered, "transfer": plan.transfer},
+                      "resolved": resolved.model_dump(mode="json"),
+                      "configs": [plan.configs[j].config_hash for j in sorted(plan.configs)],
+                      "tasks": plan.task_keys(CANDIDATE)},
+            )
+        self.to_run = plan.attempts - _settled(store, plan.run_id, self.spec.max_error_retries)
+        if self.on_created is not None:
+            self.on_created(plan.run_id)
+        return OpenedRun(plan.run_id, resolved, [plan.configs[j] for j in sorted(plan.configs)], self.tasks, elapsed)
+
+    def scheduler(self, opened: OpenedRun, store: Store) -> PlannedScheduler:
+        return PlannedScheduler(SCHEDULER, self.plan.jobs())
+
+
+def _settled(store: Store, run_id: str, max_error_retries: int) -> int:
+    """Planned attempts a session will not run again: counted, or out of error retries."""
+    rows = store.list_attempts(run_id)
+    return sum(1 for r in rows if r.counted or r.error_retries + 1 > max_error_retries)
+
+
+def _solved(workspace: Workspace, run_id: str) -> tuple[dict[int, dict[str, bool]], int, int]:
     """Per side, task -> any counted attempt passed; and the counted attempts and their tokens."""
+    from rsi.store import open_store
+
+    store = open_store(workspace.db_url)
+    try:
+        rows = store.list_attempts(run_id)
+    finally:
+        store.close()
     solved: dict[int, dict[str, bool]] = {j: {} for j in SIDES}
     attempts = tokens = 0
-    for row in store.list_attempts(run_id):
+    for row in rows:
         if not row.counted:
             continue
         attempts += 1
@@ -307,21 +389,12 @@ def _solved(store: Any, run_id: str) -> tuple[dict[int, dict[str, bool]], int, i
     return solved, attempts, tokens
 
 
-def evaluate(
-    workspace: Workspace,
-    spec: EvalSpec,
-    on_note: Callable[[str], None] | None = None,
-    on_created: Callable[[str], None] | None = None,
-    attempt_fn: Any = None,
-    tracker: Tracker | None = None,
-) -> EvalOutcome:
-    """Run (or resume) the paired evaluation and decide; writes nothing to git (see apply_decision).
-    `tracker` (rsi.progress) gets the attempts as a stage with a total, for a live view or log lines."""
+def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], None] | None,
+             note: Callable[[str], None]) -> _EvalRun:
+    """Resolve the sides and plan the run (a new plan from stored coverage, or the stored plan to resume)."""
     from rsi.store import open_store
     from rsi.tasks.load import load_suite
 
-    note = on_note or (lambda _m: None)
-    started = time.monotonic()
     store = open_store(workspace.db_url)
     try:
         stored: dict[str, Any] = {}
@@ -334,45 +407,66 @@ def evaluate(
         seed = spec.seed if spec.seed is not None else evaluation.seed
         by_key = {t.key: t for t in load_suite(workspace, suite)}
         if spec.resume:
-            plan = _check_resumable(store, spec.resume, spec, sides, stored, by_key, suite, seed, per_task)
-            note(f"resuming evaluation {plan.run_id}")
+            plan = _check_resumable(spec.resume, spec, sides, stored, by_key, suite, seed, per_task)
         else:
             plan = _new_plan(store, sides, by_key, suite, seed, per_task)
-            control = f" and the generation-0 control {sides.control.ref}" if sides.control is not None else ""
-            note(f"evaluation {plan.run_id}: {sides.candidate.ref} vs {sides.parent.ref}{control} on {len(plan.heldout)} "
-                 f"heldout + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} covered train tasks of {suite}, "
-                 f"{per_task} attempt(s) each, seed {seed}")
-        if on_created is not None:
-            on_created(plan.run_id)
-        errors = _run_missing(workspace, store, plan.run_id, plan.configs, by_key, seed, spec, note, attempt_fn,
-                              tracker or Tracker("eval"))
-        for job_index in plan.configs:
-            store.finish_job(plan.run_id, job_index)
-        store.finish_run(plan.run_id, "done")
-        solved, attempts, tokens = _solved(store, plan.run_id)
     finally:
         store.close()
-    outcome = _measure(sides, plan, solved, spec)
-    outcome = outcome.model_copy(update={"errors": errors, "attempts": attempts, "tokens": tokens,
+    if spec.resume:
+        note(f"resuming evaluation {plan.run_id}")
+    else:
+        control = f" and the generation-0 control {sides.control.ref}" if sides.control is not None else ""
+        note(f"evaluation {plan.run_id}: {sides.candidate.ref} vs {sides.parent.ref}{control} on {len(plan.heldout)} "
+             f"heldout + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} covered train tasks of {suite}, "
+             f"{per_task} attempt(s) each, seed {seed}")
+    tasks = [by_key[k] for k in sorted(set(plan.task_keys(CANDIDATE)))]
+    return _EvalRun(workspace, spec, sides, plan, tasks, on_created)
+
+
+def _execute(run: _EvalRun, attempt_fn: AttemptFn | None, tracker: Tracker, note: Callable[[str], None]) -> RunOutcome:
+    """Run the planned attempts through the orchestrator (the one path that executes and records attempts)."""
+    from rsi.run.orchestrator import Orchestrator
+    from rsi.run.planned import TrackerDisplay
+
+    run_id, spec = run.plan.run_id, run.spec
+    run_spec = RunSpec(workers=spec.workers, sandbox=spec.sandbox, max_error_retries=spec.max_error_retries,
+                       retry_backoff_s=RETRY_BACKOFF_S, seed=run.plan.seed, report=False,
+                       resume=run_id if spec.resume else None)
+    display = TrackerDisplay(tracker, lambda: run.to_run, lambda j: SIDES.get(j, str(j)), note)
+    orchestrator = Orchestrator(run_spec, run.workspace, display, attempt_fn, opener=run.open,
+                                scheduler_for=run.scheduler)
+    try:
+        return orchestrator.run()
+    except (StoreError, UserInputError):
+        raise
+    except Exception as error:
+        message = error.message if isinstance(error, RsiError) else str(error)
+        raise ExecutorError(f"evaluation {run_id} failed: {message}",
+                            hint=f"resume with `rsi eval --resume {run_id}`") from error
+
+
+def evaluate(
+    workspace: Workspace,
+    spec: EvalSpec,
+    on_note: Callable[[str], None] | None = None,
+    on_created: Callable[[str], None] | None = None,
+    attempt_fn: AttemptFn | None = None,
+    tracker: Tracker | None = None,
+) -> EvalOutcome:
+    """Run (or resume) the paired evaluation and decide; writes nothing to git (see apply_decision).
+    The attempts run and are recorded by the orchestrator, like `rsi run`'s; `on_created` gets the run
+    id once the run is recorded. `tracker` (rsi.progress) gets the attempts as a stage with a total,
+    for a live view or log lines."""
+    note = on_note or (lambda _m: None)
+    started = time.monotonic()
+    run = _prepare(workspace, spec, on_created, note)
+    ran = _execute(run, attempt_fn, tracker or Tracker("eval"), note)
+    solved, attempts, tokens = _solved(workspace, run.plan.run_id)
+    outcome = _measure(run.sides, run.plan, solved, run.spec)
+    outcome = outcome.model_copy(update={"errors": ran.errors, "attempts": attempts, "tokens": tokens,
                                          "wall_s": time.monotonic() - started})
-    write_json_atomic(workspace.run_dir(plan.run_id) / EVAL_FILE, outcome.model_dump(mode="json"))
+    write_json_atomic(workspace.run_dir(run.plan.run_id) / EVAL_FILE, outcome.model_dump(mode="json"))
     return outcome
-
-
-def _check_resumable(store: Any, run_id: str, spec: EvalSpec, sides: _Sides, stored: dict[str, Any],
-                     by_key: dict[str, Any], suite: str, seed: int, per_task: int) -> _Plan:
-    if stored["configs"] != [sides.configs[j].config_hash for j in sorted(sides.configs)]:
-        # an unpinned ref (a bare NAME) may resolve to a newer revision than the one evaluated so far
-        raise UserInputError(
-            f"evaluation {run_id}: {spec.candidate} / {spec.parent} no longer resolve to the configurations "
-            "it started with", hint="evaluate pinned revisions (NAME@rN), or start a new evaluation")
-    plan = _Plan(run_id, suite, seed, per_task, sides.configs, list(stored["heldout"]), list(stored["covered"]),
-                 list(stored.get("transfer", [])))
-    missing = [k for k in plan.task_keys(CANDIDATE) if k not in by_key]
-    if missing:
-        raise UserInputError(f"evaluation {run_id}: tasks {', '.join(missing[:5])} left suite {suite!r}")
-    store.reopen_run(run_id)
-    return plan
 
 
 def _measure(sides: _Sides, plan: _Plan, solved: dict[int, dict[str, bool]], spec: EvalSpec) -> EvalOutcome:
@@ -407,85 +501,6 @@ def _measure(sides: _Sides, plan: _Plan, solved: dict[int, dict[str, bool]], spe
                   for k in plan.task_keys(CANDIDATE)},
         decision=decide_adapter(lift_estimate, retention, gate),
     )
-
-
-def _run_missing(workspace: Workspace, store: Any, run_id: str, configs: dict[int, Any], by_key: dict[str, Any],
-                 seed: int, spec: EvalSpec, note: Callable[[str], None], attempt_fn: Any, tracker: Tracker) -> int:
-    """Execute every planned attempt without a counted outcome; infrastructure errors retried. Returns errors seen."""
-    from rsi.executors import AttemptSpec, make_executor
-    from rsi.run.attempt_fn import close_shared, make_attempt_fn
-    from rsi.store import AttemptRecord
-    from rsi.verdict import Verdict
-
-    run_dir = workspace.run_dir(run_id)
-    queue: list[AttemptSpec] = []
-    for job_index, config in configs.items():
-        rows = store.list_attempts(run_id, job_index)
-        tries = {(r.task_key, r.attempt_index): r.error_retries + 1 for r in rows if not r.counted}
-        for m in store.missing_attempts(run_id, job_index, retry_errors=True):
-            task = by_key[m.task_key]
-            try_index = tries.get((m.task_key, m.attempt_index), 0)
-            if try_index > spec.max_error_retries:
-                continue
-            out_dir = run_dir / "attempts" / f"j{job_index:04d}" / m.task_key.replace("/", "__") / f"a{m.attempt_index}"
-            queue.append(AttemptSpec(
-                key=f"{run_id}|{job_index}|{m.task_key}|{m.attempt_index}", run_id=run_id, job_index=job_index,
-                task_key=m.task_key, task_dir=str(task.root), attempt_index=m.attempt_index,
-                seed=task_seed(seed, m.task_key, m.attempt_index), config=config, out_dir=str(out_dir),
-                timeout_s=float(min(task.spec.agent_timeout_s, config.spec.harness.timeouts.agent_s))
-                + task.spec.verifier_timeout_s + 60.0,
-                try_index=try_index,
-            ))
-    for stale in run_dir.glob("attempts/*/*/.tmp-*"):
-        import shutil
-
-        shutil.rmtree(stale, ignore_errors=True)
-    if queue:
-        note(f"{len(queue)} attempts to run")
-    tracker.stage("attempts", total=len(queue), unit="attempts")
-    counted = passed = 0
-    fn = attempt_fn or make_attempt_fn(workspace.root, spec.sandbox)
-    executor = make_executor("local", fn, run_dir / "slurm", workers=spec.workers)
-    errors = 0
-    try:
-        while queue:
-            retries = []
-            by_key_spec = {s.key: s for s in queue}
-            for batch in executor.submit_batches(queue):
-                per_job: dict[int, list[AttemptRecord]] = {}
-                for result in batch:
-                    s = by_key_spec[result.key]
-                    per_job.setdefault(s.job_index, []).append(AttemptRecord(
-                        task_key=s.task_key, attempt_index=s.attempt_index, verdict=result.verdict, seed=s.seed,
-                        reason=result.reason, error_class=result.error_class, tokens=result.tokens,
-                        wall_s=result.wall_s, trajectory_path=result.trajectory_path,
-                        final_code_hash=result.final_code_hash, started=result.started, finished=result.finished,
-                    ))
-                    side = SIDES.get(s.job_index, str(s.job_index))
-                    note(f"{side} {s.task_key}#{s.attempt_index} {result.verdict.value} ({result.wall_s:.1f}s)")
-                    if result.verdict is Verdict.ERROR:
-                        errors += 1
-                        if s.try_index < spec.max_error_retries:
-                            retries.append(s.model_copy(update={"try_index": s.try_index + 1}))
-                    else:
-                        counted += 1
-                        passed += result.verdict is Verdict.PASSED
-                    tracker.advance(counted, passed=passed, errors=errors)
-                for job_index, records in per_job.items():
-                    store.record_attempts(run_id, job_index, records)
-            queue = retries
-            if retries:
-                time.sleep(1.0)
-    except StoreError:
-        raise
-    except Exception as error:
-        raise ExecutorError(f"evaluation {run_id} failed: {error}",
-                            hint=f"resume with `rsi eval --resume {run_id}`") from error
-    finally:
-        executor.close()
-        if attempt_fn is None:
-            close_shared()
-    return errors
 
 
 def eval_lines(outcome: EvalOutcome) -> list[str]:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rsi.tasks.spec import Task
 
 STATE_FILE = "state.json"
+EVAL_SCHEDULER = "eval-paired"  # the scheduler name of `rsi eval` runs (rsi/evaluation.py plans their jobs)
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,8 @@ def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
     if run.scheduler == HARVEST_SCHEDULER:  # its plan lives in rsi/run/harvest.py, not in a registered scheduler
         raise UserInputError(f"run {run_id} is a harvest; a harvest cannot be resumed yet",
                              hint="start a new harvest: `rsi harvest` with the same source runs")
+    if run.scheduler == EVAL_SCHEDULER:  # its plan lives in rsi/evaluation.py
+        raise UserInputError(f"run {run_id} is an evaluation", hint=f"resume it with `rsi eval --resume {run_id}`")
     args = run.args
     try:
         resolved = ResolvedRun.model_validate(args["resolved"])
