@@ -25,6 +25,7 @@ from rsi.cli import (
     cmd_serve,
     cmd_tasks,
     cmd_train,
+    cmd_trajectories,
     cmd_workspace,
 )
 from rsi.cli.render import print_error
@@ -64,7 +65,7 @@ def root(
 
 for module in (
     cmd_workspace, cmd_hcp, cmd_portfolio, cmd_tasks, cmd_doctor, cmd_attempt, cmd_serve, cmd_run, cmd_promote,
-    cmd_train, cmd_harvest, cmd_generation,
+    cmd_trajectories, cmd_train, cmd_harvest, cmd_generation,
 ):
     module.register(app)
 

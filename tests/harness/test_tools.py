@@ -6,15 +6,10 @@ import json
 from pathlib import Path
 
 from rsi.harness.attempt import run_attempt
-from rsi.harness.tools import (
-    ToolCandidate,
-    candidates_from_trajectory,
-    list_revisions,
-    promote_tools,
-    read_manifest,
-)
+from rsi.harness.tools import list_revisions, read_manifest
 from rsi.harness.trajectory import read_trajectory
 from rsi.models.scripted import ScriptedModel
+from rsi.promotion.tools import ToolCandidate, candidates_from_trajectory, promote_tools
 from rsi.verdict import Verdict
 
 SAVE_AND_SOLVE = """```python
