@@ -41,6 +41,7 @@ class Launch:
     setup_python: str
     extra_ro: tuple[str, ...]
     group: MemoryGroup | None
+    hand_over: bool = True  # give the workdir to run_as (attempts); a verifier process leaves it
     full: list[str] = field(default_factory=list)
     preexec: Step | None = None
     status: tuple[int, int] | None = None  # (read, write) ends of the setup status pipe
@@ -59,7 +60,7 @@ def plan(launch: Launch) -> None:
     join = launch.group.joiner() if launch.group is not None else None
     if launch.run_as is not None and launch.mode in ("userns", "bare"):
         _need_reachable(launch.workdir)  # the attempt's own uid walks the host's path to it
-    if launch.run_as is not None:
+    if launch.run_as is not None and launch.hand_over:
         give_to_sandbox_user(launch.workdir, *launch.run_as)
     if launch.mode == "bare":
         drop = drop_to(*launch.run_as) if launch.run_as is not None else None

@@ -34,6 +34,11 @@ class LocalProcess:
     def pid(self) -> int:
         return self._popen.pid
 
+    @property
+    def ids(self) -> tuple[int, int] | None:
+        """The host (uid, gid) the process runs as; None when it runs as rsi's own uid."""
+        return self._tree.ids
+
     def _on_timeout(self) -> None:
         if not self._tree.exited(0):
             self.timed_out = True

@@ -259,6 +259,7 @@ class AttemptTree:
         self.namespace = namespace
         self.pipe_inodes = pipe_inodes
         self.cgroup = cgroup
+        self.ids: tuple[int, int] | None = None  # the host (uid, gid) it runs as; None: rsi's own
         self.pidfd = pidfd_open(popen.pid)  # the child is ours and unreaped: this names it for good
         self._lock = threading.Lock()
         self.survivors: list[int] = []

@@ -100,9 +100,22 @@ class Sandbox(Protocol):
         ...
 
     def start(
-        self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None = None
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        env: dict[str, str] | None = None,
+        *,
+        verifier: bool = False,
     ) -> SandboxProcess:
-        """Start argv and return it with pipes; the caller must kill() it."""
+        """Start argv and return it with pipes; the caller must kill() it.
+
+        `verifier=True` starts a trusted verifier process beside attempt code in the same working
+        directory: it runs as a uid of its own that no attempt launch ever gets, and the working
+        directory's ownership is left as it is (an attempt launch hands it to the attempt's uid).
+        The returned process's `ids` attribute is the (uid, gid) it runs as on the host, or None
+        where the backend has no uid to give (rsi is not root: every launch runs as rsi's uid).
+        """
         ...
 
     def isolation(self) -> Isolation:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import secrets
 import socket
 import struct
 import threading
@@ -49,6 +50,9 @@ DEADLINE_LABEL = "rsi.deadline"
 CPU_GRACE_S = 2
 SWEEP_EVERY_S = 60.0
 ORPHAN_GRACE_S = 60
+# Verifier containers (as root): a fresh uid each, far from 65534 and rootless subuid ranges.
+VERIFIER_UID_BASE = 2_100_000_000
+VERIFIER_UID_SPAN = 40_000_000
 
 
 KNOWN_SOCKETS = ("/run/rsi-podman.sock", "/run/podman/podman.sock", "/var/run/docker.sock")
@@ -132,7 +136,15 @@ class _SocketWriter(io.RawIOBase):
 class DockerProcess:
     """A long-lived process in its own container, with stdin/stdout as files; kill() removes it."""
 
-    def __init__(self, container: Any, sock: socket.socket, wall_s: float, output_limit_bytes: int) -> None:
+    def __init__(
+        self,
+        container: Any,
+        sock: socket.socket,
+        wall_s: float,
+        output_limit_bytes: int,
+        ids: tuple[int, int] | None = None,
+    ) -> None:
+        self.ids = ids  # the host (uid, gid) the container runs as; None: the caller's own
         self._container = container
         self._sock = sock
         self._exit_code: int | None = None
@@ -311,7 +323,9 @@ class DockerSandbox:
         )
 
     # -- launching --------------------------------------------------------------------------------
-    def _launch(self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None):
+    def _launch(
+        self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None, verifier: bool = False
+    ) -> tuple[Any, socket.socket, tuple[int, int] | None]:
         if not argv:
             raise SandboxError("empty command")
         workdir = Path(workdir).resolve()
@@ -323,13 +337,17 @@ class DockerSandbox:
 
         self._sweep_orphans(client)
 
-        # As root the workdir is handed to 65534, the container's user. Otherwise the container
+        # As root the workdir is handed to 65534, the container's user; a verifier container runs
+        # as a fresh uid of its own and leaves the workdir's owner alone. Otherwise the container
         # runs as the caller's own uid:gid, which already owns the workdir (as `docker run -u`).
-        if os.geteuid() == 0:
+        ids: tuple[int, int] | None = None
+        if os.geteuid() == 0 and verifier:
+            fresh = VERIFIER_UID_BASE + secrets.randbelow(VERIFIER_UID_SPAN)
+            ids = (fresh, fresh)
+        elif os.geteuid() == 0:
             give_to_sandbox_user(workdir)
-            user = f"{SANDBOX_UID}:{SANDBOX_GID}"
-        else:
-            user = f"{os.geteuid()}:{os.getegid()}"
+            ids = (SANDBOX_UID, SANDBOX_GID)
+        user = f"{ids[0]}:{ids[1]}" if ids else f"{os.geteuid()}:{os.getegid()}"
         mb = 1024 * 1024
         environment = {"PATH": CONTAINER_PATH, "LANG": "C.UTF-8", "HOME": CONTAINER_WORKDIR, "TMPDIR": "/tmp"}
         environment.update(env or {})
@@ -382,7 +400,7 @@ class DockerSandbox:
             with contextlib.suppress(Exception):
                 container.remove(force=True)
             raise SandboxError(f"could not start the sandbox container: {error}") from error
-        return container, sock
+        return container, sock, ids
 
     def run(
         self,
@@ -393,7 +411,7 @@ class DockerSandbox:
         env: dict[str, str] | None = None,
     ) -> ExecResult:
         started = time.monotonic()
-        container, sock = self._launch(argv, workdir, limits, env)
+        container, sock, _ids = self._launch(argv, workdir, limits, env)
         out, err = _Capped(self.output_limit_bytes), _Capped(self.output_limit_bytes)
         timed_out = False
         exit_code: int | None = None
@@ -436,10 +454,17 @@ class DockerSandbox:
         )
 
     def start(
-        self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None = None
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        env: dict[str, str] | None = None,
+        *,
+        verifier: bool = False,
     ) -> DockerProcess:
-        container, sock = self._launch(argv, workdir, limits, env)
-        return DockerProcess(container, sock, limits.wall_s, self.output_limit_bytes)
+        """A process in a container of its own; `verifier`: see `Sandbox.start`."""
+        container, sock, ids = self._launch(argv, workdir, limits, env, verifier)
+        return DockerProcess(container, sock, limits.wall_s, self.output_limit_bytes, ids)
 
 
 def _pump_quietly(sock: socket.socket, on_stdout: Any, on_stderr: Any) -> None:

@@ -218,9 +218,10 @@ class LocalSandbox:
     def _uid_words(self) -> str:
         return "a fresh uid per run" if self.uid == "per-run" else f"uid {self.uid}"
 
-    def _pick_ids(self) -> tuple[int, int]:
-        """The (uid, gid) the next sandboxed process runs as (when rsi is root)."""
-        if self.uid != "per-run":
+    def _pick_ids(self, verifier: bool = False) -> tuple[int, int]:
+        """The (uid, gid) the next sandboxed process runs as (when rsi is root). A verifier
+        process always gets a fresh one: never the uid attempt code runs as, even a fixed one."""
+        if self.uid != "per-run" and not verifier:
             return self.uid, SANDBOX_GID if self.uid == SANDBOX_UID else self.uid
         with _UIDS_LOCK:
             while True:
@@ -243,7 +244,13 @@ class LocalSandbox:
 
     # -- launching --------------------------------------------------------------------------------
     def _launch(
-        self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None, stdin_pipe: bool
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        env: dict[str, str] | None,
+        stdin_pipe: bool,
+        verifier: bool = False,
     ) -> AttemptTree:
         if not argv:
             raise SandboxError("empty command")
@@ -252,18 +259,21 @@ class LocalSandbox:
             raise SandboxError(f"sandbox working directory does not exist: {workdir}")
         if any(workdir.is_relative_to(system) for system in ("/usr", "/etc", "/proc", "/dev")):
             raise SandboxError(f"a sandbox working directory cannot live under a system folder: {workdir}")
-        run_as = self._pick_ids() if self.drop_privileges else None
+        run_as = self._pick_ids(verifier) if self.drop_privileges else None
         # Membership by uid is exact only for a fresh per-run uid that the attempt really runs as.
-        fresh_uid = run_as[0] if run_as is not None and self.uid == "per-run" else None
+        fresh_uid = run_as[0] if run_as is not None and (self.uid == "per-run" or verifier) else None
         group = None
         try:
             group = MemoryGroup(self.cgroups, limits.memory_mb) if self.cgroups.version else None
             launch = _launch.Launch(
                 mode=self.mode, argv=list(argv), workdir=workdir, limits=limits, as_root=self.as_root,
                 run_as=run_as, setup_python=self._setup_python, extra_ro=self.extra_ro, group=group,
+                hand_over=not verifier,
             )
             _launch.plan(launch)
-            return _launch.start(launch, sandbox_env(str(workdir), env), stdin_pipe, fresh_uid)
+            tree = _launch.start(launch, sandbox_env(str(workdir), env), stdin_pipe, fresh_uid)
+            tree.ids = run_as
+            return tree
         except (SandboxError, OSError) as error:
             if group is not None:
                 group.remove()
@@ -307,12 +317,19 @@ class LocalSandbox:
         )
 
     def start(
-        self, argv: list[str], workdir: Path, limits: Limits, env: dict[str, str] | None = None
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        env: dict[str, str] | None = None,
+        *,
+        verifier: bool = False,
     ) -> LocalProcess:
         """Start a long-lived process. It is bound to the calling THREAD (die-with-parent,
         PR_SET_PDEATHSIG): if that thread exits, the process is killed. Start it from a thread
-        that outlives it (the attempt's own thread), never from a short-lived helper thread."""
-        tree = self._launch(argv, workdir, limits, env, stdin_pipe=True)
+        that outlives it (the attempt's own thread), never from a short-lived helper thread.
+        `verifier`: see `Sandbox.start` (a fresh uid of its own, the workdir's owner unchanged)."""
+        tree = self._launch(argv, workdir, limits, env, stdin_pipe=True, verifier=verifier)
         streams = (tree.popen.stdin, tree.popen.stdout, tree.popen.stderr)
         tree.pipe_inodes = {os.fstat(s.fileno()).st_ino for s in streams if s is not None}
         return LocalProcess(tree, limits.wall_s)

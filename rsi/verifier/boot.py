@@ -8,8 +8,10 @@ user, and only then says go. The agent's code runs in CHILDREN of this process, 
 stderr are this process's stderr; this process alone holds the channel to the host (its stdout), on
 which it writes one line: "<host nonce> " + JSON. Nothing the children print can be taken for it.
 
-* script: run `bash tests/<script>`; report its exit status (as this parent saw it) and the first
-  bytes of the reward file, if any.
+* script: run `bash tests/<script>` (this process runs as the verifier uid; `python3` and
+  `rsi-solution` on the script's PATH start the solution's programs as the attempt's uid, in the
+  attempt's sandbox: shim.py, launcher.py); report its exit status (as this parent saw it) and the
+  first bytes of the reward file, if any.
 * pytest: run `.rsi-verifier/pytest_child.py collect` (the solution replaced by an inert module: no
   agent code) for the trusted list of tests, then `... run` with two fresh pipes: one carrying a
   child nonce in, one carrying nonce-tagged outcome records out; report the list and the records.
@@ -42,6 +44,10 @@ def undumpable():
 def run_script(header, env):
     reward_file = os.path.abspath(header["reward_file"])  # the script may change directory
     env["RSI_REWARD_FILE"] = reward_file
+    if header.get("socket"):  # the solution's programs run as the attempt's uid (shim.py)
+        env["PATH"] = os.path.abspath(header["bin"]) + os.pathsep + env.get("PATH", "")
+        env["RSI_VERIFIER_TOP"] = os.getcwd()
+        env["RSI_SOLUTION_SOCKET"] = header["socket"]
     child = subprocess.Popen(["bash", header["script"]], stdin=subprocess.DEVNULL, stdout=2, stderr=2, env=env)
     code = child.wait()
     reward = None

@@ -31,13 +31,17 @@ from pathlib import Path
 from typing import Any
 
 from rsi.errors import SandboxError
-from rsi.sandbox.base import Limits, Sandbox
+from rsi.sandbox.base import Limits, Sandbox, SandboxProcess
 from rsi.tasks.spec import Task
 from rsi.verdict import Verdict, VerifierOutcome
 from rsi.verifier.channel import Answers, Oversized, send_line
 
 REWARD_THRESHOLD = 1.0
 BOOT_SOURCE = (Path(__file__).parent / "boot.py").read_text(encoding="utf-8")
+LAUNCHER_SOURCE = (Path(__file__).parent / "launcher.py").read_text(encoding="utf-8")
+SHIM_SOURCE = (Path(__file__).parent / "shim.py").read_text(encoding="utf-8")
+SHIM_NAMES = ("python3", "python", "rsi-solution")
+LAUNCHER_READY_S = 30.0
 CHILD_FILE = Path(__file__).parent / "pytest_child.py"
 VERIFIER_DIR = ".rsi-verifier"
 REPORT_GRACE_S = 5.0
@@ -49,27 +53,82 @@ def _tail(text: str, limit: int = 4000) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
-def install_verifier_files(task: Task, workdir: Path, with_child: bool) -> None:
+def install_verifier_files(
+    task: Task, workdir: Path, with_child: bool, shim_python: str | None = None, judge_ids: tuple[int, int] | None = None
+) -> None:
     """tests/ (and .rsi-verifier/) into `workdir`, owned by this process's uid, read-only for others.
 
     Called after the sandbox has started (and chowned the working directory): these files are never
     handed to the sandbox user. A directory owned by another uid cannot be renamed, emptied or
     removed by it, even inside a directory it owns. When rsi is not root there is no other uid:
     the files are then only read-only (docs/sandbox.md).
+
+    `shim_python` (script kind): the solution shims go to .rsi-verifier/bin/ (run by that
+    interpreter) and the reward file's folder to .rsi-verifier/reward/. `judge_ids`: the verifier
+    uid/gid the script runs as, distinct from the attempt's: then everything here is root's with
+    that group, and nothing is readable by any other uid (the attempt's code cannot read tests/).
     """
     tests = workdir / "tests"
     shutil.copytree(task.tests_dir, tests, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache"))
     folders = [tests]
-    if with_child:
-        verifier = workdir / VERIFIER_DIR
+    verifier = workdir / VERIFIER_DIR
+    if with_child or shim_python:
         verifier.mkdir()
+        folders.append(verifier)
+    if with_child:
         shutil.copyfile(CHILD_FILE, verifier / "pytest_child.py")
         ini = verifier / "pytest.ini"
         ini.write_text("[pytest]\n", encoding="utf-8")
-        folders.append(verifier)
+    executables: set[Path] = set()
+    if shim_python:
+        (verifier / "bin").mkdir()
+        for name in SHIM_NAMES:
+            shim = verifier / "bin" / name
+            shim.write_text(f"#!{shim_python} -I\n{SHIM_SOURCE}", encoding="utf-8")
+            executables.add(shim)
     for folder in folders:
         for path in [folder, *folder.rglob("*")]:
-            os.chmod(path, 0o555 if path.is_dir() else 0o444, follow_symlinks=False)
+            executable = path.is_dir() or path in executables
+            if judge_ids is not None:
+                os.chown(path, 0, judge_ids[1], follow_symlinks=False)
+                os.chmod(path, 0o750 if executable else 0o640, follow_symlinks=False)
+            else:
+                os.chmod(path, 0o555 if executable else 0o444, follow_symlinks=False)
+    if shim_python:
+        reward = verifier / "reward"  # the script writes here; no attempt uid can reach it
+        reward.mkdir()
+        if judge_ids is not None:
+            os.chown(reward, *judge_ids)
+        # Without a second uid (rsi not root) the folder is the shared uid's own anyway.
+        os.chmod(reward, 0o700 if judge_ids is not None or os.geteuid() != 0 else 0o1777)
+
+
+def start_launcher(workdir: Path, sandbox: Sandbox, limits: Limits, socket_name: str) -> SandboxProcess:
+    """The solution launcher (launcher.py) in an attempt sandbox on `workdir`, once it listens.
+
+    Raises SandboxError when it does not come up: it runs before any agent code (`-I`: nothing in
+    the working directory is imported), so that is the machine's fault."""
+    nonce = secrets.token_hex(16)
+    process = sandbox.start([sandbox.python, "-I", "-c", LAUNCHER_SOURCE], workdir, limits)
+    try:
+        ready = send_line(process, {"socket": socket_name, "nonce": nonce}) and Answers(process.stdout, nonce).next(
+            min(LAUNCHER_READY_S, limits.wall_s)
+        )
+    except Oversized:
+        ready = None
+    if not ready:
+        stderr = process.stderr_text() if hasattr(process, "stderr_text") else ""
+        process.kill()
+        raise SandboxError(f"the solution launcher did not start: {stderr.strip()[-300:]}")
+    return process
+
+
+def separate_uids(attempt: SandboxProcess, judge: SandboxProcess) -> tuple[int, int] | None:
+    """The judge's (uid, gid) when it differs from the attempt's (rsi is root), else None."""
+    mine, theirs = getattr(judge, "ids", None), getattr(attempt, "ids", None)
+    if mine is None or theirs is None or mine[0] == theirs[0] or mine[1] == theirs[1]:
+        return None
+    return mine
 
 
 def run_boot(
@@ -77,21 +136,38 @@ def run_boot(
 ) -> tuple[dict[str, Any] | None, str, bool]:
     """Start boot.py, install the verifier's files, send the header; (report or None, stderr, timed out).
 
+    Script kind: first the solution launcher in an attempt sandbox (it takes the working directory),
+    then boot.py as a verifier process (a uid of its own); the working directory becomes root's
+    with mode 1777 (both uids create files there; neither can rename the other's, so tests/ stays).
     Raises SandboxError when the sandbox does not start (the caller's `error`).
     """
     nonce = secrets.token_hex(16)
-    process = sandbox.start([python, "-I", "-c", BOOT_SOURCE], workdir, limits)
+    script = header["kind"] == "script"
+    launcher = start_launcher(workdir, sandbox, limits, header["socket"]) if script else None
     report: dict[str, Any] | None = None
     deadline = time.monotonic() + limits.wall_s + REPORT_GRACE_S
     try:
-        install_verifier_files(task, workdir, with_child=header["kind"] == "pytest")
-        if send_line(process, {**header, "nonce": nonce}):
+        process = sandbox.start([python, "-I", "-c", BOOT_SOURCE], workdir, limits, verifier=script)
+    except SandboxError:
+        if launcher is not None:
+            launcher.kill()
+        raise
+    try:
+        judge_ids = separate_uids(launcher, process) if launcher is not None else None
+        if judge_ids is not None:
+            os.chown(workdir, 0, 0)
+            os.chmod(workdir, 0o1777)
+        install_verifier_files(task, workdir, with_child=not script, shim_python=python if script else None,
+                               judge_ids=judge_ids)
+        if send_line(process, {**header, "nonce": nonce, "separate_uids": judge_ids is not None}):
             try:
                 report = Answers(process.stdout, nonce).next(max(0.0, deadline - time.monotonic()))
             except Oversized:
                 report = None
     finally:
         process.kill()
+        if launcher is not None:
+            launcher.kill()
     stderr = process.stderr_text() if hasattr(process, "stderr_text") else ""
     timed_out = bool(getattr(process, "timed_out", False)) or (report is None and time.monotonic() >= deadline)
     return report, stderr, timed_out
@@ -111,8 +187,13 @@ def _unreported(kind: str, stderr: str, timed_out: bool, limits: Limits, wall: f
 def judge_script(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits) -> VerifierOutcome:
     """Run tests/<script> under boot.py and judge its exit status and reward."""
     started = time.monotonic()
-    reward_name = f".rsi-reward-{secrets.token_hex(8)}"
-    header = {"kind": "script", "script": f"tests/{task.spec.verifier.script}", "reward_file": reward_name}
+    header = {
+        "kind": "script",
+        "script": f"tests/{task.spec.verifier.script}",
+        "reward_file": f"{VERIFIER_DIR}/reward/reward",
+        "socket": f".rsi-launch-{secrets.token_hex(8)}.sock",
+        "bin": f"{VERIFIER_DIR}/bin",
+    }
     try:
         report, stderr, timed_out = run_boot(task, workdir, sandbox, limits, header, sandbox.python)
     except SandboxError as error:
