@@ -18,10 +18,19 @@ next to the staged solution, and started by `boot.py` twice, with the standard l
   types only, or objects that do not claim equality with two different values; the state that
   tests rely on (builtins, operator, sys hooks, signal handlers, threads) must be as it was.
 
+Written against an agent that has read this file: its globals and classes are reachable (through
+pytest's plugin list), so the audit hook is a closure with every reference bound before the import
+(class attributes can be reassigned unaudited), the recorder binds its writer and checks that the
+records descriptor still names its pipe before each write (no dup2 interception of the nonce), and
+a `passed` is written as `failed` once this module's globals, classes or the plugin's closure cells
+differ from their state before the import.
+
 What this does NOT stop (see docs/sandbox.md): agent code runs in this interpreter, so an attack
-written against this file (say, through a path to the recorder or to pytest's objects that the
-audit hook does not cover, or a finalizer that patches state between a check and an assert) can
-still succeed. It is a strong obstacle, not a wall: tasks that must resist such attacks use `cases`.
+written against this file can still succeed: rebinding the wrapper's closure cells while the
+solution runs and putting them back before the recorder looks, trusted code invoked through C-level
+callables (a finalizer running a functools.partial) with no agent frame on the stack, or patching
+a module the tests use. It is a strong obstacle, not a wall: tasks that must resist such attacks
+use `cases`.
 """
 
 import contextlib
@@ -92,114 +101,130 @@ def _collect(module_name, pytest_args):
     return 0
 
 
-class Guard:
-    """The audit hook: refuses sensitive events while agent code is on the stack."""
+def make_guard(trusted_roots, protected_roots):
+    """The audit hook: refuses sensitive events while agent code is on the stack.
 
-    def __init__(self, trusted_roots, protected_roots):
-        self.trusted = tuple(trusted_roots)
-        self.protected = tuple(protected_roots)
-        import threading
+    Returns (hook, agent_on_stack). A closure, not a class: CPython audits no assignment to a class
+    attribute, so a class's methods could be swapped by agent code that reaches the class (through
+    pytest's plugin list: a plugin function's __globals__). Everything the hook uses is bound here,
+    before the solution is imported; the two functions are referenced only by the interpreter's hook
+    list and by the recorder's frame, neither of which agent code can reach.
+    """
+    import collections
+    import dataclasses
+    import enum
+    import inspect
+    import logging
+    import threading
+    import typing
 
-        self.local = threading.local()
-        self.main_thread = threading.get_ident()
-        self._ident = threading.get_ident
-        self._getframe = sys._getframe
-        self._realpath = os.path.realpath
-        self._known = {}
-        import collections
-        import dataclasses
-        import enum
-        import inspect
-        import logging
-        import typing
+    trusted, protected = tuple(trusted_roots), tuple(protected_roots)
+    local, main_thread, ident = threading.local(), threading.get_ident(), threading.get_ident
+    getframe, realpath, abspath, isabs, isdir, fsdecode = (
+        sys._getframe, os.path.realpath, os.path.abspath, os.path.isabs, os.path.isdir, os.fsdecode
+    )
+    is_instance, as_str, str_or_bytes, type_type, refuse = isinstance, str, (str, bytes), type, PermissionError
+    get_attr, length, any_of = getattr, len, any
+    sensitive_events, sensitive_prefixes, frame_attributes = SENSITIVE_EVENTS, SENSITIVE_PREFIXES, FRAME_AND_CODE_ATTRIBUTES
+    protected_modules, own_module = PROTECTED_MODULE_PREFIXES, __name__
+    known = {}
+    # Standard-library callers that read a frame only for a module name or a log record's file and
+    # line (namedtuple, Enum, NamedTuple, make_dataclass; logging's findCaller).
+    frame_readers = frozenset(realpath(as_str(m.__file__)) for m in (collections, dataclasses, enum, typing))
+    logging_file = realpath(as_str(logging.__file__))
+    # inspect.signature (dataclasses call it for a docstring) reads a function's __code__ for its
+    # parameters; a frame or a test function's code object it cannot reach.
+    code_readers = frozenset(realpath(as_str(m.__file__)) for m in (inspect, dataclasses))
 
-        # Standard-library callers that read a frame only for a module name or a log record's
-        # file and line (namedtuple, Enum, NamedTuple, make_dataclass; logging's findCaller).
-        self.frame_readers = {os.path.realpath(str(m.__file__)) for m in (collections, dataclasses, enum, typing)}
-        self.logging_file = os.path.realpath(str(logging.__file__))
-        # inspect.signature (dataclasses call it for a docstring) reads a function's __code__ for
-        # its parameters; a frame or a test function's code object it cannot reach.
-        self.code_readers = {os.path.realpath(str(m.__file__)) for m in (inspect, dataclasses)}
-
-    def trusted_file(self, filename):
-        known = self._known.get(filename)
-        if known is None:
+    def trusted_file(filename):
+        found = known.get(filename)
+        if found is None:
             if filename.startswith("<frozen "):
-                known = True
-            elif filename.startswith("<") or not os.path.isabs(filename):
-                known = False
+                found = True
+            elif filename.startswith("<") or not isabs(filename):
+                found = False
             else:
-                known = self._realpath(filename).startswith(self.trusted)
-            self._known[filename] = known
-        return known
+                found = realpath(filename).startswith(trusted)
+            known[filename] = found
+        return found
 
-    def agent_on_stack(self, frame):
+    def agent_on_stack(frame):
         while frame is not None:
-            if not self.trusted_file(frame.f_code.co_filename):
+            if not trusted_file(frame.f_code.co_filename):
                 return True
             frame = frame.f_back
         return False
 
-    def _protected_path(self, path):
+    def protected_path(path):
         """The test modules (a test may hand its data files to the solution), the verifier's own
         folder, and other processes' (or our own) descriptors and memory."""
-        if isinstance(path, int):
+        if is_instance(path, int):
             return False
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        real = self._realpath(os.path.abspath(str(path)))
-        if real.startswith(self.protected[0]) and (real.endswith((".py", ".pyc")) or os.path.isdir(real)):
+        if is_instance(path, bytes):
+            path = fsdecode(path)
+        real = realpath(abspath(as_str(path)))
+        if real.startswith(protected[0]) and (real.endswith((".py", ".pyc")) or isdir(real)):
             return True
-        return real.startswith(self.protected[1:]) or real.startswith(("/proc/", "/dev/fd/")) or real == "/proc"
+        return real.startswith(protected[1:]) or real.startswith(("/proc/", "/dev/fd/")) or real == "/proc"
 
-    def _reads_frames_harmlessly(self, event, args, caller):
+    def reads_frames_harmlessly(event, args, caller):
         if caller is None or event not in ("sys._getframe", "object.__getattr__"):
             return False
-        filename = self._realpath(caller.f_code.co_filename)
-        if event == "sys._getframe" and filename in self.frame_readers:
+        filename = realpath(caller.f_code.co_filename)
+        if event == "sys._getframe" and filename in frame_readers:
             return True
-        if event == "object.__getattr__" and args[1:2] == ("__code__",) and filename in self.code_readers:
+        if event == "object.__getattr__" and args[1:2] == ("__code__",) and filename in code_readers:
             return True
-        if filename != self.logging_file:
+        if filename != logging_file:
             return False
         outer = caller if caller.f_code.co_name == "findCaller" else caller.f_back
         return outer is not None and outer.f_code.co_name == "findCaller" and outer.f_code.co_filename == caller.f_code.co_filename
 
-    def _sensitive(self, event, args, caller):
-        if self._reads_frames_harmlessly(event, args, caller):
+    def verifier_class(cls):
+        module = cls.__dict__.get("__module__")
+        module = module if is_instance(module, as_str) else ""
+        return module == own_module or module.startswith(protected_modules)
+
+    def sensitive(event, args, caller):
+        if reads_frames_harmlessly(event, args, caller):
             return False
         if event == "object.__getattr__":
-            return args[1:2] and args[1] in FRAME_AND_CODE_ATTRIBUTES
+            return args[1:2] and args[1] in frame_attributes
         if event in ("object.__setattr__", "object.__delattr__"):
-            # Renaming a class is common (namedtuple sets __module__); swapping code or classes is not.
-            return args[1:2] in (("__code__",), ("__class__",), ("__bases__",))
-        if event in SENSITIVE_EVENTS or event.startswith(SENSITIVE_PREFIXES):
+            # Renaming a class is common (namedtuple sets __module__); swapping code or classes is
+            # not, nor (where it is audited: type.__setattr__ called by name) patching a class of
+            # this verifier, pytest or pluggy.
+            if args[1:2] in (("__code__",), ("__class__",), ("__bases__",)):
+                return True
+            return is_instance(args[0], type_type) and verifier_class(args[0])
+        if event in sensitive_events or event.startswith(sensitive_prefixes):
             return True
         if event in ("compile", "exec", "code.__new__", "function.__new__", "marshal.loads"):
             # The standard library (dataclasses, namedtuple, importing a module from its .pyc)
             # compiles for itself; agent code that compiles, unmarshals or executes directly is refused.
-            return caller is not None and not self.trusted_file(caller.f_code.co_filename)
+            return caller is not None and not trusted_file(caller.f_code.co_filename)
         if event == "open":
-            return self._protected_path(args[0])
+            return protected_path(args[0])
         if event in ("os.link", "os.symlink", "os.rename", "os.chmod", "os.chown", "os.listxattr"):
-            return any(self._protected_path(arg) for arg in args[:2] if isinstance(arg, str | bytes))
+            return any_of(protected_path(arg) for arg in args[:2] if is_instance(arg, str_or_bytes))
         return False
 
-    def __call__(self, event, args):
-        local = self.local
-        if getattr(local, "busy", False):
+    def hook(event, args):
+        if get_attr(local, "busy", False):
             return
         local.busy = True
         try:
-            frame = self._getframe(1)
+            frame = getframe(1)
             # Outside the main thread (pytest never makes threads) nothing sensitive is allowed:
             # a worker thread would otherwise run a sensitive call for agent code with a clean stack.
-            if self._sensitive(event, args, frame) and (self._ident() != self.main_thread or self.agent_on_stack(frame)):
-                what = f"{event} {args[1]!r}" if event.startswith("object.") and len(args) > 1 else event
+            if sensitive(event, args, frame) and (ident() != main_thread or agent_on_stack(frame)):
+                what = f"{event} {args[1]!r}" if event.startswith("object.") and length(args) > 1 else event
                 where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "?"
-                raise PermissionError(f"refused in a verification: {what} (from {where})")
+                raise refuse(f"refused in a verification: {what} (from {where})")
         finally:
             local.busy = False
+
+    return hook, agent_on_stack
 
 
 SENSITIVE_EVENTS = frozenset(
@@ -219,30 +244,79 @@ SENSITIVE_EVENTS = frozenset(
         "os.forkpty",
         "pty.spawn",
         "cpython.run_interactivehook",
+        "_thread.start_new_thread",
     }
 )
 FRAME_AND_CODE_ATTRIBUTES = frozenset(
     {"__code__", "tb_frame", "f_code", "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code"}
 )
+PROTECTED_MODULE_PREFIXES = ("_pytest", "pytest", "pluggy")
 SENSITIVE_PREFIXES = ("ctypes.", "gc.get_", "cpython.PyInterpreterState", "sys.set_asyncgen_hooks", "mmap.")
 
 
-def _recorder(nonce_fd, out_fd, guard, allowed_code):
+def _recorder(nonce_fd, out_fd, on_stack, allowed_code, pristine):
     """A generator holding the nonce in its suspended frame; `send((node_id, outcome, where))` records.
 
     A record is written only when the caller is the plugin's own call site and no agent code is on
-    the stack (agent code can reach this generator, but cannot make it write in its name).
+    the stack (agent code can reach this generator, but cannot make it write in its name). Everything
+    it uses is bound here, before the solution is imported (agent code may later patch json, os, sys
+    or this module's globals: this frame is out of its reach). It writes only to the descriptor it
+    was given: if that number now names another file (an agent's dup2 to read the nonce), it writes
+    nothing more (boot then misses records: failed). A `passed` is written as `failed` once
+    `pristine` (this verifier's namespace and classes, as they were before the import) has changed.
     """
-    nonce = os.read(nonce_fd, 128).decode().strip()
-    os.close(nonce_fd)
+    read, write, close, fstat, dumps, getframe = os.read, os.write, os.close, os.fstat, json.dumps, sys._getframe
+    as_list, is_tuple, tuple_type = list, isinstance, tuple
+    nonce = read(nonce_fd, 128).decode().strip()
+    close(nonce_fd)
+    first = fstat(out_fd)
+    channel = (first.st_dev, first.st_ino)
+    intact = _integrity(pristine)
+    broken = False
     message = yield
     while True:
-        caller = sys._getframe(1)
-        ok = caller.f_code is allowed_code[0] and not guard.agent_on_stack(caller)
-        if ok and isinstance(message, tuple):
-            line = nonce + " " + json.dumps(list(message)) + "\n"
-            os.write(out_fd, line.encode())
+        caller = getframe(1)
+        ok = caller.f_code is allowed_code[0] and not on_stack(caller)
+        if ok and is_tuple(message, tuple_type) and not broken:
+            try:
+                now = fstat(out_fd)
+                broken = (now.st_dev, now.st_ino) != channel
+            except OSError:
+                broken = True
+            if not broken:
+                if message[1] == "passed" and not intact():
+                    message = (message[0], "failed", *message[2:])
+                write(out_fd, (nonce + " " + dumps(as_list(message)) + "\n").encode())
         message = yield ok
+
+
+def _integrity(pristine):
+    """A check that every mapping and cell of `pristine` still holds the same objects."""
+    missing = object()
+    mappings, cells = pristine
+
+    def intact():
+        for mapping, values in mappings:
+            for name, value in values.items():
+                if mapping.get(name, missing) is not value:
+                    return False
+        for cell, value in cells:  # noqa: SIM110 - no builtin (all) that agent code could have patched
+            if cell.cell_contents is not value:
+                return False
+        return True
+
+    return intact
+
+
+def _pristine(cells):
+    """This verifier's namespace, its classes, `random` (the value checks use it) and the plugin's
+    closure cells, as they are now (before the solution is imported)."""
+    import random
+
+    namespace = globals()
+    own = [value for value in namespace.values() if isinstance(value, type) and value.__module__ == __name__]
+    mappings = [namespace, vars(random), *(cls.__dict__ for cls in own)]
+    return [(mapping, dict(mapping)) for mapping in mappings], [(cell, cell.cell_contents) for cell in cells]
 
 
 def _snapshot():
@@ -340,13 +414,19 @@ def _run(module_name, pytest_args, nonce_fd, records_fd, tests_dir, verifier_dir
     trusted.add(os.path.realpath(os.path.dirname(os.path.dirname(pytest.__file__))) + os.sep)
     protected = (os.path.realpath(tests_dir) + os.sep, os.path.realpath(verifier_dir) + os.sep)
     trusted.update(protected)
-    guard = Guard(sorted(trusted), protected)
-    allowed = [None]
-    recorder = _recorder(nonce_fd, records_fd, guard, allowed)
-    next(recorder)
-    plugin = _make_plugin(module_name, guard, recorder, allowed, tests_dir)
+    hook, on_stack = make_guard(sorted(trusted), protected)
+    allowed, box = [None], [None]
+    plugin, cells = _make_plugin(module_name, box, allowed, tests_dir)
+    plugin_recorder = _recorder(nonce_fd, records_fd, on_stack, allowed, _pristine(cells))
+    next(plugin_recorder)
+    box[0] = plugin_recorder
+    import types
+
+    # Not reachable by name any more (its functions still are, through pytest's plugin list: the
+    # recorder checks that nothing of this module changed before it writes a pass).
+    sys.modules["__main__"] = types.ModuleType("__main__")
     os.dup2(2, 1)
-    sys.addaudithook(guard)
+    sys.addaudithook(hook)
     code = pytest.main(pytest_args, plugins=[plugin])
     plugin.finish(int(code), dumpable_off)
     for stream in (sys.stdout, sys.stderr):  # os._exit skips the flush: pytest's report would be lost
@@ -355,7 +435,7 @@ def _run(module_name, pytest_args, nonce_fd, records_fd, tests_dir, verifier_dir
     os._exit(0)
 
 
-def _make_plugin(module_name, guard, recorder, allowed, tests_dir):
+def _make_plugin(module_name, box, allowed, tests_dir):
     """The pytest plugin of the `run` mode (a closure: nothing global for agent code to patch)."""
     import importlib
     import inspect
@@ -364,20 +444,23 @@ def _make_plugin(module_name, guard, recorder, allowed, tests_dir):
     import pytest
 
     state = {"baseline": None, "problem": ""}
+    # Bound now, before the solution is imported: patching this module's globals later changes
+    # nothing here (and the recorder notices it: _pristine).
+    snapshot, changed_since, check_value, untrusted, clear_lines = _snapshot, _changed, _check_value, Untrusted, linecache.clearcache
 
     def wrap(function):
         def called(*args, **kwargs):
-            linecache.clearcache()
+            clear_lines()
             # Compared with the state right before the call, not the collection baseline: pytest itself
             # swaps hooks per test phase (7.x installs its own sys.unraisablehook around each call), and
             # what matters is what the solution's code changed while it ran.
-            before = _snapshot()
+            before = snapshot()
             result = function(*args, **kwargs)
-            _check_value(result)  # may run agent code (__eq__): before the state check
-            changed = _changed(before, _snapshot())
+            check_value(result)  # may run agent code (__eq__): before the state check
+            changed = changed_since(before, snapshot())
             if changed:
                 state["problem"] = "the solution changed " + ", ".join(changed[:5])
-                raise Untrusted(state["problem"])
+                raise untrusted(state["problem"])
             return result
 
         called.__name__ = getattr(function, "__name__", "called")
@@ -385,7 +468,7 @@ def _make_plugin(module_name, guard, recorder, allowed, tests_dir):
         return called
 
     def emit(message):
-        return recorder.send(message)
+        return box[0].send(message)
 
     def record(item, outcome):
         code = getattr(getattr(item, "function", None), "__code__", None)
@@ -438,7 +521,17 @@ def _make_plugin(module_name, guard, recorder, allowed, tests_dir):
             emit(("<session>", "finished", str(exit_code), "undumpable" if dumpable_off else "dumpable", 0))
 
     allowed[0] = emit.__code__
-    return Plugin()
+    plugin = Plugin()
+    # Every closure cell of the plugin (its checks, its recorder's box): agent code can reach them
+    # through pytest's plugin list; the recorder checks they still hold what they hold now.
+    cells, todo = [], [*vars(Plugin).values(), wrap, record, emit]
+    while todo:
+        function = todo.pop()
+        for cell in getattr(function, "__closure__", None) or ():
+            if all(cell is not seen for seen in cells):
+                cells.append(cell)
+                todo.append(cell.cell_contents)
+    return plugin, cells
 
 
 def _wrap_module(module, module_name, wrap):
