@@ -127,7 +127,7 @@ def make_guard(trusted_roots, protected_roots):
     get_attr, length, any_of = getattr, len, any
     sensitive_events, sensitive_prefixes, frame_attributes = SENSITIVE_EVENTS, SENSITIVE_PREFIXES, FRAME_AND_CODE_ATTRIBUTES
     protected_modules, own_module = PROTECTED_MODULE_PREFIXES, __name__
-    known = {}
+    known: dict[str, bool] = {}
     # Standard-library callers that read a frame only for a module name or a log record's file and
     # line (namedtuple, Enum, NamedTuple, make_dataclass; logging's findCaller).
     frame_readers = frozenset(realpath(as_str(m.__file__)) for m in (collections, dataclasses, enum, typing))
@@ -524,7 +524,8 @@ def _make_plugin(module_name, box, allowed, tests_dir):
     plugin = Plugin()
     # Every closure cell of the plugin (its checks, its recorder's box): agent code can reach them
     # through pytest's plugin list; the recorder checks they still hold what they hold now.
-    cells, todo = [], [*vars(Plugin).values(), wrap, record, emit]
+    cells: list = []
+    todo = [*vars(Plugin).values(), wrap, record, emit]
     while todo:
         function = todo.pop()
         for cell in getattr(function, "__closure__", None) or ():
