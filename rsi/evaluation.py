@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from rsi.atomic import write_json_atomic
 from rsi.errors import ExecutorError, RsiError, StoreError, UserInputError
@@ -47,6 +47,7 @@ from rsi.promotion.decision import LiftSummary
 from rsi.run.planned import PlannedJob, PlannedScheduler
 from rsi.run.setup import EVAL_SCHEDULER, OpenedRun
 from rsi.run.spec import ResolvedRun, RunOutcome, RunSpec
+from rsi.training.stage import DictReadable, RevisionWritten
 from rsi.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -105,6 +106,17 @@ class TransferSummary(BaseModel):
     parent_transfer: float = Field(description="parent_solved / portfolio_covered: the transfer before training.")
 
 
+class AppliedDecision(DictReadable, BaseModel):
+    """What `apply_decision` wrote: the parent's new revision, or the rejection and why."""
+
+    state: Literal["promoted", "rejected"]
+    revision: RevisionWritten | None = Field(default=None, description="The parent revision promoted into.")
+    reason: str = Field(default="", description="Why the gate rejected the adapter.")
+
+    def _json(self) -> dict[str, Any]:  # the stored form: only what was written
+        return self.model_dump(mode="json", exclude_defaults=True)
+
+
 class EvalOutcome(BaseModel):
     """What an evaluation measured and decided (also written to runs/<eval id>/eval.json)."""
 
@@ -128,7 +140,16 @@ class EvalOutcome(BaseModel):
     attempts: int = 0
     tokens: int = 0
     wall_s: float = 0.0
-    applied: dict[str, Any] = Field(default_factory=dict, description="What apply_decision wrote.")
+    applied: AppliedDecision | None = Field(default=None, description="What apply_decision wrote (JSON: {} before).")
+
+    @field_validator("applied", mode="before")
+    @classmethod
+    def _not_applied(cls, value: Any) -> Any:
+        return None if value == {} else value
+
+    @field_serializer("applied")
+    def _applied_json(self, value: AppliedDecision | None) -> dict[str, Any]:
+        return value.model_dump(mode="json", exclude_defaults=True) if value is not None else {}
 
     @property
     def promote(self) -> bool:
@@ -546,7 +567,7 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
                "retention": outcome.retention.model_dump(mode="json"),
                "decision": outcome.decision.model_dump(mode="json"), "candidate": outcome.candidate,
                "parent": outcome.parent, "at": datetime.now(UTC).isoformat(timespec="seconds")}
-    applied: dict[str, Any]
+    applied: AppliedDecision
     if outcome.promote:
         lift, retention = outcome.lift, outcome.retention
         trailers = {
@@ -558,11 +579,11 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
         body = f"gate passed: {outcome.decision.reason}"
         written = promote_adapter(workspace, outcome.parent["name"], outcome.candidate["ref"], outcome.eval_id,
                                   trailers, body)
-        applied = {"state": "promoted", "revision": written.summary()}
+        applied = AppliedDecision(state="promoted", revision=RevisionWritten.model_validate(written.summary()))
         if record is not None:
             update_status(record, state="promoted", evaluation=numbers, promotion=written.summary())
     else:
-        applied = {"state": "rejected", "reason": outcome.decision.reason}
+        applied = AppliedDecision(state="rejected", reason=outcome.decision.reason)
         if record is not None:
             update_status(record, state="rejected", evaluation=numbers)
     updated = outcome.model_copy(update={"applied": applied})

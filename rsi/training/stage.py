@@ -30,13 +30,14 @@ import hashlib
 import json
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, ItemsView, KeysView, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from rsi.contracts.schema import TrainingSpec
+from rsi.training.registry import AdapterLineage
 from rsi.workspace import Workspace
 
 STALE_PREFIX = ".train-"
@@ -68,13 +69,93 @@ class TrainStageSpec(BaseModel):
     slurm: dict[str, Any] = Field(default_factory=dict, description="SlurmTrainOptions fields.")
 
 
+class DictReadable:
+    """Transitional: `record["key"]`, `record.get("key")` and `**record` read a typed record's JSON form, for
+    callers not yet moved to its attributes (rsi/cli/cmd_train.py, rsi/cli/cmd_generation.py,
+    rsi/generation). Remove once none is left."""
+
+    def _json(self) -> dict[str, Any]:
+        dumped: dict[str, Any] = self.model_dump(mode="json", by_alias=True)  # type: ignore[attr-defined]
+        return dumped
+
+    def __getitem__(self, key: str) -> Any:
+        return self._json()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._json().get(key, default)
+
+    def keys(self) -> KeysView[str]:
+        return self._json().keys()
+
+    def items(self) -> ItemsView[str, Any]:
+        return self._json().items()
+
+
+# pydantic validates a Mapping as a dict: `Output.model_validate(record)` keeps working meanwhile.
+Mapping.register(DictReadable)
+
+
+class TrainMetrics(DictReadable, BaseModel):
+    """What a training measured (the lineage's `metrics`). The numbers every method reports are typed
+    fields; a method's own numbers stay as extra fields of the same names (SFT: `epochs_run`,
+    `examples`, `dropped`, `truncated`, `tokens`; GRPO: `method`, `rollouts`, `rewards_per_step`,
+    `records`), so the JSON is the lineage's, key for key."""
+
+    model_config = ConfigDict(extra="allow")
+    steps: int = Field(description="Optimizer steps, those restored from a checkpoint included.")
+    first_loss: float
+    final_loss: float
+    losses: list[float] = Field(default_factory=list, description="Loss per step.")
+    trained_tokens: int = Field(default=0, description="Tokens the loss was computed on.")
+    tokens_per_s: float = Field(description="Trained tokens per second of training.")
+    wall_s: float
+    seconds_per_step: float = 0.0
+    device: str
+    dtype: str = ""
+    resumed_from_step: int = Field(default=0, description="Steps taken from a checkpoint instead of trained here.")
+    trainable_params: int = 0
+    torch_version: str = ""
+    peft_version: str = ""
+    transformers_version: str = ""
+
+
+class RevisionWritten(DictReadable, BaseModel):
+    """A contract revision written (or found already written) for an adapter: the candidate that routes
+    to it, or the parent's revision it was promoted into (rsi.training.candidate.ContractRevisionRef)."""
+
+    name: str
+    revision: int
+    ref: str = Field(description="NAME@rN")
+    tag: str
+    commit: str
+    content_hash: str
+    written: bool = Field(description="False when an earlier run had written it (the step is idempotent).")
+
+
+class StageLineage(DictReadable, AdapterLineage):
+    """The adapter's lineage as `rsi train` reports it: lineage.json without the dataset's manifest."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+
 class TrainStageOutcome(BaseModel):
+    """What `rsi train` produced (its `--json` output)."""
+
     adapter_id: str
     adapter_dir: str
     registered: bool = Field(description="False when these weights were already registered.")
-    candidate: dict[str, Any] = Field(default_factory=dict)
-    metrics: dict[str, Any]
-    lineage: dict[str, Any]
+    candidate: RevisionWritten | None = Field(default=None, description="The candidate revision (JSON: {} when none).")
+    metrics: TrainMetrics
+    lineage: StageLineage
+
+    @field_validator("candidate", mode="before")
+    @classmethod
+    def _no_candidate(cls, value: Any) -> Any:
+        return None if value == {} else value
+
+    @field_serializer("candidate")
+    def _candidate_json(self, value: RevisionWritten | None) -> dict[str, Any]:
+        return value.model_dump(mode="json") if value is not None else {}
 
 
 def resolve_hyper(training: TrainingSpec, spec: TrainStageSpec) -> tuple[TrainingSpec, int | None]:
@@ -185,16 +266,17 @@ def train_stage(
     record = register_adapter(workspace, Path(trained.adapter_dir), lineage)
     registered = record.id not in known
     shutil.rmtree(out_dir, ignore_errors=True)
-    candidate: dict[str, Any] = {}
+    candidate = None
     if spec.candidate:
         written = write_candidate(workspace, parent.name, record.id, record.relative_adapter_dir(workspace),
                                   hyper.rank, list(hyper.target_modules), parent_ref=parent.ref)
-        candidate = written.summary()
+        candidate = RevisionWritten.model_validate(written.summary())
         if record.status.state == "registered":
-            record = update_status(record, state="candidate", candidate=candidate)
+            record = update_status(record, state="candidate", candidate=written.summary())
     return TrainStageOutcome(
         adapter_id=record.id, adapter_dir=str(record.adapter_dir), registered=registered, candidate=candidate,
-        metrics=record.lineage.metrics, lineage=record.summary()["lineage"],
+        metrics=TrainMetrics.model_validate(record.lineage.metrics),
+        lineage=StageLineage.model_validate(record.summary()["lineage"]),
     )
 
 

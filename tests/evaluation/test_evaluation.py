@@ -137,7 +137,8 @@ def test_lifting_candidate_is_promoted_into_the_parent(workspace, setup, tmp_pat
     assert all(len(s) == 1 for s in seeds.values()) and len(seeds) == 5  # control included
 
     applied = apply_decision(workspace, outcome)
-    assert applied.applied["state"] == "promoted" and applied.applied["revision"]["ref"] == "default@r3"
+    assert applied.applied is not None and applied.applied.state == "promoted"
+    assert applied.applied.revision is not None and applied.applied.revision.ref == "default@r3"
     from rsi.contracts.refs import resolve_ref
 
     promoted = resolve_ref(workspace, "default")
@@ -147,7 +148,8 @@ def test_lifting_candidate_is_promoted_into_the_parent(workspace, setup, tmp_pat
     assert status["state"] == "promoted" and status["promotion"]["ref"] == "default@r3"
     assert json.loads((workspace.run_dir(outcome.eval_id) / "eval.json").read_text())["applied"]["state"] == "promoted"
     again = apply_decision(workspace, outcome)  # idempotent: finds its Adapter-Eval commit
-    assert again.applied["revision"]["written"] is False and resolve_ref(workspace, "default").revision == 3
+    assert again.applied is not None and again.applied.revision is not None
+    assert again.applied.revision.written is False and resolve_ref(workspace, "default").revision == 3
 
 
 def test_transfer_is_the_share_of_the_portfolio_covered_tasks_the_deployed_configuration_solves() -> None:
@@ -172,7 +174,8 @@ def test_regressing_candidate_is_rejected_with_its_numbers(workspace, setup, tmp
         covered=2, still_solved=0, retention=0.0, parent_resolved=0)
     assert not outcome.promote and "retention 0.000 (0/2) is below retention_min 0.9" in outcome.decision.reason
     applied = apply_decision(workspace, outcome)
-    assert applied.applied["state"] == "rejected"
+    assert applied.applied is not None and applied.applied.state == "rejected"
+    assert applied.applied.reason == outcome.decision.reason
     status = json.loads((setup["record"].folder / "status.json").read_text())
     assert status["state"] == "rejected" and status["evaluation"]["retention"]["retention"] == 0.0
     from rsi.contracts.refs import resolve_ref
@@ -208,3 +211,25 @@ def test_eval_cli_exit_codes(workspace, setup, shim, scripted_env) -> None:
     assert "decision: REJECT: lift +0.000" in done.stdout and "applied: rejected" in done.stdout
     bad = shim("eval", "nosuch@r1", "--against", "default@r2", cwd=workspace.root, env=scripted_env)
     assert bad.returncode == 2 and "nosuch@r1" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_what_apply_decision_wrote_is_typed_and_stored_as_before() -> None:
+    from rsi.evaluation import AppliedDecision, EvalOutcome
+
+    rejected = AppliedDecision(state="rejected", reason="retention 0.500 is below retention_min 0.9")
+    assert rejected.model_dump(mode="json", exclude_defaults=True) == {"state": "rejected", "reason": rejected.reason}
+    promoted = AppliedDecision.model_validate({"state": "promoted", "revision": {
+        "name": "default", "revision": 3, "ref": "default@r3", "tag": "default/r3", "commit": "c", "content_hash": "h",
+        "written": True}})
+    assert promoted.revision is not None and promoted.revision.ref == "default@r3"
+    lift = paired_lift({"a": True}, {"a": False}).summary()
+    outcome = EvalOutcome(eval_id="e", suite="s", candidate={}, parent={}, heldout_tasks=["a"], covered_tasks=[],
+                          lift=lift, retention=RetentionEstimate(0, 0, 0).summary(),
+                          per_task={}, decision=decide_adapter(paired_lift({}, {}), RetentionEstimate(0, 0, 0),
+                                                               GatePolicy()))
+    assert outcome.applied is None and outcome.model_dump(mode="json")["applied"] == {}  # eval.json as before
+    stored = outcome.model_copy(update={"applied": promoted}).model_dump(mode="json")
+    assert stored["applied"] == {"state": "promoted", "revision": promoted.revision.model_dump(mode="json")}
+    assert EvalOutcome.model_validate(stored).applied == promoted
+    with pytest.raises(ValueError):
+        AppliedDecision.model_validate({"state": "maybe"})
