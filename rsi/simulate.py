@@ -17,7 +17,9 @@ sigmoid(ability_c - difficulty_t + tag effect + noise)), a share of tasks no con
 tags that are informative, weak or absent, optionally a share of specialists mixed into the
 ranking, and optionally deterministic outcomes (p is 0 or 1, every configuration greedy:
 `max_tries_per_task = 1`). Coverage then counts the reachable tasks (`PassMatrix.reachable`).
-`hindsight_best_rate_first` is the bound that knows each configuration's true pass rate.
+`hindsight_best_rate_first` is the bound that knows each configuration's true pass rate;
+`hindsight_after_probes` the same after the default's probes (one job per configuration first), which
+prices the examination of every configuration on its own.
 
 Pure and seeded: no I/O.
 """
@@ -33,10 +35,12 @@ from rsi.scheduler import (
     Budget,
     ConfigMajorScheduler,
     ConfigOption,
+    JobProposal,
     Scheduler,
     ScheduleRequest,
     TaskOption,
 )
+from rsi.scheduler.common import prepare, tries_left
 
 
 @dataclass(frozen=True)
@@ -367,3 +371,34 @@ def hindsight_best_rate_first(matrix: PassMatrix) -> ConfigMajorScheduler:
     rates = matrix.config_rates()
     order = sorted(range(len(matrix.configs)), key=lambda c: (-rates[c], c))
     return ConfigMajorScheduler(name="hindsight", order=[matrix.configs[c].config_hash for c in order])
+
+
+@dataclass
+class HindsightAfterProbes:
+    """A bound, not a scheduler: first the default's examination rule (every configuration, in portfolio
+    order, gets a probe job of `probe_tasks` open tasks it may still try), then hindsight best-rate-first.
+    Against `hindsight_best_rate_first` it prices the probes alone: what examining every configuration
+    costs even when the ranking is known."""
+
+    sweep: ConfigMajorScheduler
+    probe_tasks: int = 4
+    name: str = "hindsight+probes"
+
+    def propose(self, request: ScheduleRequest) -> JobProposal | None:
+        prepared = prepare(request)
+        if prepared is None:
+            return None
+        evidence, targets, room = prepared
+        tried = evidence.tried_configs()
+        for config in request.configs:
+            if config.config_hash in tried:
+                continue
+            mine = [t.key for t in targets if tries_left(config, evidence, t.key)][: min(room, self.probe_tasks)]
+            if mine:
+                return JobProposal(config.config_hash, tuple(mine), request.attempts_per_task, f"{self.name}: probe")
+        return self.sweep.propose(request)
+
+
+def hindsight_after_probes(matrix: PassMatrix, probe_tasks: int = 4) -> HindsightAfterProbes:
+    """`HindsightAfterProbes` for `matrix` (a bound of the simulator; see the class)."""
+    return HindsightAfterProbes(hindsight_best_rate_first(matrix), probe_tasks)

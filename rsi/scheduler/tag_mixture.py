@@ -252,41 +252,7 @@ class TagMixtureScheduler:
                 base[c] = min(max(max(values), 1e-6), 1 - 1e-6)
             tries = {c: evidence.tries.get((c, t.key), 0) for c in configs}
             wins = {c: evidence.wins.get((c, t.key), 0) for c in configs}
-            # Hardness h is shared by every configuration (p_ct = h * base): failures of all of
-            # them on this task make it look hard rather than making each look unable.
-            # (Log space: hundreds of failures must not underflow to 0.)
-            log_like = []
-            for h in self.hardness_grid:
-                total = 0.0
-                for c in configs:
-                    if tries[c]:
-                        q = min(base[c] * h, 1 - 1e-9)
-                        total += wins[c] * math.log(q) + (tries[c] - wins[c]) * math.log1p(-q)
-                log_like.append(total)
-            top = max(log_like)
-            weights = [math.exp(v - top) for v in log_like]
-            h_mean = sum(h * w for h, w in zip(self.hardness_grid, weights, strict=True)) / sum(weights)
-            row = {}
-            for c in configs:
-                # "This configuration cannot do this task", beyond tag and hardness: prior
-                # `broken_prior`, likelier after each of its failures here ("failed k times").
-                q = min(base[c] * h_mean, 1 - 1e-9)
-                if wins[c]:
-                    row[c] = q
-                    continue
-                if self.broken_prior:
-                    log_ok = math.log1p(-self.broken_prior) + tries[c] * math.log1p(-q)
-                    gap = math.log(self.broken_prior) - log_ok
-                    q = q / (1.0 + math.exp(gap)) if gap < 700 else 0.0
-                # ... and the converse: c may be able at this one task whatever its tags say
-                # (prior `task_able_prior`, at the able rate), fading with each failure of c on t.
-                if self.task_able_prior:
-                    q1 = min(r1 * h_mean, 1 - 1e-9)
-                    log_yes = math.log(self.task_able_prior) + tries[c] * math.log1p(-q1)
-                    gap = math.log1p(-self.task_able_prior) - log_yes
-                    idio = q1 / (1.0 + math.exp(gap)) if gap < 700 else 0.0
-                    q = 1.0 - (1.0 - q) * (1.0 - idio)
-                row[c] = q
+            row = self._task_row(configs, base, tries, wins, r1)
             if self.max_lead:
                 # Fairness while nothing is known: a configuration not known able at this task's
                 # tags gets at most `max_lead` more tries here than the least-tried configuration.
@@ -297,6 +263,48 @@ class TagMixtureScheduler:
                         row[c] *= 1e-3
             out[t.key] = row
         return out
+
+    def _task_row(
+        self, configs: list[str], base: dict[str, float], tries: dict[str, int], wins: dict[str, int], r1: float
+    ) -> dict[str, float]:
+        """One open task's estimate per configuration, from its tag-level rates `base` and the task's own
+        tries and wins."""
+        # Hardness h is shared by every configuration (p_ct = h * base): failures of all of
+        # them on this task make it look hard rather than making each look unable.
+        # (Log space: hundreds of failures must not underflow to 0.)
+        log_like = []
+        for h in self.hardness_grid:
+            total = 0.0
+            for c in configs:
+                if tries[c]:
+                    q = min(base[c] * h, 1 - 1e-9)
+                    total += wins[c] * math.log(q) + (tries[c] - wins[c]) * math.log1p(-q)
+            log_like.append(total)
+        top = max(log_like)
+        weights = [math.exp(v - top) for v in log_like]
+        h_mean = sum(h * w for h, w in zip(self.hardness_grid, weights, strict=True)) / sum(weights)
+        row = {}
+        for c in configs:
+            # "This configuration cannot do this task", beyond tag and hardness: prior
+            # `broken_prior`, likelier after each of its failures here ("failed k times").
+            q = min(base[c] * h_mean, 1 - 1e-9)
+            if wins[c]:
+                row[c] = q
+                continue
+            if self.broken_prior:
+                log_ok = math.log1p(-self.broken_prior) + tries[c] * math.log1p(-q)
+                gap = math.log(self.broken_prior) - log_ok
+                q = q / (1.0 + math.exp(gap)) if gap < 700 else 0.0
+            # ... and the converse: c may be able at this one task whatever its tags say
+            # (prior `task_able_prior`, at the able rate), fading with each failure of c on t.
+            if self.task_able_prior:
+                q1 = min(r1 * h_mean, 1 - 1e-9)
+                log_yes = math.log(self.task_able_prior) + tries[c] * math.log1p(-q1)
+                gap = math.log1p(-self.task_able_prior) - log_yes
+                idio = q1 / (1.0 + math.exp(gap)) if gap < 700 else 0.0
+                q = 1.0 - (1.0 - q) * (1.0 - idio)
+            row[c] = q
+        return row
 
     def _pack_job(
         self,

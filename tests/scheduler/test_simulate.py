@@ -130,3 +130,24 @@ def test_coverage_counts_reachable_tasks_and_the_curve_gives_attempts_to_a_share
     at = result.attempts_to(goal)
     assert at is not None and result.curve[at - 1] >= goal > result.curve[at - 2]
     assert result.attempts_to(0) == 0 and result.attempts_to(61) is None
+
+
+def test_hindsight_after_probes_examines_every_configuration_then_sweeps_in_the_true_order():
+    from rsi.scheduler import AttemptFact, ScheduleRequest
+    from rsi.simulate import RankedSpec, generate_ranked, hindsight_after_probes
+
+    matrix = generate_ranked(RankedSpec(n_tasks=40, n_configs=5), 3)
+    bound = hindsight_after_probes(matrix, probe_tasks=3)
+    history: list[AttemptFact] = []
+    chosen = []
+    for job in range(7):
+        proposal = bound.propose(ScheduleRequest(configs=matrix.configs, tasks=matrix.tasks, history=history, job_index=job))
+        chosen.append((proposal.config_hash, len(proposal.task_keys), "probe" in proposal.reason))
+        c = [x.config_hash for x in matrix.configs].index(proposal.config_hash)
+        t_index = {t.key: i for i, t in enumerate(matrix.tasks)}
+        history += [AttemptFact(proposal.config_hash, k, matrix.p[c][t_index[k]] > 0.5) for k in proposal.task_keys]
+    assert [c for c, _, _ in chosen[:5]] == [c.config_hash for c in matrix.configs]
+    assert all(n == 3 and probe for _, n, probe in chosen[:5])
+    rates = matrix.config_rates()
+    best = max(range(5), key=lambda c: (rates[c], -c))
+    assert chosen[5][0] == matrix.configs[best].config_hash and not chosen[5][2]
