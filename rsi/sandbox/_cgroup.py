@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+PROC_CGROUP = Path("/proc/self/cgroup")  # module constants, read at call time (the tests point them elsewhere)
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class CgroupSupport:
 def _own_group(controller: str | None) -> str | None:
     """This process's group path in the v1 hierarchy of `controller` (None: the v2 one)."""
     try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
+        lines = PROC_CGROUP.read_text().splitlines()
     except OSError:
         return None
     for line in lines:
