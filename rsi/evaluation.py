@@ -47,6 +47,7 @@ from rsi.promotion.decision import LiftSummary
 from rsi.run.planned import PlannedJob, PlannedScheduler
 from rsi.run.setup import EVAL_SCHEDULER, OpenedRun
 from rsi.run.spec import ResolvedRun, RunOutcome, RunSpec
+from rsi.sandbox.select import SandboxName
 from rsi.training.stage import DictReadable, RevisionWritten
 from rsi.workspace import Workspace
 
@@ -72,7 +73,7 @@ class EvalSpec(BaseModel):
     limit_covered: int | None = Field(default=None, ge=0, description="At most N previously covered train tasks.")
     covered_runs: list[str] = Field(default_factory=list, description="Coverage of these runs instead of the parent's own.")
     workers: int | None = Field(default=None, ge=1)
-    sandbox: Literal["auto", "local", "docker"] = "auto"
+    sandbox: SandboxName = "auto"
     max_error_retries: int = Field(default=2, ge=0, le=10)
     resume: str | None = Field(default=None, description="Resume this evaluation run id.")
     ci_method: Literal["newcombe", "bootstrap"] = "newcombe"

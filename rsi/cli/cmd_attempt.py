@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from rsi.cli.options import SandboxOpt
 from rsi.cli.render import console, print_json
 from rsi.cli.state import state
 
@@ -130,7 +131,7 @@ def register(app: typer.Typer) -> None:
             str, typer.Argument(help="Contract ref (path, NAME, NAME@rN, GITREV:path) or PORTFOLIO:VARIANT.")
         ],
         task: Annotated[str, typer.Argument(help="SUITE/TASK-ID, or a task folder.")],
-        sandbox: Annotated[str, typer.Option("--sandbox", help="Sandbox backend: auto, local or docker.")] = "auto",
+        sandbox: SandboxOpt = "auto",
         seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
         out: Annotated[
             Path | None, typer.Option("--out", help="Attempt folder (default: runs/attempts/<attempt-id>).")

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from rsi.cli.options import SandboxOpt
 from rsi.cli.render import console, print_json, progress_tracker
 from rsi.cli.state import state
 
@@ -39,7 +40,7 @@ def eval_command(
     limit_covered: Annotated[int | None, typer.Option("--limit-covered", help="At most N covered train tasks.")] = None,
     covered_run: Annotated[list[str] | None, typer.Option("--covered-run", help="Covered tasks of these runs (default: the parent's own).")] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="Attempts at once.")] = None,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, local or docker.")] = "auto",
+    sandbox: SandboxOpt = "auto",
     control: Annotated[str | None, typer.Option("--control", help="The frozen generation-0 contract ref: lift against it too.")] = None,
     transfer_run: Annotated[list[str] | None, typer.Option("--transfer-run", help="Runs whose union coverage measures transfer.")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume an evaluation run id.")] = None,
@@ -52,8 +53,6 @@ def eval_command(
 
     if not resume and (not candidate or not against):
         raise UserInputError("give CANDIDATE and --against PARENT (or --resume EVAL_ID)")
-    if sandbox not in ("auto", "local", "docker"):
-        raise UserInputError(f"--sandbox {sandbox!r}: use auto, local or docker")
     spec = EvalSpec(candidate=candidate or "-", parent=against or "-", suite=suite, attempts_per_task=attempts_per_task,
                     seed=seed, limit_heldout=limit_heldout, limit_covered=limit_covered, covered_runs=covered_run or [],
                     workers=workers, sandbox=sandbox, resume=resume, control=control,  # type: ignore[arg-type]
@@ -87,7 +86,6 @@ PortfolioOpt = Annotated[str | None, typer.Option("--portfolio", help="Portfolio
 BudgetOpt = Annotated[int | None, typer.Option("--budget-attempts", help="Run budget.")]
 LimitTasksOpt = Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N train tasks.")]
 WorkersOpt = Annotated[int | None, typer.Option("--workers", help="Attempts at once.")]
-SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto, local or docker.")]
 MaxStepsOpt = Annotated[int | None, typer.Option("--max-steps", help="Training step cap.")]
 ThreadsOpt = Annotated[int | None, typer.Option("--threads", help="torch threads for training.")]
 MaxLengthOpt = Annotated[int | None, typer.Option("--max-length", help="Training max_length.")]

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from rsi.cli.options import SandboxOpt
 from rsi.cli.render import console, is_tty, print_json
 from rsi.cli.state import state
 
@@ -21,17 +22,14 @@ def harvest(
     job_size: Annotated[int, typer.Option("--job-size", min=1, help="Most tasks one harvest job targets.")] = 8,
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="Attempts at once.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="Sandbox backend: auto, local or docker.")] = "auto",
+    sandbox: SandboxOpt = "auto",
     as_json: Annotated[bool, typer.Option("--json", help="No live display; print the outcome as JSON.")] = False,
 ) -> None:
     """Sample the train tasks of RUN again until each has up to --per-task distinct passing solutions."""
     from rsi.display import NullDisplay, PlainDisplay, RichDisplay
-    from rsi.errors import UserInputError
     from rsi.run.harvest import HarvestSpec, run_harvest
     from rsi.run.stop import StopRequest, stop_on_signals
 
-    if sandbox not in ("auto", "local", "docker"):
-        raise UserInputError(f"--sandbox {sandbox!r}: use auto, local or docker")
     spec = HarvestSpec(source_runs=tuple(runs), per_task=per_task, budget_attempts=budget_attempts,
                        job_size=job_size, workers=workers, seed=seed, sandbox=sandbox)
     display: Any = NullDisplay() if as_json else RichDisplay() if is_tty() else PlainDisplay()

@@ -11,8 +11,10 @@ from typing import Annotated, Any
 
 import typer
 
+from rsi.cli.options import SANDBOX_HELP
 from rsi.cli.render import console, is_tty, print_json
 from rsi.cli.state import state
+from rsi.executors.registry import EXECUTORS
 
 RUN_PANEL = "Run"
 BUDGET_PANEL = "Budget"
@@ -46,11 +48,12 @@ def run_command(
     budget_tokens: Annotated[int | None, typer.Option("--budget-tokens", help="Stop after this many tokens.", rich_help_panel=BUDGET_PANEL)] = None,
     budget_minutes: Annotated[float | None, typer.Option("--budget-minutes", help="Stop planning jobs after this long.", rich_help_panel=BUDGET_PANEL)] = None,
     target_coverage: Annotated[float | None, typer.Option("--target-coverage", help="Stop once this share of the split is covered (e.g. 0.95).", rich_help_panel=BUDGET_PANEL)] = None,
-    executor: Annotated[str | None, typer.Option(help="local or slurm.", rich_help_panel=EXEC_PANEL)] = None,
+    executor: Annotated[str | None, typer.Option(help=f"{', '.join(EXECUTORS)} (rsi/executors/registry.py).",
+                                                 rich_help_panel=EXEC_PANEL)] = None,
     workers: Annotated[int | None, typer.Option(help="Attempts at once (default: sized to the machine).", rich_help_panel=EXEC_PANEL)] = None,
     overlap: Annotated[bool | None, typer.Option("--overlap/--one-job-at-a-time", help="Plan the next job while the last one finishes (default), or run jobs one after another.", rich_help_panel=EXEC_PANEL)] = None,
     stop_grace_s: Annotated[float | None, typer.Option("--stop-grace-s", help="On Ctrl-C/SIGTERM, seconds started attempts may finish before they are cancelled (default 5).", rich_help_panel=EXEC_PANEL)] = None,
-    sandbox: Annotated[str | None, typer.Option(help="auto, local or docker.", rich_help_panel=EXEC_PANEL)] = None,
+    sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP, rich_help_panel=EXEC_PANEL)] = None,
     db: Annotated[str | None, typer.Option(help="Store URL (default: RSI_DB or runs/rsi.sqlite).", rich_help_panel=EXEC_PANEL)] = None,
     slurm_partition: Annotated[str | None, typer.Option("--slurm-partition", help="Partition for attempt jobs.", rich_help_panel=SLURM_PANEL)] = None,
     slurm_cpus: Annotated[int | None, typer.Option("--slurm-cpus", help="CPUs per attempt.", rich_help_panel=SLURM_PANEL)] = None,

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 import typer
 
+from rsi.cli.options import SandboxOpt
 from rsi.cli.render import console, is_tty, print_json
 from rsi.cli.state import state
 from rsi.errors import WorkspaceError
@@ -146,9 +147,7 @@ def validate_suite(suite: SuiteArg, as_json: JsonOpt = False) -> None:
 @tasks_app.command("check")
 def check_suite_cmd(
     suite: SuiteArg,
-    sandbox: Annotated[
-        Literal["local", "docker", "auto"], typer.Option("--sandbox", help="Sandbox backend the verifier runs in.")
-    ] = "auto",
+    sandbox: SandboxOpt = "auto",
     workers: Annotated[int, typer.Option("--workers", min=1, help="Tasks checked in parallel.")] = 2,
     task_id: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")] = None,
     as_json: JsonOpt = False,

@@ -11,8 +11,10 @@ from typing import Annotated, Any
 
 import typer
 
+from rsi.cli.options import SANDBOX_HELP, registered
 from rsi.cli.render import console, print_json, progress_tracker
 from rsi.cli.state import state
+from rsi.sandbox.select import sandbox_name
 
 adapters_app = typer.Typer(help="The adapter registry (runs/adapters/): immutable revisions with lineage.",
                            no_args_is_help=True)
@@ -25,7 +27,8 @@ def train(
     group_size: Annotated[int | None, typer.Option("--group-size", help="GRPO: rollouts per task per step.", rich_help_panel="GRPO")] = None,
     prompts_per_step: Annotated[int | None, typer.Option("--prompts-per-step", help="GRPO: tasks per step.", rich_help_panel="GRPO")] = None,
     limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="GRPO: only the first N train tasks.", rich_help_panel="GRPO")] = None,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="GRPO: auto, local or docker.", rich_help_panel="GRPO")] = "auto",
+    sandbox: Annotated[str, typer.Option("--sandbox", help="GRPO: " + SANDBOX_HELP, rich_help_panel="GRPO",
+                                         callback=registered("--sandbox", sandbox_name))] = "auto",
     executor: Annotated[str, typer.Option("--executor", help="local (this machine) or slurm (a GPU job).")] = "local",
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="Stop after N optimizer steps.")] = None,
     epochs: Annotated[int | None, typer.Option("--epochs", help="Override [training] epochs.")] = None,
@@ -51,8 +54,6 @@ def train(
         raise UserInputError(f"--executor {executor!r}: use local or slurm")
     if method not in (None, "sft", "grpo"):
         raise UserInputError(f"--method {method!r}: use sft or grpo")
-    if sandbox not in ("auto", "local", "docker"):
-        raise UserInputError(f"--sandbox {sandbox!r}: use auto, local or docker")
     spec = TrainStageSpec(
         dataset=dataset, contract=contract, method=method, executor=executor, max_steps=max_steps,  # type: ignore[arg-type]
         epochs=epochs, learning_rate=learning_rate, rank=rank, batch_size=batch_size, max_length=max_length, seed=seed,

@@ -19,6 +19,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rsi.models.registry import DEFAULT as DEFAULT_BACKEND
+from rsi.models.registry import ModelBackendName
+
 SCHEMA_VERSION: Literal[1] = 1
 
 CLOCKS = ("base", "specialists", "harness")
@@ -247,7 +250,7 @@ class TrainingSpec(_Strict):
 class ServingSpec(_Strict):
     """`[serving]`: which model backend runs the contract (not a release clock)."""
 
-    backend: Literal["embedded", "openai", "vllm"] = Field(default="embedded")
+    backend: ModelBackendName = Field(default=DEFAULT_BACKEND, description="A name in rsi.models.registry.")
     base_url: str = Field(default="", description="OpenAI-compatible endpoint (backend 'openai').")
     api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable holding the API key.")
     dtype: Literal["bfloat16", "float32", "float16"] = Field(default="bfloat16")

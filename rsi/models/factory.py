@@ -1,6 +1,7 @@
 """Build the `ChatModel` a contract's `[serving]` section asks for, with its specialists loaded.
 
-`make_model(spec, workspace)` is the one entry point the harness and the runner use:
+`make_model(spec, workspace)` is the one entry point the harness and the runner use; the backends are
+named in rsi/models/registry.py:
 
 - `embedded` (default): the base converted from `[base]` (see `rsi.models.weights`) in this process.
   Loading the base costs memory (about 0.5 GB in bf16), and batching only helps if concurrent attempts
@@ -34,30 +35,23 @@ def specialist_paths(spec: ContractSpec, workspace: Workspace | None) -> dict[st
 
 
 def make_model(spec: ContractSpec, workspace: Workspace | None = None, *, shared: bool = True) -> ChatModel:
-    """The model `spec.serving` names, with `spec.specialists` servable by name.
+    """The model `spec.serving` names (rsi.models.registry), with `spec.specialists` servable by name.
 
     `shared=False` gives the embedded backend a private model (its own worker and weights).
     """
-    serving = spec.serving
-    adapters = specialist_paths(spec, workspace)
-    if serving.backend == "openai":
-        from rsi.models.openai_backend import OpenAIModel, require_url
+    from rsi.models.registry import MODEL_BACKENDS
 
-        client = OpenAIModel.from_env(
-            require_url(serving.base_url), serving.api_key_env, timeout_s=spec.harness.timeouts.model_s
-        )
-        try:
-            client.attach_specialists(adapters)
-        except BaseException:
-            client.close()
-            raise
-        return client
-    if serving.backend == "vllm":
-        from rsi.models.vllm_backend import VllmModel
+    factory = MODEL_BACKENDS.get(spec.serving.backend)
+    if factory is None:  # a spec validated against an older registry
+        raise ModelError(f"unknown model backend {spec.serving.backend!r}", hint=f"known: {', '.join(MODEL_BACKENDS)}")
+    return factory(spec, workspace, specialist_paths(spec, workspace), shared)
 
-        return VllmModel.start(spec, workspace, adapters=adapters)
+
+def make_embedded(spec: ContractSpec, workspace: Workspace | None, adapters: dict[str, Path], shared: bool) -> ChatModel:
+    """The embedded backend: the base converted from `[base]`, run in this process."""
     from rsi.models.weights import hf_folder
 
+    serving = spec.serving
     folder = hf_folder(spec.base, workspace.root if workspace is not None else None)
     if not shared:
         from rsi.models.embedded import EmbeddedModel

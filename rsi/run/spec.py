@@ -16,7 +16,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from rsi.errors import Problem, ValidationError
+from rsi.executors.registry import ExecutorName
 from rsi.executors.slurm import SlurmOptions
+from rsi.sandbox.select import SandboxName
 from rsi.scheduler.registry import scheduler_name
 
 
@@ -40,7 +42,7 @@ class RunSpec(BaseModel):
     scheduler: Annotated[str, AfterValidator(scheduler_name)] = Field(
         default="thompson", description="Job policy (rsi.scheduler registry): thompson, or a baseline to compare with."
     )
-    executor: Literal["local", "slurm"] = Field(default="local", description="Where attempts run.")
+    executor: ExecutorName = Field(default="local", description="Where attempts run (rsi.executors.registry).")
     workers: int | None = Field(default=None, ge=1, description="Attempts at once (local threads, or SLURM array parallelism).")
     overlap_jobs: bool = Field(
         default=True,
@@ -51,7 +53,7 @@ class RunSpec(BaseModel):
         default=5.0, ge=0, le=600,
         description="On SIGINT/SIGTERM, how long started attempts may finish (and be recorded) before they are cancelled.",
     )
-    sandbox: Literal["auto", "local", "docker"] = Field(default="auto", description="Sandbox backend for attempts.")
+    sandbox: SandboxName = Field(default="auto", description="Sandbox backend for attempts (rsi.sandbox.select).")
     seed: int | None = Field(default=None, description="Scheduling and sampling seed; default: evaluation.seed.")
     db: str | None = Field(default=None, description="Store URL; default: RSI_DB or runs/rsi.sqlite.")
     limit_tasks: int | None = Field(default=None, ge=1, description="Only the first N tasks (a small slice for demos/tests).")
@@ -86,7 +88,8 @@ def validate_run_spec(data: dict[str, Any], source: Path | str = "<flags>", text
         problems = []
         for item in error.errors():
             key = ".".join(str(part) for part in item["loc"])
-            problems.append(Problem(source, _line_of(text, str(item["loc"][-1])) if text else None, key, item["msg"]))
+            message = str(item["msg"]).removeprefix("Value error, ")  # a registry's own words
+            problems.append(Problem(source, _line_of(text, str(item["loc"][-1])) if text else None, key, message))
         raise ValidationError(problems) from error
 
 

@@ -1,20 +1,53 @@
-"""Choosing a sandbox backend by name: `make_sandbox("auto" | "local" | "docker", **opts)`.
+"""The one registry of sandbox backends: name -> factory, and `make_sandbox(name, **opts)`.
 
 `auto` is the local backend, which itself picks the strongest mode that works on this machine
-(bwrap > namespaces > userns > bare, rlimits only), saying which in its `Isolation`.
+(bwrap > namespaces > userns > bare, rlimits only), saying which in its `Isolation`. Specs and flags
+that name a backend validate against SANDBOXES (`SandboxName`), so adding one is one entry here.
+Light on purpose: the backends are imported by their factories, when one is made.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
 
 from rsi.errors import UserInputError
+from rsi.registry import known_name
 from rsi.sandbox.base import Sandbox
 
-BACKENDS = ("auto", "local", "docker")
+
+def _local(**opts: Any) -> Sandbox:
+    from rsi.sandbox.local import LocalSandbox
+
+    return LocalSandbox(**opts)
 
 
-def make_sandbox(name: str = "auto", **opts: Any) -> Sandbox:
+def _docker(**opts: Any) -> Sandbox:
+    from rsi.sandbox.docker import DockerSandbox
+
+    return DockerSandbox(**opts)
+
+
+DEFAULT = "auto"
+
+SANDBOXES: dict[str, Callable[..., Sandbox]] = {
+    "auto": _local,
+    "local": _local,
+    "docker": _docker,
+}
+
+
+def sandbox_name(name: str) -> str:
+    """`name` if it is a registered backend, else ValueError listing the known ones (a pydantic validator)."""
+    return known_name(SANDBOXES, "sandbox backend", name)
+
+
+SandboxName = Annotated[str, AfterValidator(sandbox_name)]
+
+
+def make_sandbox(name: str = DEFAULT, **opts: Any) -> Sandbox:
     """Build a sandbox backend.
 
     local options: mode ("auto", "bwrap", "namespaces", "userns", "bare"; a named one is required),
@@ -23,12 +56,7 @@ def make_sandbox(name: str = "auto", **opts: Any) -> Sandbox:
     docker options: base_url (default $RSI_DOCKER_HOST, then $DOCKER_HOST, then the engine's default),
     image (default $RSI_SANDBOX_IMAGE or rsi-sandbox:latest), nano_cpus, output_limit_bytes.
     """
-    if name in ("auto", "local"):
-        from rsi.sandbox.local import LocalSandbox
-
-        return LocalSandbox(**opts)
-    if name == "docker":
-        from rsi.sandbox.docker import DockerSandbox
-
-        return DockerSandbox(**opts)
-    raise UserInputError(f"unknown sandbox backend {name!r}", hint=f"choose one of: {', '.join(BACKENDS)}")
+    factory = SANDBOXES.get(name)
+    if factory is None:
+        raise UserInputError(f"unknown sandbox backend {name!r}", hint=f"choose one of: {', '.join(SANDBOXES)}")
+    return factory(**opts)

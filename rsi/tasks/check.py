@@ -24,7 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rsi.sandbox.base import Sandbox
-from rsi.tasks.load import load_cases, prepare_workdir
+from rsi.tasks.load import prepare_workdir
 from rsi.tasks.spec import Task
 from rsi.verdict import Verdict
 
@@ -79,13 +79,11 @@ class SuiteCheckOutcome(BaseModel):
 
 
 def _write_wrong_solution(task: Task, workdir: Path) -> None:
+    from rsi.verifier.registry import verifier_kind
+
     target = workdir / task.spec.solution_file
     target.parent.mkdir(parents=True, exist_ok=True)
-    if task.spec.verifier.kind == "cases":
-        function = load_cases(task).function
-        target.write_text(f"def {function}(*args, **kwargs):\n    return None\n", encoding="utf-8")
-    else:
-        target.write_text("", encoding="utf-8")
+    target.write_text(verifier_kind(task.spec.verifier.kind).wrong_solution(task), encoding="utf-8")
 
 
 def _stage(task: Task, probe: Probe, workdir: Path) -> bool:
@@ -153,4 +151,4 @@ def check_suite(
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         results = list(pool.map(one, tasks))
-    return SuiteCheckOutcome(sandbox=getattr(sandbox, "name", sandbox_name), results=sorted(results, key=lambda r: r.key))
+    return SuiteCheckOutcome(sandbox=sandbox.name, results=sorted(results, key=lambda r: r.key))

@@ -116,13 +116,14 @@ def load_suite_defaults(suite_dir: Path) -> SuiteDefaults:
 def load_cases(task: Task) -> CasesSpec:
     """Parse the hidden cases file of a `kind = "cases"` task (JSON, or TOML by suffix)."""
     problems: list[Problem] = []
-    cases = _load_cases_file(task.cases_path, problems)
+    cases = check_cases_file(task.cases_path, problems)
     if cases is None:
         raise TaskError(problems)
     return cases
 
 
-def _load_cases_file(file: Path, problems: list[Problem]) -> CasesSpec | None:
+def check_cases_file(file: Path, problems: list[Problem]) -> CasesSpec | None:
+    """The cases file parsed and validated, or None with what is wrong added to `problems` (located)."""
     if not file.is_file():
         problems.append(Problem(file, None, "verifier.cases_file", "cases file is missing"))
         return None
@@ -204,22 +205,12 @@ def content_hash(spec: TaskSpec, instruction: str, root: Path) -> str:
 
 def _check_verifier_files(task_dir: Path, spec: TaskSpec, toml_file: Path, text: str, problems: list[Problem]) -> None:
     tests = task_dir / "tests"
-    kind = spec.verifier.kind
-    line = toml_line(text, ("verifier", "kind"))
     if not tests.is_dir():
         problems.append(Problem(tests, None, "", "the hidden verifier folder tests/ is missing"))
         return
-    if kind == "cases":
-        cases = _load_cases_file(tests / spec.verifier.cases_file, problems)
-        if cases is not None and not spec.solution_file.endswith(".py"):
-            problems.append(
-                Problem(toml_file, toml_line(text, ("solution_file",)), "solution_file", "cases tasks need a .py file")
-            )
-    elif kind == "script":
-        if not (tests / spec.verifier.script).is_file():
-            problems.append(Problem(toml_file, line, "verifier.script", f"tests/{spec.verifier.script} is missing"))
-    elif kind == "pytest" and not any(tests.glob("test_*.py")):
-        problems.append(Problem(toml_file, line, "verifier.kind", "kind 'pytest' needs tests/test_*.py files"))
+    from rsi.verifier.registry import verifier_kind  # the verifier's modules import this one
+
+    problems.extend(verifier_kind(spec.verifier.kind).file_problems(tests, spec, toml_file, text))
 
 
 def _spec_problems(

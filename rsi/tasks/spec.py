@@ -7,7 +7,7 @@
     tasks/<suite>/<task-id>/tests/            the hidden verifier (its kind: `[verifier] kind`)
     tasks/<suite>/<task-id>/solution/         optional reference solution (used by `rsi tasks check`)
 
-Verifier kinds (`TaskSpec.verifier.kind`, read by rsi/verifier.py):
+Verifier kinds (`TaskSpec.verifier.kind`, registered in rsi/verifier/registry.py):
 
 - ``"cases"``  -- tests/<cases_file> (default ``cases.json``) holds a `CasesSpec`: a function name and
   hidden input/output cases. The trusted judge runs outside the sandbox; only a sandboxed child
@@ -23,13 +23,21 @@ Verifier kinds (`TaskSpec.verifier.kind`, read by rsi/verifier.py):
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from rsi.sandbox.base import Limits
 
-VerifierKind = Literal["cases", "script", "pytest"]
+
+def _verifier_kind(name: str) -> str:
+    from rsi.verifier.registry import verifier_kind_name  # the verifier's modules import this one
+
+    return verifier_kind_name(name)
+
+
+VerifierKind = Annotated[str, AfterValidator(_verifier_kind)]
+"""A name in rsi.verifier.registry.VERIFIER_KINDS (checked when a task is read)."""
 CompareMode = Literal["exact", "float", "unordered"]
 
 
@@ -47,7 +55,8 @@ class VerifierSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: VerifierKind = Field(
         default="script",
-        description="'cases' (tests/cases.json), 'script' (tests/test.sh) or 'pytest' (tests/test_*.py).",
+        description="'cases' (tests/cases.json), 'script' (tests/test.sh), 'pytest' (tests/test_*.py), or another "
+                    "kind in rsi.verifier.registry.",
     )
     cases_file: str = Field(default="cases.json", description="kind='cases': the cases file inside tests/.")
     script: str = Field(default="test.sh", description="kind='script': the script inside tests/ (run with bash).")

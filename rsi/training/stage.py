@@ -37,6 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from rsi.contracts.schema import TrainingSpec
+from rsi.sandbox.select import SandboxName
 from rsi.training.registry import AdapterLineage
 from rsi.workspace import Workspace
 
@@ -64,7 +65,7 @@ class TrainStageSpec(BaseModel):
     group_size: int | None = Field(default=None, ge=2, description="GRPO: rollouts per task per step.")
     prompts_per_step: int | None = Field(default=None, ge=1, description="GRPO: tasks per step.")
     limit_tasks: int | None = Field(default=None, ge=1, description="GRPO: only the first N train tasks.")
-    sandbox: Literal["auto", "local", "docker"] = "auto"
+    sandbox: SandboxName = "auto"
     candidate: bool = Field(default=True, description="Write the candidate contract revision.")
     slurm: dict[str, Any] = Field(default_factory=dict, description="SlurmTrainOptions fields.")
 

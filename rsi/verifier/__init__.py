@@ -9,10 +9,11 @@ they come in only here, into a FRESH directory made for this verification:
             tests/              the task's tests/ (script and pytest kinds; ours, read-only)
             .rsi-verifier/      pytest_child.py and pytest.ini (pytest kind; ours, read-only)
 
-Kinds (`task.spec.verifier.kind`): `cases` (cases.py: a host-side judge holds the expected values,
-a sandboxed child only reports return values), `script` and `pytest` (kinds.py: the task's tests run
-in the sandbox). Verdicts: passed, failed, timeout, and error only for what the agent cannot cause
-(sandbox failed to start, the task's own verifier files missing or broken, a crash of this code).
+Kinds (`task.spec.verifier.kind`, one entry each in registry.py): `cases` (cases.py: a host-side
+judge holds the expected values, a sandboxed child only reports return values), `script` and `pytest`
+(kinds.py: the task's tests run in the sandbox). Verdicts: passed, failed, timeout, and error only
+for what the agent cannot cause (sandbox failed to start, the task's own verifier files missing or
+broken, a crash of this code).
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from pathlib import Path
 from rsi.sandbox.base import Sandbox
 from rsi.tasks.spec import Task
 from rsi.verdict import Verdict, VerifierOutcome
-from rsi.verifier.cases import judge_cases, load_cases_or_error
-from rsi.verifier.kinds import judge_pytest, judge_script
+from rsi.verifier.registry import verifier_kind
 from rsi.verifier.stage import make_fresh_root, remove_fresh_root, stage_submission
 
 __all__ = ["verify"]
@@ -41,30 +41,18 @@ def verify(task: Task, final_workdir: Path, sandbox: Sandbox, *, keep_dir: bool 
 
 
 def _verify(task: Task, final_workdir: Path, sandbox: Sandbox, keep_dir: bool) -> VerifierOutcome:
-    kind = task.spec.verifier.kind
+    kind = verifier_kind(task.spec.verifier.kind)
     limits = task.spec.limits.model_copy(update={"wall_s": task.spec.verifier_timeout_s})
     if not task.tests_dir.is_dir():
         return VerifierOutcome(verdict=Verdict.ERROR, reason=f"task has no tests/ folder: {task.tests_dir}")
-    cases = None
-    if kind == "cases":
-        cases = load_cases_or_error(task)
-        if isinstance(cases, VerifierOutcome):
-            return cases
-    elif kind == "script" and not task.script_path.is_file():
-        return VerifierOutcome(verdict=Verdict.ERROR, reason=f"task's test script is missing: {task.script_path}")
     root = make_fresh_root()
     try:
         work = root / "work"
-        only = {Path(task.spec.solution_file).as_posix()} if kind == "pytest" else None
+        only = {Path(task.spec.solution_file).as_posix()} if kind.solution_only else None
         staged = stage_submission(final_workdir, work, only=only, exclude_top={"tests", ".rsi-verifier"})
-        if kind == "cases":
-            assert cases is not None and not isinstance(cases, VerifierOutcome)
-            outcome = judge_cases(task, cases, work, sandbox, limits)
-        else:
-            # tests/ is installed by the judge itself, after the sandbox has taken the working
-            # directory: it must stay owned by us (kinds.install_verifier_files).
-            judge = judge_script if kind == "script" else judge_pytest
-            outcome = judge(task, work, sandbox, limits)
+        # tests/ is installed by the judge itself, after the sandbox has taken the working
+        # directory: it must stay owned by us (kinds.install_verifier_files).
+        outcome = kind.judge(task, work, sandbox, limits)
         if staged.refused:
             note = "not copied for verification: " + "; ".join(staged.refused[:10])
             outcome = outcome.model_copy(update={"output": (outcome.output + "\n" + note).strip()[:8000]})

@@ -1,0 +1,18 @@
+"""What every plug-in registry shares: checking a name against it.
+
+One registry per axis, each the single place its names live: schedulers (rsi/scheduler/registry.py),
+sandbox backends (rsi/sandbox/select.py), executors (rsi/executors/registry.py), model backends
+(rsi/models/registry.py), verifier kinds (rsi/verifier/registry.py). Specs validate a name when they
+are read, against the registry as it is then, so a registration made before is selectable by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+
+def known_name(registry: Mapping[str, object], what: str, name: str) -> str:
+    """`name` if `registry` has it, else ValueError listing the known ones (a pydantic validator's error)."""
+    if name not in registry:
+        raise ValueError(f"unknown {what} {name!r}; known: {', '.join(registry)}")
+    return name
