@@ -316,6 +316,20 @@ def revise_contract(
         ) from None
 
 
+@dataclass(frozen=True)
+class RevisionPlan:
+    """The next revision, decided but not written: what `_commit_revision` writes, commits and tags."""
+
+    name: str
+    revision: int
+    parent: int
+    text: str
+    content_hash: str
+    clocks_moved: list[str]
+    commit_message: str
+    request: str
+
+
 def _revise_locked(
     workspace: Workspace,
     name: str,
@@ -324,8 +338,6 @@ def _revise_locked(
     trailers: dict[str, str] | None,
     now: datetime | None,
 ) -> RevisionOutcome:
-    import tomlkit
-
     if not message.strip():
         raise UserInputError("a revision needs a message (-m) saying why it exists")
     if not sets:
@@ -339,6 +351,13 @@ def _revise_locked(
     journal, recovered = _recover(repo, path, relative, name)
     if recovered is not None and journal is not None and journal.get("request") == _request(sets, message, extra):
         return recovered
+    _require_clean(repo, relative)
+    plan = plan_revision(path, relative, name, sets, message, extra, now)
+    return _commit_revision(repo, path, relative, plan, list(recovered.tagged if recovered else []))
+
+
+def _require_clean(repo: git.Repo, relative: str) -> None:
+    """A revision builds only on a committed, unedited contract (its parent must be on record)."""
     if not _committed(repo, relative):
         raise RevisionError(
             f"{relative}: not committed to git", hint=f"commit it first: git add {relative} && git commit"
@@ -348,6 +367,20 @@ def _revise_locked(
             f"{relative}: has uncommitted edits; revise refuses to build on an unrecorded state",
             hint=f"commit or discard them first (see `git diff -- {relative}`)",
         )
+
+
+def plan_revision(
+    path: Path,
+    relative: str,
+    name: str,
+    sets: dict[str, Any],
+    message: str,
+    extra: list[tuple[str, str]],
+    now: datetime | None,
+) -> RevisionPlan:
+    """The next revision of the contract at `path` with `sets` applied: its text (clock versions bumped
+    where a clock moved), hash and commit message. Reads the contract's files; touches no git state."""
+    import tomlkit
 
     old_text = path.read_text(encoding="utf-8")
     old = load_contract(path)
@@ -364,21 +397,11 @@ def _revise_locked(
     if "harness" in moved and candidate.spec.harness.version == old.spec.harness.version:
         _set_version(document, "harness", old.spec.harness.version + 1)
     revision = old.revision + 1
-    created = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     document["hcp"]["revision"] = revision
     document["hcp"]["parent"] = old.revision
-    document["hcp"]["created"] = created
+    document["hcp"]["created"] = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     new_text = tomlkit.dumps(document)
     final = _load_candidate(new_text, path, relative)
-
-    tag = tag_name(name, revision)
-    if revision in revision_tags(repo, name):
-        raise RevisionError(
-            f"tag {tag} already exists but {relative} at HEAD is r{old.revision}",
-            hint="the contract's history diverged from its tags; inspect `git log -- " + relative + "`",
-        )
-    # Only now, with the new revision known valid, tag the committed one if it lacks its tag.
-    tagged = list(recovered.tagged if recovered else []) + _ensure_head_tagged(repo, name, relative)
     summary, _, body = message.strip().partition("\n")
     commit_message = format_commit_message(
         f"hcp({name}): r{revision}: {summary.strip()}",
@@ -392,6 +415,21 @@ def _revise_locked(
             *extra,
         ],
     )
+    return RevisionPlan(name, revision, old.revision, new_text, final.content_hash, moved, commit_message,
+                        _request(sets, message, extra))
+
+
+def _commit_revision(repo: git.Repo, path: Path, relative: str, plan: RevisionPlan, tagged: list[str]) -> RevisionOutcome:
+    """Write `plan` under a journal, commit only the contract, tag it (`_recover` finishes a crash)."""
+    name, revision = plan.name, plan.revision
+    tag = tag_name(name, revision)
+    if revision in revision_tags(repo, name):
+        raise RevisionError(
+            f"tag {tag} already exists but {relative} at HEAD is r{plan.parent}",
+            hint="the contract's history diverged from its tags; inspect `git log -- " + relative + "`",
+        )
+    # Only now, with the new revision known valid, tag the committed one if it lacks its tag.
+    tagged = tagged + _ensure_head_tagged(repo, name, relative)
     journal_file = _journal_path(repo, name)
     journal_file.parent.mkdir(parents=True, exist_ok=True)
     _write_atomic(
@@ -399,27 +437,27 @@ def _revise_locked(
         json.dumps(
             {
                 "revision": revision,
-                "parent": old.revision,
-                "digest": _digest(new_text),
-                "content_hash": final.content_hash,
-                "clocks": moved,
-                "commit_message": commit_message,
-                "request": _request(sets, message, extra),
+                "parent": plan.parent,
+                "digest": _digest(plan.text),
+                "content_hash": plan.content_hash,
+                "clocks": plan.clocks_moved,
+                "commit_message": plan.commit_message,
+                "request": plan.request,
             }
         ),
     )
-    _write_atomic(path, new_text)
-    commit = _commit_only(repo, relative, commit_message)
+    _write_atomic(path, plan.text)
+    commit = _commit_only(repo, relative, plan.commit_message)
     tagged.append(_tag(repo, name, revision, commit))
     journal_file.unlink(missing_ok=True)
     return RevisionOutcome(
         name=name,
         revision=revision,
-        parent=old.revision,
+        parent=plan.parent,
         commit=commit,
         tag=tag,
-        content_hash=final.content_hash,
-        clocks_moved=moved,
+        content_hash=plan.content_hash,
+        clocks_moved=plan.clocks_moved,
         path=path,
         tagged=tagged,
     )

@@ -191,12 +191,9 @@ def load_lora_model(base_folder: str, hyper: TrainingSpec, device: str, dtype: A
 
 def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], None] | None = None) -> TrainOutcome:
     """Fine-tune LoRA adapters on the dataset and save them; see the module docstring."""
-    import peft
     import torch
-    import transformers
 
-    from rsi.training.data import IGNORE_INDEX, collate, load_sft_dataset, tokenize_dataset
-    from rsi.training.replay import sft_replay_backward
+    from rsi.training.data import load_sft_dataset, tokenize_dataset
 
     hyper = request.hyper
     threads = request.threads or int(os.environ.get("RSI_TORCH_THREADS", "0") or 0)
@@ -210,97 +207,135 @@ def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], Non
     tokenizer, model = load_lora_model(request.base_folder, hyper, device, dtype)
     tokenized = tokenize_dataset(tokenizer, dataset, hyper.max_length)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(trainable, lr=hyper.learning_rate, weight_decay=0.0)
+    loop = _SftLoop(request, model, tokenized.examples, int(pad), device, request_fingerprint(request, dataset.sha256, device))
     batches = plan_batches(len(tokenized.examples), hyper.batch_size, hyper.epochs, hyper.seed, request.max_steps)
-    losses: list[float] = []
-    tokens = 0
-    prior_s = 0.0  # training seconds spent before a resume
-    checkpoint_dir = Path(request.checkpoint_dir) if request.checkpoint_dir else None
-    fingerprint = request_fingerprint(request, dataset.sha256, device)
-    named = {name: p for name, p in model.named_parameters() if p.requires_grad}
-    resumed = _load_checkpoint(checkpoint_dir, fingerprint)
-    if resumed is not None:
-        with torch.no_grad():
-            for name, value in resumed["lora"].items():
-                named[name].copy_(value.to(device))
-        optimizer.load_state_dict(resumed["optimizer"])
-        torch.set_rng_state(resumed["rng"])
-        if device == "cuda" and resumed.get("cuda_rng") is not None:
-            torch.cuda.set_rng_state(resumed["cuda_rng"])
-        losses, tokens, prior_s = list(resumed["losses"]), int(resumed["tokens"]), float(resumed["elapsed_s"])
-    first_step = len(losses) + 1
-    started = time.monotonic()
-    last_checkpoint = started
+    first_step = loop.resume() + 1
     steps_per_epoch = math.ceil(len(tokenized.examples) / hyper.batch_size)
-
-    def checkpoint() -> None:
-        assert checkpoint_dir is not None
-        _save_checkpoint(checkpoint_dir, {
-            "fingerprint": fingerprint, "losses": losses, "tokens": tokens,
-            "elapsed_s": prior_s + time.monotonic() - started,
-            "lora": {name: p.detach().cpu() for name, p in named.items()},
-            "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state(),
-            "cuda_rng": torch.cuda.get_rng_state() if device == "cuda" else None,
-        })
-
+    started = last_checkpoint = time.monotonic()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # transformers deprecations raised inside peft
         for step, indices in enumerate(batches[first_step - 1 :], start=first_step):
-            batch = collate([tokenized.examples[i] for i in indices], int(pad))
-            batch = {k: v.to(device) for k, v in batch.items()}
-            if hyper.replay in ("response", "exact"):  # long multi-turn conversations: rsi.training.replay
-                value = sft_replay_backward(model, [tokenized.examples[i] for i in indices], IGNORE_INDEX,
-                                            exact=hyper.replay == "exact")
-            else:
-                loss = model(**batch).loss
-                value = float(loss.item())
-                if math.isfinite(value):
-                    loss.backward()
-            if not math.isfinite(value):
-                raise TrainingError(f"loss became {value} at step {step}", hint="lower [training] learning_rate")
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            losses.append(value)
-            tokens += int(batch["attention_mask"].sum().item())
+            loop.step(step, indices)
             now = time.monotonic()
-            if checkpoint_dir is not None and (
+            if loop.checkpoint_dir is not None and (
                 step == len(batches) or now - last_checkpoint >= request.checkpoint_interval_s
             ):
-                checkpoint()
+                loop.save(started)
                 last_checkpoint = now
-            elapsed = prior_s + now - started
+            elapsed = loop.prior_s + now - started
             if progress is not None:
                 progress(TrainProgress(
-                    step=step, total_steps=len(batches), epoch=(step - 1) // steps_per_epoch + 1, loss=losses[-1],
-                    tokens=tokens, tokens_per_s=tokens / elapsed if elapsed > 0 else 0.0, elapsed_s=elapsed,
+                    step=step, total_steps=len(batches), epoch=(step - 1) // steps_per_epoch + 1, loss=loop.losses[-1],
+                    tokens=loop.tokens, tokens_per_s=loop.tokens / elapsed if elapsed > 0 else 0.0, elapsed_s=elapsed,
                     eta_s=(len(batches) - step) * elapsed / step,
                 ))
-    wall = prior_s + time.monotonic() - started
+    wall = loop.prior_s + time.monotonic() - started
     out_dir = Path(request.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out_dir))
     if not (out_dir / "adapter_config.json").is_file():
         raise TrainingError(f"peft wrote no adapter_config.json into {out_dir}")
+    return _outcome(loop, tokenized, out_dir, len(batches), steps_per_epoch, wall, str(dtype), first_step - 1)
+
+
+class _SftLoop:
+    """The state one SFT run carries from step to step: the optimizer, the losses and tokens so far,
+    and the checkpoint that lets a killed run resume at the step it had reached."""
+
+    def __init__(self, request: TrainRequest, model: Any, examples: list[Any], pad: int, device: str,
+                 fingerprint: str) -> None:
+        import torch
+
+        self.request, self.model, self.examples, self.pad, self.device = request, model, examples, pad, device
+        self.trainable = [p for p in model.parameters() if p.requires_grad]
+        self.named = {name: p for name, p in model.named_parameters() if p.requires_grad}
+        self.optimizer = torch.optim.AdamW(self.trainable, lr=request.hyper.learning_rate, weight_decay=0.0)
+        self.checkpoint_dir = Path(request.checkpoint_dir) if request.checkpoint_dir else None
+        self.fingerprint = fingerprint
+        self.losses: list[float] = []
+        self.tokens = 0
+        self.prior_s = 0.0  # training seconds spent before a resume
+
+    def resume(self) -> int:
+        """Restore the matching checkpoint, if any; the steps it had done (0 without one)."""
+        import torch
+
+        resumed = _load_checkpoint(self.checkpoint_dir, self.fingerprint)
+        if resumed is None:
+            return 0
+        with torch.no_grad():
+            for name, value in resumed["lora"].items():
+                self.named[name].copy_(value.to(self.device))
+        self.optimizer.load_state_dict(resumed["optimizer"])
+        torch.set_rng_state(resumed["rng"])
+        if self.device == "cuda" and resumed.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state(resumed["cuda_rng"])
+        self.losses, self.tokens = list(resumed["losses"]), int(resumed["tokens"])
+        self.prior_s = float(resumed["elapsed_s"])
+        return len(self.losses)
+
+    def save(self, started: float) -> None:
+        import torch
+
+        assert self.checkpoint_dir is not None
+        _save_checkpoint(self.checkpoint_dir, {
+            "fingerprint": self.fingerprint, "losses": self.losses, "tokens": self.tokens,
+            "elapsed_s": self.prior_s + time.monotonic() - started,
+            "lora": {name: p.detach().cpu() for name, p in self.named.items()},
+            "optimizer": self.optimizer.state_dict(), "rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state() if self.device == "cuda" else None,
+        })
+
+    def step(self, step: int, indices: list[int]) -> None:
+        """One optimizer step on the examples at `indices`; a non-finite loss stops the run."""
+        from rsi.training.data import IGNORE_INDEX, collate
+        from rsi.training.replay import sft_replay_backward
+
+        replay = self.request.hyper.replay
+        batch = collate([self.examples[i] for i in indices], self.pad)
+        batch = {k: v.to(self.device) for k, v in batch.items()}
+        if replay in ("response", "exact"):  # long multi-turn conversations: rsi.training.replay
+            value = sft_replay_backward(self.model, [self.examples[i] for i in indices], IGNORE_INDEX,
+                                        exact=replay == "exact")
+        else:
+            loss = self.model(**batch).loss
+            value = float(loss.item())
+            if math.isfinite(value):
+                loss.backward()
+        if not math.isfinite(value):
+            raise TrainingError(f"loss became {value} at step {step}", hint="lower [training] learning_rate")
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.losses.append(value)
+        self.tokens += int(batch["attention_mask"].sum().item())
+
+
+def _outcome(loop: _SftLoop, tokenized: Any, out_dir: Path, steps: int, steps_per_epoch: int, wall: float,
+             dtype: str, resumed_from_step: int) -> TrainOutcome:
+    import peft
+    import torch
+    import transformers
+
+    losses = loop.losses
     return TrainOutcome(
         adapter_dir=str(out_dir),
-        steps=len(batches),
-        epochs_run=round(len(batches) / steps_per_epoch, 3),
+        steps=steps,
+        epochs_run=round(steps / steps_per_epoch, 3),
         examples=len(tokenized.examples),
         dropped=tokenized.dropped,
         truncated=sum(1 for e in tokenized.examples if e.truncated),
-        tokens=tokens,
+        tokens=loop.tokens,
         trained_tokens=sum(e.trained_tokens for e in tokenized.examples),
         losses=[round(x, 5) for x in losses],
         first_loss=losses[0],
         final_loss=losses[-1],
         wall_s=wall,
-        tokens_per_s=tokens / wall if wall > 0 else 0.0,
-        seconds_per_step=wall / len(batches),
-        device=device,
-        dtype=str(dtype).removeprefix("torch."),
-        resumed_from_step=first_step - 1,
-        trainable_params=sum(p.numel() for p in trainable),
+        tokens_per_s=loop.tokens / wall if wall > 0 else 0.0,
+        seconds_per_step=wall / steps,
+        device=loop.device,
+        dtype=dtype.removeprefix("torch."),
+        resumed_from_step=resumed_from_step,
+        trainable_params=sum(p.numel() for p in loop.trainable),
         torch_version=torch.__version__,
         peft_version=peft.__version__,
         transformers_version=transformers.__version__,
