@@ -62,6 +62,17 @@ class SandboxProcess(Protocol):
 
     stdin: IO[bytes]
     stdout: IO[bytes]
+    timed_out: bool
+    """True once the backend killed it for its wall-clock limit."""
+
+    @property
+    def ids(self) -> tuple[int, int] | None:
+        """The host (uid, gid) it runs as; None where the backend has no uid of its own to give."""
+        ...
+
+    def stderr_text(self) -> str:
+        """What it wrote to stderr so far (capped by the backend's output limit)."""
+        ...
 
     def poll(self) -> int | None: ...
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from rsi.errors import RsiError, SandboxError
 from rsi.sandbox.base import Limits, Sandbox, SandboxProcess
-from rsi.tasks.spec import CasesSpec, Task
+from rsi.tasks.spec import CaseSpec, CasesSpec, Task
 from rsi.verdict import Verdict, VerifierOutcome
 from rsi.verifier.channel import MAX_ANSWER_BYTES, Answers, Oversized, send_line
 from rsi.verifier.compare import matches
@@ -69,14 +69,8 @@ def judge_cases(
         answers = Answers(process.stdout, nonce)
         # The budget starts once the process exists: a slow container start is not the solution's time.
         deadline = time.monotonic() + limits.wall_s
-        if not send_line(process, {"nonce": nonce, "module": module, "function": cases.function}):
-            verdict, reason = Verdict.FAILED, "the solution process closed its input before starting"
-        else:
-            ready = answers.next(min(READY_TIMEOUT_S, max(0.0, deadline - time.monotonic())))
-            if ready is None:
-                verdict, reason = _silent(process, answers, "while importing the solution")
-            elif not ready.get("ready"):
-                verdict, reason = Verdict.FAILED, f"cannot load {cases.function} from {task.spec.solution_file}: {ready.get('error', '')}"
+        verdict, reason = _handshake(process, answers, {"nonce": nonce, "module": module, "function": cases.function},
+                                     deadline, f"{cases.function} from {task.spec.solution_file}")
         for index, case in enumerate(cases.cases if verdict is None else []):
             budget = min(case_timeout_s, deadline - time.monotonic())
             if budget <= 0:
@@ -94,23 +88,15 @@ def judge_cases(
             if answer.get("i") != index:
                 verdict, reason = Verdict.FAILED, f"answer out of order at case {index}"
                 break
-            call = f"{cases.function}(*{_describe(case.args)}, **{_describe(case.kwargs)})"
-            if not answer.get("ok"):
-                error_name = str(answer.get("error", "")).split(":", 1)[0][:60]
-                first_miss = first_miss or f"case {index} raised {error_name}"
-                log.append(f"case {index}: {call} raised {answer.get('error', '')}")
-            elif matches(answer.get("value"), case.expected, cases.compare, cases.rel_tol, cases.abs_tol):
-                passed += 1
-            else:
-                first_miss = first_miss or f"case {index} returned a wrong value"
-                log.append(
-                    f"case {index}: {call} returned {_describe(answer.get('value'))}, expected {_describe(case.expected)}"
-                )
+            miss, line = _judge_answer(cases, index, case, answer)
+            passed += 0 if miss else 1
+            first_miss = first_miss or miss
+            log += [line] if line else []
     except Oversized:
         verdict, reason = Verdict.FAILED, f"the solution process wrote more than {MAX_ANSWER_BYTES} bytes in one answer"
     finally:
         process.kill()
-    stderr = process.stderr_text() if hasattr(process, "stderr_text") else ""
+    stderr = process.stderr_text()
     if verdict is None:
         verdict = Verdict.PASSED if passed == total else Verdict.FAILED
         reason = f"{passed}/{total} cases passed" + ("" if passed == total else f"; {first_miss}")
@@ -124,12 +110,39 @@ def judge_cases(
     )
 
 
+def _handshake(
+    process: SandboxProcess, answers: Answers, header: dict[str, Any], deadline: float, what: str
+) -> tuple[Verdict | None, str]:
+    """Send the header and wait for the child's `ready`: (None, '') when it loaded the function."""
+    if not send_line(process, header):
+        return Verdict.FAILED, "the solution process closed its input before starting"
+    ready = answers.next(min(READY_TIMEOUT_S, max(0.0, deadline - time.monotonic())))
+    if ready is None:
+        return _silent(process, answers, "while importing the solution")
+    if not ready.get("ready"):
+        return Verdict.FAILED, f"cannot load {what}: {ready.get('error', '')}"
+    return None, ""
+
+
+def _judge_answer(cases: CasesSpec, index: int, case: CaseSpec, answer: dict[str, Any]) -> tuple[str, str]:
+    """('', '') when the answer matches; else (the reason's note, naming the case number only, and the
+    log line, which holds the hidden input and expected value). Pure."""
+    call = f"{cases.function}(*{_describe(case.args)}, **{_describe(case.kwargs)})"
+    if not answer.get("ok"):
+        error_name = str(answer.get("error", "")).split(":", 1)[0][:60]
+        return f"case {index} raised {error_name}", f"case {index}: {call} raised {answer.get('error', '')}"
+    if matches(answer.get("value"), case.expected, cases.compare, cases.rel_tol, cases.abs_tol):
+        return "", ""
+    return (f"case {index} returned a wrong value",
+            f"case {index}: {call} returned {_describe(answer.get('value'))}, expected {_describe(case.expected)}")
+
+
 def _silent(process: SandboxProcess, answers: Answers, where: str, case_timeout_s: float | None = None):
     """The child gave no answer: it died (failed), was killed for its wall limit, or is too slow."""
     if answers.eof:
         with contextlib.suppress(Exception):
             process.wait(2)
-        if getattr(process, "timed_out", False):
+        if process.timed_out:
             return Verdict.TIMEOUT, f"sandbox wall-clock limit reached {where}"
         code = process.poll()
         if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):

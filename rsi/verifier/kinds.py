@@ -117,7 +117,7 @@ def start_launcher(workdir: Path, sandbox: Sandbox, limits: Limits, socket_name:
     except Oversized:
         ready = None
     if not ready:
-        stderr = process.stderr_text() if hasattr(process, "stderr_text") else ""
+        stderr = process.stderr_text()
         process.kill()
         raise SandboxError(f"the solution launcher did not start: {stderr.strip()[-300:]}")
     return process
@@ -125,7 +125,7 @@ def start_launcher(workdir: Path, sandbox: Sandbox, limits: Limits, socket_name:
 
 def separate_uids(attempt: SandboxProcess, judge: SandboxProcess) -> tuple[int, int] | None:
     """The judge's (uid, gid) when it differs from the attempt's (rsi is root), else None."""
-    mine, theirs = getattr(judge, "ids", None), getattr(attempt, "ids", None)
+    mine, theirs = judge.ids, attempt.ids
     if mine is None or theirs is None or mine[0] == theirs[0] or mine[1] == theirs[1]:
         return None
     return mine
@@ -168,8 +168,8 @@ def run_boot(
         process.kill()
         if launcher is not None:
             launcher.kill()
-    stderr = process.stderr_text() if hasattr(process, "stderr_text") else ""
-    timed_out = bool(getattr(process, "timed_out", False)) or (report is None and time.monotonic() >= deadline)
+    stderr = process.stderr_text()
+    timed_out = process.timed_out or (report is None and time.monotonic() >= deadline)
     return report, stderr, timed_out
 
 
