@@ -36,7 +36,7 @@ def _verifier_kind(name: str) -> str:
     return verifier_kind_name(name)
 
 
-VerifierKind = Annotated[str, AfterValidator(_verifier_kind)]
+VerifierKindName = Annotated[str, AfterValidator(_verifier_kind)]
 """A name in rsi.verifier.registry.VERIFIER_KINDS (checked when a task is read)."""
 CompareMode = Literal["exact", "float", "unordered"]
 
@@ -53,7 +53,7 @@ class VerifierSpec(BaseModel):
     """`[verifier]` in task.toml (or suite.toml): how the hidden tests/ folder judges an attempt."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: VerifierKind = Field(
+    kind: VerifierKindName = Field(
         default="script",
         description="'cases' (tests/cases.json), 'script' (tests/test.sh), 'pytest' (tests/test_*.py), or another "
                     "kind in rsi.verifier.registry.",
