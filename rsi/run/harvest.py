@@ -6,7 +6,8 @@ until each has up to N distinct passing solutions (distinct by `normalize_code`,
 dedup key), under its own attempt budget:
 
 - a covered task is sampled with the configurations that passed it (fewest harvest tries first,
-  then the best pass rate), an uncovered one with the `UNCOVERED_CONFIGS` configurations with the
+  then the best pass rate) and then with every sampling configuration, covered tasks before uncovered
+  ones (they yield far more passes per attempt); an uncovered one with the `UNCOVERED_CONFIGS` configurations with the
   best train pass rates in the source runs; a greedy configuration (temperature 0) is never asked
   twice for the same task, since its retry is the same answer;
 - heldout tasks are never harvested: targets come from the train split only, and a train task whose
@@ -91,9 +92,14 @@ def check_train_only(keys: Iterable[str], split_of: dict[str, str]) -> None:
 
 
 def harvest_targets(
-    attempts: Sequence[SourceAttempt], train_keys: Sequence[str], configs: Sequence[str], per_task: int
+    attempts: Sequence[SourceAttempt], train_keys: Sequence[str], configs: Sequence[str], per_task: int,
+    greedy: Iterable[str] = (),
 ) -> dict[str, TaskNeed]:
-    """Per train task with fewer than `per_task` distinct solutions: the configurations to sample it with."""
+    """Per train task with fewer than `per_task` distinct solutions: the configurations to sample it with.
+
+    A covered task goes to the configurations that passed it and then to every sampling one: a greedy
+    passer answers the same again, so a task only greedy configurations solved would otherwise get no
+    second solution, although a sampling configuration of the same portfolio often finds one."""
     tried: Counter[str] = Counter()
     passed: Counter[str] = Counter()
     by_task: dict[str, set[str]] = {}
@@ -109,14 +115,16 @@ def harvest_targets(
     def rank(config: str) -> tuple[float, str]:  # best train pass rate first
         return (-(passed[config] / tried[config]) if tried[config] else 0.0, config)
 
-    best = tuple(sorted(configs, key=rank)[:UNCOVERED_CONFIGS])
+    ranked = tuple(sorted(configs, key=rank))
+    best, greedy_set = ranked[:UNCOVERED_CONFIGS], set(greedy)
     needs = {}
     for key in sorted(train_keys):
         found = codes.get(key, set())
         if len(found) >= per_task:
             continue
         passers = tuple(sorted(by_task.get(key, set()) & set(configs), key=rank))
-        needs[key] = TaskNeed(key, passers or best, set(found))
+        samplers = tuple(c for c in ranked if c not in passers and c not in greedy_set) if passers else ()
+        needs[key] = TaskNeed(key, passers + samplers if passers else best, set(found))
     return needs
 
 
@@ -137,7 +145,9 @@ def choose_job(
     if not chosen:
         return None
     config, keys = max(chosen.items(), key=lambda item: (len(item[1]), item[0]))
-    keys.sort(key=lambda k: (len(needs[k].codes), k))  # the tasks with fewest solutions first
+    # Covered tasks first (a known solvable task yields far more passes per attempt than an uncovered one),
+    # then the tasks with fewest solutions.
+    keys.sort(key=lambda k: (not needs[k].codes, len(needs[k].codes), k))
     size = min(job_size, budget_attempts) if budget_attempts is not None else job_size
     picked = tuple(keys[:size])
     return JobProposal(config, picked, 1, reason=f"harvest: {len(picked)} task(s) short of {per_task} distinct solutions")
@@ -218,9 +228,9 @@ def plan_harvest(store: Store, workspace: Workspace, spec: HarvestSpec) -> Harve
         for a in stored.attempts if a.verdict.counts_as_attempt and split_of.get(a.task_key) == "train"
     ]
     configs = [c for h, c in sorted(stored.configurations.items()) if h in {a.config_hash for a in stored.attempts}]
-    needs = harvest_targets(source, train_keys, [c.config_hash for c in configs], spec.per_task)
-    check_train_only(needs, split_of)
     greedy = {c.config_hash for c in configs if c.spec.harness.sampling.temperature == 0}
+    needs = harvest_targets(source, train_keys, [c.config_hash for c in configs], spec.per_task, greedy)
+    check_train_only(needs, split_of)
     return HarvestPlan(stored.suite, needs, configs, source, greedy)
 
 

@@ -31,9 +31,30 @@ def test_targets_use_the_passing_configurations_or_the_best_ones() -> None:
               SourceAttempt("c", "t3", False), SourceAttempt("c", "t4", False)]
     needs = harvest_targets(source, ["t1", "t2", "t3"], ["a", "b", "c"], per_task=2)
     assert set(needs) == {"t2", "t3"}  # t1 already has 2 distinct solutions; t4 is not a train key given
-    assert needs["t2"].configs == ("c",) and needs["t2"].codes == {"z"}
+    # Covered: its passer first, then the other (all sampling here) configurations by pass rate.
+    assert needs["t2"].configs == ("c", "a", "b") and needs["t2"].codes == {"z"}
     # Uncovered: the two best pass rates (a 1/2, b 1/2; c 1/3 is left out).
     assert needs["t3"].configs == ("a", "b") and needs["t3"].codes == set()
+
+
+def test_a_task_only_greedy_configurations_solved_is_harvested_by_the_sampling_ones() -> None:
+    # g (greedy) solved t1; s1 and s2 sample. g cannot give t1 a second solution, so t1 goes on to the
+    # sampling configurations (best pass rate first), never to another greedy one (h).
+    source = [SourceAttempt("g", "t1", True, "x"), SourceAttempt("s1", "t2", True, "y"), SourceAttempt("s2", "t2", False),
+              SourceAttempt("h", "t3", False)]
+    needs = harvest_targets(source, ["t1", "t2", "t3"], ["g", "h", "s1", "s2"], per_task=3, greedy={"g", "h"})
+    assert needs["t1"].configs == ("g", "s1", "s2")
+    assert needs["t2"].configs == ("s1", "s2")
+    job = choose_job(needs, 3, Counter({("g", "t1"): 1}), greedy={"g", "h"}, allowed={"t1", "t2", "t3"}, job_size=8,
+                     budget_attempts=None)
+    assert job is not None and job.config_hash == "s1" and set(job.task_keys) >= {"t1", "t2"}
+
+
+def test_covered_tasks_are_harvested_before_uncovered_ones() -> None:
+    needs = {"u1": TaskNeed("u1", ("a",)), "u2": TaskNeed("u2", ("a",)), "c1": TaskNeed("c1", ("a",), {"x", "y"}),
+             "c2": TaskNeed("c2", ("a",), {"z"})}
+    job = choose_job(needs, 4, Counter(), set(), set(needs), job_size=3, budget_attempts=None)
+    assert job is not None and job.task_keys == ("c2", "c1", "u1")
 
 
 def test_choose_job_rotates_skips_greedy_repeats_and_fits_the_budget() -> None:
