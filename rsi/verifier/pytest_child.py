@@ -20,17 +20,18 @@ next to the staged solution, and started by `boot.py` twice, with the standard l
 
 Written against an agent that has read this file: its globals and classes are reachable (through
 pytest's plugin list), so the audit hook is a closure with every reference bound before the import
-(class attributes can be reassigned unaudited), the recorder binds its writer and checks that the
+(class attributes can be reassigned unaudited); the recorder (a generator: its frame is out of
+reach) holds the nonce, the checks and what they use, wraps every callable of the solution module
+in a method object over a tuple and a generator of its own (nothing to rebind), checks that the
 records descriptor still names its pipe before each write (no dup2 interception of the nonce), and
-a `passed` is written as `failed` once this module's globals, classes or the plugin's closure cells
+writes a `passed` as `failed` once this module's globals, classes or the plugin's closure cells
 differ from their state before the import.
 
 What this does NOT stop (see docs/sandbox.md): agent code runs in this interpreter, so an attack
-written against this file can still succeed: rebinding the wrapper's closure cells while the
-solution runs and putting them back before the recorder looks, trusted code invoked through C-level
-callables (a finalizer running a functools.partial) with no agent frame on the stack, or patching
-a module the tests use. It is a strong obstacle, not a wall: tasks that must resist such attacks
-use `cases`.
+written against this file can still succeed: swapping and restoring the closure cells of a class
+method's wrapper while it runs, trusted code invoked through C-level callables (a finalizer
+running a functools.partial) with no agent frame on the stack, or patching a module the tests
+use. It is a strong obstacle, not a wall: tasks that must resist such attacks use `cases`.
 """
 
 import contextlib
@@ -104,37 +105,42 @@ def _collect(module_name, pytest_args):
 def make_guard(trusted_roots, protected_roots):
     """The audit hook: refuses sensitive events while agent code is on the stack.
 
-    Returns (hook, agent_on_stack). A closure, not a class: CPython audits no assignment to a class
+    Returns (hook, agent_on_stack). Closures, not a class: CPython audits no assignment to a class
     attribute, so a class's methods could be swapped by agent code that reaches the class (through
-    pytest's plugin list: a plugin function's __globals__). Everything the hook uses is bound here,
-    before the solution is imported; the two functions are referenced only by the interpreter's hook
-    list and by the recorder's frame, neither of which agent code can reach.
+    pytest's plugin list: a plugin function's __globals__). Everything they use is bound before the
+    solution is imported; they are referenced only by the interpreter's hook list and by the
+    recorder's frame, neither of which agent code can reach.
     """
-    import collections
-    import dataclasses
-    import enum
-    import inspect
-    import logging
     import threading
-    import typing
 
-    trusted, protected = tuple(trusted_roots), tuple(protected_roots)
-    local, main_thread, ident = threading.local(), threading.get_ident(), threading.get_ident
-    getframe, realpath, abspath, isabs, isdir, fsdecode = (
-        sys._getframe, os.path.realpath, os.path.abspath, os.path.isabs, os.path.isdir, os.fsdecode
-    )
-    is_instance, as_str, str_or_bytes, type_type, refuse = isinstance, str, (str, bytes), type, PermissionError
-    get_attr, length, any_of = getattr, len, any
-    sensitive_events, sensitive_prefixes, frame_attributes = SENSITIVE_EVENTS, SENSITIVE_PREFIXES, FRAME_AND_CODE_ATTRIBUTES
-    protected_modules, own_module = PROTECTED_MODULE_PREFIXES, __name__
+    trusted_file, agent_on_stack = _make_trust(tuple(trusted_roots))
+    sensitive = _make_sensitive(trusted_file, _make_protected_path(tuple(protected_roots)))
+    local, main_thread, ident, getframe = threading.local(), threading.get_ident(), threading.get_ident, sys._getframe
+    get_attr, length, refuse = getattr, len, PermissionError
+
+    def hook(event, args):
+        if get_attr(local, "busy", False):
+            return
+        local.busy = True
+        try:
+            frame = getframe(1)
+            # Outside the main thread (pytest never makes threads) nothing sensitive is allowed:
+            # a worker thread would otherwise run a sensitive call for agent code with a clean stack.
+            if sensitive(event, args, frame) and (ident() != main_thread or agent_on_stack(frame)):
+                what = f"{event} {args[1]!r}" if event.startswith("object.") and length(args) > 1 else event
+                where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "?"
+                raise refuse(f"refused in a verification: {what} (from {where})")
+        finally:
+            local.busy = False
+
+    return hook, agent_on_stack
+
+
+def _make_trust(trusted):
+    """(trusted_file, agent_on_stack): a frame is the agent's unless its code comes from a file under
+    `trusted` (the standard library, site-packages, pytest, the tests, this verifier) or is frozen."""
+    realpath, isabs = os.path.realpath, os.path.isabs
     known: dict[str, bool] = {}
-    # Standard-library callers that read a frame only for a module name or a log record's file and
-    # line (namedtuple, Enum, NamedTuple, make_dataclass; logging's findCaller).
-    frame_readers = frozenset(realpath(as_str(m.__file__)) for m in (collections, dataclasses, enum, typing))
-    logging_file = realpath(as_str(logging.__file__))
-    # inspect.signature (dataclasses call it for a docstring) reads a function's __code__ for its
-    # parameters; a frame or a test function's code object it cannot reach.
-    code_readers = frozenset(realpath(as_str(m.__file__)) for m in (inspect, dataclasses))
 
     def trusted_file(filename):
         found = known.get(filename)
@@ -155,9 +161,17 @@ def make_guard(trusted_roots, protected_roots):
             frame = frame.f_back
         return False
 
+    return trusted_file, agent_on_stack
+
+
+def _make_protected_path(protected):
+    """Whether a path is the test modules (a test may hand its data files to the solution), the
+    verifier's own folder, or other processes' (or our own) descriptors and memory."""
+    realpath, abspath, isdir, fsdecode, is_instance, as_str = (
+        os.path.realpath, os.path.abspath, os.path.isdir, os.fsdecode, isinstance, str
+    )
+
     def protected_path(path):
-        """The test modules (a test may hand its data files to the solution), the verifier's own
-        folder, and other processes' (or our own) descriptors and memory."""
         if is_instance(path, int):
             return False
         if is_instance(path, bytes):
@@ -166,6 +180,29 @@ def make_guard(trusted_roots, protected_roots):
         if real.startswith(protected[0]) and (real.endswith((".py", ".pyc")) or isdir(real)):
             return True
         return real.startswith(protected[1:]) or real.startswith(("/proc/", "/dev/fd/")) or real == "/proc"
+
+    return protected_path
+
+
+def _make_sensitive(trusted_file, protected_path):
+    """sensitive(event, args, caller): whether an audit event is one agent code may not cause."""
+    import collections
+    import dataclasses
+    import enum
+    import inspect
+    import logging
+    import typing
+
+    realpath, is_instance, as_str, str_or_bytes, type_type, any_of = os.path.realpath, isinstance, str, (str, bytes), type, any
+    sensitive_events, sensitive_prefixes, frame_attributes = SENSITIVE_EVENTS, SENSITIVE_PREFIXES, FRAME_AND_CODE_ATTRIBUTES
+    protected_modules, own_module = PROTECTED_MODULE_PREFIXES, __name__
+    # Standard-library callers that read a frame only for a module name or a log record's file and
+    # line (namedtuple, Enum, NamedTuple, make_dataclass; logging's findCaller).
+    frame_readers = frozenset(realpath(as_str(m.__file__)) for m in (collections, dataclasses, enum, typing))
+    logging_file = realpath(as_str(logging.__file__))
+    # inspect.signature (dataclasses call it for a docstring) reads a function's __code__ for its
+    # parameters; a frame or a test function's code object it cannot reach.
+    code_readers = frozenset(realpath(as_str(m.__file__)) for m in (inspect, dataclasses))
 
     def reads_frames_harmlessly(event, args, caller):
         if caller is None or event not in ("sys._getframe", "object.__getattr__"):
@@ -209,22 +246,7 @@ def make_guard(trusted_roots, protected_roots):
             return any_of(protected_path(arg) for arg in args[:2] if is_instance(arg, str_or_bytes))
         return False
 
-    def hook(event, args):
-        if get_attr(local, "busy", False):
-            return
-        local.busy = True
-        try:
-            frame = getframe(1)
-            # Outside the main thread (pytest never makes threads) nothing sensitive is allowed:
-            # a worker thread would otherwise run a sensitive call for agent code with a clean stack.
-            if sensitive(event, args, frame) and (ident() != main_thread or agent_on_stack(frame)):
-                what = f"{event} {args[1]!r}" if event.startswith("object.") and length(args) > 1 else event
-                where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "?"
-                raise refuse(f"refused in a verification: {what} (from {where})")
-        finally:
-            local.busy = False
-
-    return hook, agent_on_stack
+    return sensitive
 
 
 SENSITIVE_EVENTS = frozenset(
@@ -254,40 +276,68 @@ PROTECTED_MODULE_PREFIXES = ("_pytest", "pytest", "pluggy")
 SENSITIVE_PREFIXES = ("ctypes.", "gc.get_", "cpython.PyInterpreterState", "sys.set_asyncgen_hooks", "mmap.")
 
 
-def _recorder(nonce_fd, out_fd, on_stack, allowed_code, pristine):
-    """A generator holding the nonce in its suspended frame; `send((node_id, outcome, where))` records.
+def _recorder(nonce_fd, out_fd, on_stack, allowed_code, pristine, checks):
+    """The trusted core of the run: a generator whose suspended frame holds the nonce, the checks
+    and everything they use, all bound before the solution is imported (agent code may later patch
+    json, os, sys, builtins or this module's globals: this frame is out of its reach). The plugin
+    talks to it through `emit` (`send(message)`); it acts only when the caller is `emit` and no
+    agent code is on the stack (agent code can reach this generator, not make it act in its name):
 
-    A record is written only when the caller is the plugin's own call site and no agent code is on
-    the stack (agent code can reach this generator, but cannot make it write in its name). Everything
-    it uses is bound here, before the solution is imported (agent code may later patch json, os, sys
-    or this module's globals: this frame is out of its reach). It writes only to the descriptor it
-    was given: if that number now names another file (an agent's dup2 to read the nonce), it writes
-    nothing more (boot then misses records: failed). A `passed` is written as `failed` once
-    `pristine` (this verifier's namespace and classes, as they were before the import) has changed.
+    * ("<baseline>",) right before the solution is imported: the state it must not change;
+    * ("<wrap>", module, name) right after: compares the state, then routes every callable of the
+      solution module through a generator of its own (`_entry`), and the methods of its classes
+      through closures (see docs/sandbox.md for what remains); answers the problem found, or "";
+    * ("<problem>",): the first problem found so far, or "";
+    * (node_id, outcome, file, name, line): one record, written tagged with the nonce.
+
+    It writes only to the descriptor it was given: if that number now names another file (an
+    agent's dup2 to read the nonce), it writes nothing more (boot then misses records: failed).
+    A `passed` is written as `failed` when the solution module was never wrapped, once a problem
+    was found (a solution call changed the state, a returned value lied), or once `pristine` (this
+    module's namespace and classes, the plugin's closure cells, as before the import) has changed.
     """
     read, write, close, fstat, dumps, getframe = os.read, os.write, os.close, os.fstat, json.dumps, sys._getframe
-    as_list, is_tuple, tuple_type = list, isinstance, tuple
+    as_list, is_instance, tuple_type, length = list, isinstance, tuple, len
+    snapshot, changed_since, _check_value = checks
     nonce = read(nonce_fd, 128).decode().strip()
     close(nonce_fd)
     first = fstat(out_fd)
     channel = (first.st_dev, first.st_ino)
     intact = _integrity(pristine)
-    broken = False
+    problems: list = []
+    wrap_module = _make_wrapping(checks, problems)
+    baseline, wrapped, broken = None, False, False
+
     message = yield
     while True:
         caller = getframe(1)
         ok = caller.f_code is allowed_code[0] and not on_stack(caller)
-        if ok and is_tuple(message, tuple_type) and not broken:
+        reply: object = ok
+        head = message[0] if ok and is_instance(message, tuple_type) and length(message) else None
+        if head == "<baseline>":
+            baseline = snapshot()
+        elif head == "<wrap>":
+            changed = changed_since(baseline, snapshot()) if baseline is not None else ["the state (no baseline)"]
+            if changed:
+                problems.append("importing the solution changed " + ", ".join(changed[:5]))
+            trouble = wrap_module(message[1], message[2])
+            if trouble:
+                problems.append(trouble)
+            wrapped = not trouble
+            reply = problems[0] if problems else ""
+        elif head == "<problem>":
+            reply = problems[0] if problems else ""
+        elif head is not None and not broken:
             try:
                 now = fstat(out_fd)
                 broken = (now.st_dev, now.st_ino) != channel
             except OSError:
                 broken = True
             if not broken:
-                if message[1] == "passed" and not intact():
+                if message[1] == "passed" and (problems or not wrapped or not intact()):
                     message = (message[0], "failed", *message[2:])
                 write(out_fd, (nonce + " " + dumps(as_list(message)) + "\n").encode())
-        message = yield ok
+        message = yield reply
 
 
 def _integrity(pristine):
@@ -319,89 +369,198 @@ def _pristine(cells):
     return [(mapping, dict(mapping)) for mapping in mappings], [(cell, cell.cell_contents) for cell in cells]
 
 
-def _snapshot():
-    """Identities of what the tests' results may depend on (compared after every solution call)."""
-    import signal
-    import threading
-
-    state: dict = {}
-    for name in WATCHED_MODULES:
-        module = sys.modules.get(name)
-        if module is not None:
-            state["module:" + name] = (id(module), [id(v) for v in vars(module).values()])
-    state["hooks"] = tuple(id(x) for x in (sys.excepthook, sys.displayhook, sys.unraisablehook, sys.breakpointhook))
-    state["meta_path"] = tuple(id(x) for x in sys.meta_path)
-    state["path_hooks"] = tuple(id(x) for x in sys.path_hooks)
-    state["signals"] = tuple(
-        id(signal.getsignal(s)) for s in range(1, signal.NSIG) if s not in (signal.SIGKILL, signal.SIGSTOP)
-    )
-    state["timer"] = signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0)
-    state["threads"] = threading.active_count()
-    import gc
-
-    state["gc_callbacks"] = tuple(id(x) for x in gc.callbacks)
-    return state
-
-
-def _changed(before, after):
-    """Keys whose state differs; a module may gain attributes (a lazy import), never change one."""
-    changed = []
-    for key in sorted(before.keys() | after.keys()):
-        old, new = before.get(key), after.get(key)
-        if key.startswith("module:") and old is not None and new is not None:
-            if old[0] != new[0] or new[1][: len(old[1])] != old[1]:
-                changed.append(key)
-        elif old != new:
-            changed.append(key)
-    return changed
-
-
 class Untrusted(AssertionError):
     """A solution value or action that a test must not rely on (the test fails)."""
 
 
-def _check_value(value):
-    """Refuse returned values that could lie to a test's assert: see `_lies`."""
-    stack, seen = [value], 0
-    while stack and seen < MAX_VALUES_CHECKED:
-        item = stack.pop()
-        seen += 1
-        kind = type(item)
-        if kind in PLAIN_TYPES:
-            if kind in (list, tuple, set, frozenset):
-                stack.extend(item)
-            elif kind is dict:
-                stack.extend(item.keys())
-                stack.extend(item.values())
-            continue
-        lie = _lies(item)
-        if lie:
-            raise Untrusted(f"the solution returned a {kind.__name__} that {lie}")
+def _make_checks():
+    """(snapshot, changed_since, check_value): closures over references bound now, before the
+    solution is imported. Patching this module, builtins, random, signal or threading later changes
+    nothing in them, and agent code cannot reach them (only the recorder's frame holds them)."""
+    import gc
+    import signal
+    import threading
+
+    modules, ident, vars_of, sorted_of, as_tuple, length, range_of = sys.modules, id, vars, sorted, tuple, len, range
+    getsignal, getitimer, itimer_real, nsig = signal.getsignal, signal.getitimer, signal.ITIMER_REAL, signal.NSIG
+    unblockable, active_count, gc_callbacks = (signal.SIGKILL, signal.SIGSTOP), threading.active_count, gc.callbacks
+    watched, sys_module = WATCHED_MODULES, sys
+
+    def snapshot():
+        """Identities of what the tests' results may depend on (compared around every solution call)."""
+        state: dict = {}
+        for name in watched:
+            module = modules.get(name)
+            if module is not None:
+                state["module:" + name] = (ident(module), [ident(v) for v in vars_of(module).values()])
+        hooks = (sys_module.excepthook, sys_module.displayhook, sys_module.unraisablehook, sys_module.breakpointhook)
+        state["hooks"] = as_tuple(ident(x) for x in hooks)
+        state["meta_path"] = as_tuple(ident(x) for x in sys_module.meta_path)
+        state["path_hooks"] = as_tuple(ident(x) for x in sys_module.path_hooks)
+        state["signals"] = as_tuple(ident(getsignal(s)) for s in range_of(1, nsig) if s not in unblockable)
+        state["timer"] = getitimer(itimer_real) != (0.0, 0.0)
+        state["threads"] = active_count()
+        state["gc_callbacks"] = as_tuple(ident(x) for x in gc_callbacks)
+        return state
+
+    def changed_since(before, after):
+        """Keys whose state differs; a module may gain attributes (a lazy import), never change one."""
+        changed = []
+        for key in sorted_of(before.keys() | after.keys()):
+            old, new = before.get(key), after.get(key)
+            if key.startswith("module:") and old is not None and new is not None:
+                if old[0] != new[0] or new[1][: length(old[1])] != old[1]:
+                    changed.append(key)
+            elif old != new:
+                changed.append(key)
+        return changed
+
+    return snapshot, changed_since, _make_value_check()
 
 
-def _lies(item):
-    """What a non-built-in value claims that no honest value does: equality with two different
-    values of one kind, comparing both below and not below a value, or containing two random
-    values. An object that lies only about the expected value must know it (which the guard hides)."""
+def _make_value_check():
+    """check_value(value): refuse a returned value that could lie to a test's assert (see `lies`);
+    every reference bound now, before the solution is imported."""
     import random
 
-    a, b = random.getrandbits(62), random.getrandbits(62) | (1 << 62)
-    pairs = [(a, b), (str(a), str(b)), (a + 0.5, b + 0.5), ([a], [b]), ((a,), (b,)), ({a: a}, {b: b}), (None, ())]
-    for left, right in pairs:
-        if _holds(lambda x=left: item == x) and _holds(lambda x=right: item == x):
-            return "claims to equal different values"
-    if _holds(lambda: item < a) and _holds(lambda: item >= a):
-        return "claims to be both below and not below a value"
-    if _holds(lambda: a in item) and _holds(lambda: b in item):
-        return "claims to contain random values"
-    return ""
+    type_of, as_bool, as_str, as_list, getrandbits = type, bool, str, list, random.getrandbits
+    plain, containers, dict_type, limit, untrusted, exception = (
+        PLAIN_TYPES, (list, tuple, set, frozenset), dict, MAX_VALUES_CHECKED, Untrusted, Exception
+    )
+
+    def holds(check):
+        try:
+            return as_bool(check())
+        except exception:  # a comparison that raises claims nothing
+            return False
+
+    def lies(item):
+        """What a non-built-in value claims that no honest value does: equality with two different
+        values of one kind, comparing both below and not below a value, or containing two random
+        values. An object that lies only about the expected value must know it (the guard hides it)."""
+        a, b = getrandbits(62), getrandbits(62) | (1 << 62)
+        pairs = [(a, b), (as_str(a), as_str(b)), (a + 0.5, b + 0.5), ([a], [b]), ((a,), (b,)), ({a: a}, {b: b}), (None, ())]
+        for left, right in pairs:
+            if holds(lambda x=left: item == x) and holds(lambda x=right: item == x):
+                return "claims to equal different values"
+        if holds(lambda: item < a) and holds(lambda: item >= a):
+            return "claims to be both below and not below a value"
+        if holds(lambda: a in item) and holds(lambda: b in item):
+            return "claims to contain random values"
+        return ""
+
+    def check_value(value):
+        """Refuse returned values that could lie to a test's assert: see `lies`."""
+        stack, seen = [value], 0
+        while stack and seen < limit:
+            item = stack.pop()
+            seen += 1
+            kind = type_of(item)
+            if kind in plain:
+                if kind in containers:
+                    stack.extend(as_list(item))
+                elif kind is dict_type:
+                    stack.extend(as_list(item.keys()))
+                    stack.extend(as_list(item.values()))
+                continue
+            lie = lies(item)
+            if lie:
+                raise untrusted(f"the solution returned a {kind.__name__} that {lie}")
+
+    return check_value
 
 
-def _holds(check):
-    try:
-        return bool(check())
-    except Exception:  # noqa: BLE001 - a comparison that raises claims nothing
-        return False
+def _make_wrapping(checks, problems):
+    """wrap_module(module, name): routes every callable of the solution module through `checks`
+    (a problem found is appended to `problems`); answers why it could not ("" when it could).
+    Built inside the recorder before the import: every reference is bound here."""
+    import types
+
+    snapshot, changed_since, check_value = checks
+    as_list, is_instance, next_of, set_attr, vars_of, is_callable, untrusted = list, isinstance, next, setattr, vars, callable, Untrusted
+    method_type, function_type, module_type, type_type, entry, base_exception = (
+        types.MethodType, types.FunctionType, types.ModuleType, type, _entry, BaseException
+    )
+    static_type, class_method_type = staticmethod, classmethod
+
+    def checked_call(function, args, kwargs):
+        # Compared with the state right before the call, not the collection baseline: pytest itself
+        # swaps hooks per test phase (7.x installs its own sys.unraisablehook around each call), and
+        # what matters is what the solution's code changed while it ran.
+        before = snapshot()
+        result = function(*args, **kwargs)
+        check_value(result)  # may run agent code (__eq__): before the state check
+        changed = changed_since(before, snapshot())
+        if changed:
+            problems.append("the solution changed " + ", ".join(changed[:5]))
+            raise untrusted(problems[-1])
+        return result
+
+    def guarded(function):
+        request = yield
+        while True:
+            try:
+                reply = (False, checked_call(function, request[0], request[1]))
+            except base_exception as error:  # handed to _entry, which raises it in the caller
+                reply = (True, error)
+            request = yield reply
+
+    def routed(function):
+        generator = guarded(function)
+        next_of(generator)
+        return method_type(entry, (generator, function))
+
+    def method(function):
+        # Bound to instances, so it must be a function; its closure is reachable (a residual).
+        def called(*args, **kwargs):
+            return checked_call(function, args, kwargs)
+
+        called.__name__ = function.__name__
+        return called
+
+    def wrap_class(cls):
+        for attr, member in as_list(vars_of(cls).items()):
+            if attr in ("__init__", "__new__", "__init_subclass__", "__class_getitem__"):
+                continue
+            if is_instance(member, function_type):
+                set_attr(cls, attr, method(member))
+            elif is_instance(member, static_type):
+                set_attr(cls, attr, static_type(routed(member.__func__)))
+            elif is_instance(member, class_method_type):
+                set_attr(cls, attr, class_method_type(routed(member.__func__)))
+
+    def wrap_module(module, name):
+        if type_type(module) is not module_type:
+            return "the solution module is not a module"
+        namespace = vars_of(module)
+        if "__getattr__" in namespace:
+            return "the solution module defines __getattr__ (its names would bypass the checks)"
+        for attr, value in as_list(namespace.items()):
+            if attr.startswith("__") or is_instance(value, module_type):
+                continue
+            if is_instance(value, type_type):
+                if value.__dict__.get("__module__") == name:
+                    wrap_class(value)
+            elif is_callable(value) and not type_type(value).__module__.startswith("typing"):
+                namespace[attr] = routed(value)  # any callable: a partial or a cache returns values too
+        return ""
+
+    return wrap_module
+
+
+def _entry(guarded, *args, **kwargs):
+    """A solution function as the tests see it: `types.MethodType(_entry, (generator, function))`.
+
+    Nothing here can be rebound: a method object over a tuple, and a generator (made by the
+    recorder) whose frame holds the checks; this function looks up no global name. A recursive
+    call (the generator is busy) goes straight to the function: the outer call is checked."""
+    generator, function = guarded
+    if generator.gi_running:
+        return function(*args, **kwargs)
+    failed, value = generator.send((args, kwargs))
+    if failed:
+        raise value
+    return value
 
 
 def _run(module_name, pytest_args, nonce_fd, records_fd, tests_dir, verifier_dir):
@@ -417,7 +576,7 @@ def _run(module_name, pytest_args, nonce_fd, records_fd, tests_dir, verifier_dir
     hook, on_stack = make_guard(sorted(trusted), protected)
     allowed, box = [None], [None]
     plugin, cells = _make_plugin(module_name, box, allowed, tests_dir)
-    plugin_recorder = _recorder(nonce_fd, records_fd, on_stack, allowed, _pristine(cells))
+    plugin_recorder = _recorder(nonce_fd, records_fd, on_stack, allowed, _pristine(cells), _make_checks())
     next(plugin_recorder)
     box[0] = plugin_recorder
     import types
@@ -436,36 +595,18 @@ def _run(module_name, pytest_args, nonce_fd, records_fd, tests_dir, verifier_dir
 
 
 def _make_plugin(module_name, box, allowed, tests_dir):
-    """The pytest plugin of the `run` mode (a closure: nothing global for agent code to patch)."""
+    """The pytest plugin of the `run` mode: it calls the tests and tells the recorder what happened.
+
+    Its closures are reachable by agent code (pytest's plugin list): it checks nothing the recorder
+    does not check itself; it only asks (`emit`), and once its cells were swapped the recorder
+    writes its passes as failures (_pristine)."""
     import importlib
     import inspect
-    import linecache
 
     import pytest
 
-    state = {"baseline": None, "problem": ""}
-    # Bound now, before the solution is imported: patching this module's globals later changes
-    # nothing here (and the recorder notices it: _pristine).
-    snapshot, changed_since, check_value, untrusted, clear_lines = _snapshot, _changed, _check_value, Untrusted, linecache.clearcache
-
-    def wrap(function):
-        def called(*args, **kwargs):
-            clear_lines()
-            # Compared with the state right before the call, not the collection baseline: pytest itself
-            # swaps hooks per test phase (7.x installs its own sys.unraisablehook around each call), and
-            # what matters is what the solution's code changed while it ran.
-            before = snapshot()
-            result = function(*args, **kwargs)
-            check_value(result)  # may run agent code (__eq__): before the state check
-            changed = changed_since(before, snapshot())
-            if changed:
-                state["problem"] = "the solution changed " + ", ".join(changed[:5])
-                raise untrusted(state["problem"])
-            return result
-
-        called.__name__ = getattr(function, "__name__", "called")
-        called.__doc__ = getattr(function, "__doc__", None)
-        return called
+    state = {"problem": ""}
+    untrusted = Untrusted
 
     def emit(message):
         return box[0].send(message)
@@ -477,16 +618,13 @@ def _make_plugin(module_name, box, allowed, tests_dir):
 
     class Plugin:
         def pytest_collection(self, session):
-            state["baseline"] = _snapshot()
+            emit(("<baseline>",))
             try:
                 module = importlib.import_module(module_name)
             except BaseException as error:  # noqa: BLE001 - SystemExit at import too: a failed solution
                 state["problem"] = f"importing the solution raised {type(error).__name__}"
                 return None
-            changed = _changed(state["baseline"], _snapshot())
-            if changed:
-                state["problem"] = "importing the solution changed " + ", ".join(changed[:5])
-            _wrap_module(module, module_name, wrap)
+            state["problem"] = emit(("<wrap>", module, module_name)) or ""
             return None
 
         def pytest_collection_finish(self, session):
@@ -501,16 +639,17 @@ def _make_plugin(module_name, box, allowed, tests_dir):
             code = getattr(function, "__code__", None)
             kwargs = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
             try:
-                if state["problem"]:
-                    raise Untrusted(state["problem"])
+                problem = state["problem"] or emit(("<problem>",))
+                if problem:
+                    raise untrusted(problem)
                 if code is None or code is not getattr(pyfuncitem.function, "__code__", None):
-                    raise Untrusted("the test function was replaced")
+                    raise untrusted("the test function was replaced")
                 returned = function(**kwargs)
                 if inspect.isawaitable(returned) or inspect.isgenerator(returned):
                     close = getattr(returned, "close", None)
                     if close is not None:
                         close()
-                    raise Untrusted("async and generator tests are not run by this verifier (a pass would be unchecked)")
+                    raise untrusted("async and generator tests are not run by this verifier (a pass would be unchecked)")
             except BaseException:
                 record(pyfuncitem, "failed")
                 raise
@@ -522,10 +661,10 @@ def _make_plugin(module_name, box, allowed, tests_dir):
 
     allowed[0] = emit.__code__
     plugin = Plugin()
-    # Every closure cell of the plugin (its checks, its recorder's box): agent code can reach them
+    # Every closure cell of the plugin (its recorder's box, its state): agent code can reach them
     # through pytest's plugin list; the recorder checks they still hold what they hold now.
     cells: list = []
-    todo = [*vars(Plugin).values(), wrap, record, emit]
+    todo = [*vars(Plugin).values(), record, emit]
     while todo:
         function = todo.pop()
         for cell in getattr(function, "__closure__", None) or ():
@@ -533,19 +672,6 @@ def _make_plugin(module_name, box, allowed, tests_dir):
                 cells.append(cell)
                 todo.append(cell.cell_contents)
     return plugin, cells
-
-
-def _wrap_module(module, module_name, wrap):
-    """Route every function of the solution module (and methods of its classes) through `wrap`."""
-    import types
-
-    for name, value in list(vars(module).items()):
-        if isinstance(value, types.FunctionType) and not name.startswith("__"):
-            setattr(module, name, wrap(value))
-        elif isinstance(value, type) and value.__module__ == module_name:
-            for attr, member in list(vars(value).items()):
-                if isinstance(member, types.FunctionType) and attr not in ("__init__", "__new__", "__init_subclass__"):
-                    setattr(value, attr, wrap(member))
 
 
 def main():

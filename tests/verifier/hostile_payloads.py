@@ -462,8 +462,7 @@ SWAP_PLUGIN_CHECKS = PLUGIN_CELLS + (
     "        if name == '_changed': cell.cell_contents = lambda before, after: []\n"
     "    return Yes()\n"
 )
-# ... and put them back from the returned object's __eq__, before the recorder looks (a residual:
-# docs/sandbox.md, pytest kind).
+# ... and put them back from the returned object's __eq__, before the recorder looks.
 SWAP_AND_RESTORE_CHECKS = PLUGIN_CELLS + (
     "SAVED = []\n"
     "class Yes:\n"
@@ -479,6 +478,15 @@ SWAP_AND_RESTORE_CHECKS = PLUGIN_CELLS + (
     "            SAVED.append((cell, cell.cell_contents))\n"
     "            cell.cell_contents = (lambda value: None) if name == '_check_value' else (lambda before, after: [])\n"
     "    return Yes()\n"
+)
+# A solution "function" that is not a Python function (so no wrapper checks what it returns).
+UNWRAPPED_CALLABLE = (
+    "import functools\n"
+    "class Yes:\n"
+    "    def __eq__(self, other): return True\n"
+    "    __hash__ = object.__hash__\n"
+    "def _impl(x):\n    return Yes()\n"
+    "double = functools.partial(_impl)\n"
 )
 PATCH_RECORD_WRITER = (
     "import json, os\n"
@@ -738,9 +746,10 @@ PAYLOADS: list[Payload] = [
     _p("pytest_patch_record_writer", "judge", kinds=("pytest",), solution=PATCH_RECORD_WRITER),
     _p("pytest_intercept_channel_fd", "judge", kinds=("pytest",), solution=INTERCEPT_CHANNEL),
     _p("pytest_write_channel_fds", "judge", kinds=("pytest",), solution=WRITE_CHANNEL_FDS),
+    _p("pytest_unwrapped_callable", "judge", kinds=("pytest",), solution=UNWRAPPED_CALLABLE),
     _p("pytest_call_plugin_recorder", "judge", kinds=("pytest",), solution=CALL_PLUGIN_RECORDER),
     _p("pytest_swap_wrapper_checks", "judge", kinds=("pytest",), solution=SWAP_PLUGIN_CHECKS),
-    _p("pytest_swap_and_restore_checks", "judge", kinds=("pytest",), residual=True, solution=SWAP_AND_RESTORE_CHECKS),
+    _p("pytest_swap_and_restore_checks", "judge", kinds=("pytest",), solution=SWAP_AND_RESTORE_CHECKS),
     _p("pytest_fork_exec_reporter", "judge", kinds=("pytest",), solution=FORK_EXEC_REPORTER),
     _p("rewrite_running_tests", "judge", kinds=("pytest", "script"), solution=REWRITE_TESTS),
     _p("forge_reward_file", "judge", kinds=("script",), solution=REWARD_FORGE),

@@ -239,6 +239,30 @@ def test_pytest_kind_honest_solution_with_common_code_passes(backend_with_pytest
     assert outcome.verdict is Verdict.PASSED, (outcome.reason, outcome.output)
 
 
+
+def test_pytest_kind_honest_recursion_caches_and_class_methods_pass(backend_with_pytest, make_pytest_task, final_workdir):
+    """Every callable of the solution module goes through the recorder's checks: recursion, caches,
+    static and class methods, typing names used at run time must still work."""
+    source = (
+        "from solution import Shapes, fact, fib, total\n\n"
+        "def test_values():\n"
+        "    assert fact(10) == 3628800 and fib(30) == 832040\n"
+        "    assert Shapes.square(3) == 9 and Shapes.unit().side == 1 and Shapes(2).area() == 4\n"
+        "    assert total([1, 2, 3]) == 6\n"
+    )
+    solution = (
+        "import functools\nfrom typing import List, cast\n"
+        "def fact(n):\n    return 1 if n == 0 else n * fact(n - 1)\n"
+        "@functools.lru_cache(maxsize=None)\ndef fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
+        "def total(xs):\n    return sum(cast(List[int], xs))\n"
+        "class Shapes:\n    def __init__(self, side):\n        self.side = side\n"
+        "    def area(self):\n        return self.side * self.side\n"
+        "    @staticmethod\n    def square(x):\n        return x * x\n"
+        "    @classmethod\n    def unit(cls):\n        return cls(1)\n"
+    )
+    outcome = verify(make_pytest_task(source=source), final_workdir({"solution.py": solution}), backend_with_pytest)
+    assert outcome.verdict is Verdict.PASSED, (outcome.reason, outcome.output)
+
 COLLECTED = {"exit": 0, "tests": [
     {"id": "tests/test_a.py::test_one", "file": "/w/tests/test_a.py", "name": "test_one", "line": 3},
     {"id": "tests/test_a.py::test_two", "file": "/w/tests/test_a.py", "name": "test_two", "line": 6},
