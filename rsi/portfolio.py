@@ -195,21 +195,7 @@ def resolve_portfolio(workspace: Workspace, name_or_path: str | Path) -> Portfol
     configurations: see `split_selection`); raises ContractError holding every problem."""
     name_or_path, patterns = split_selection(name_or_path)
     path = portfolio_path(workspace, name_or_path)
-    if not path.is_file():
-        raise ContractError([Problem(path, None, "", "no such portfolio file")])
-    try:
-        source = parse_source(str(path), path.read_text(encoding="utf-8"))
-    except TomlSyntaxError as error:
-        raise ContractError([error.problem], hint="fix the TOML syntax first") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ContractError([Problem(path, None, "", f"cannot read: {error}")]) from None
-    try:
-        spec = PortfolioSpec.model_validate(source.data)
-    except PydanticValidationError as error:
-        raise ContractError(
-            [source.problem(loc, message) for loc, message in pydantic_problems(error, PortfolioSpec)],
-            hint="see docs/hcp.md (Portfolios) for the format",
-        ) from None
+    source, spec = _read_portfolio(path)
     problems: list[Problem] = []
     if not spec.variants and not spec.grids:
         problems.append(source.problem(("portfolio",), "a portfolio needs at least one [[variants]] or [[grids]]", key="variants"))
@@ -229,19 +215,8 @@ def resolve_portfolio(workspace: Workspace, name_or_path: str | Path) -> Portfol
             continue
         seen_names[variant.name] = variant.name
         new_spec, prompt, found = override_contract(base, variant.overrides)
-        for culprit, loc, message in found:
-            if culprit is not None:
-                key_path = variant.key_paths.get(culprit, variant.where)
-                # a bad key, or a bad shared grid value, is the grid's problem: report it once
-                shared = key_path[2:3] == ("overrides",) or not loc
-                origin = variant.origin if shared else f"variant '{variant.name}'"
-                key = culprit if not loc or len(loc) <= len(_split(culprit)) else format_key(loc)
-                problem = Problem(source.file, source.line_of(key_path), key, f"{origin}: {message}")
-            else:
-                problem = Problem(
-                    source.file, source.line_of(variant.where), format_key(loc), f"variant '{variant.name}': {message}"
-                )
-            if problem not in problems:
+        for problem in _override_problems(source, variant, found):
+            if problem not in problems:  # a shared grid value's problem is reported once
                 problems.append(problem)
         if new_spec is None or found:
             continue
@@ -276,6 +251,43 @@ def resolve_portfolio(workspace: Workspace, name_or_path: str | Path) -> Portfol
         base=base,
         configurations=configurations,
     )
+
+
+def _read_portfolio(path: Path) -> tuple[TomlSource, PortfolioSpec]:
+    """The parsed source (for locating problems) and the validated spec of a portfolio file."""
+    if not path.is_file():
+        raise ContractError([Problem(path, None, "", "no such portfolio file")])
+    try:
+        source = parse_source(str(path), path.read_text(encoding="utf-8"))
+    except TomlSyntaxError as error:
+        raise ContractError([error.problem], hint="fix the TOML syntax first") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ContractError([Problem(path, None, "", f"cannot read: {error}")]) from None
+    try:
+        return source, PortfolioSpec.model_validate(source.data)
+    except PydanticValidationError as error:
+        raise ContractError(
+            [source.problem(loc, message) for loc, message in pydantic_problems(error, PortfolioSpec)],
+            hint="see docs/hcp.md (Portfolios) for the format",
+        ) from None
+
+
+def _override_problems(source: TomlSource, variant: _Variant, found: list[Any]) -> list[Problem]:
+    """The overrides' problems, each at the line that set the bad key (a grid's own line for a shared value)."""
+    problems = []
+    for culprit, loc, message in found:
+        if culprit is not None:
+            key_path = variant.key_paths.get(culprit, variant.where)
+            # a bad key, or a bad shared grid value, is the grid's problem: report it once
+            shared = key_path[2:3] == ("overrides",) or not loc
+            origin = variant.origin if shared else f"variant '{variant.name}'"
+            key = culprit if not loc or len(loc) <= len(_split(culprit)) else format_key(loc)
+            problems.append(Problem(source.file, source.line_of(key_path), key, f"{origin}: {message}"))
+        else:
+            problems.append(Problem(
+                source.file, source.line_of(variant.where), format_key(loc), f"variant '{variant.name}': {message}"
+            ))
+    return problems
 
 
 def _split(key: str) -> KeyPath:

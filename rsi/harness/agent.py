@@ -131,7 +131,6 @@ def run_repl_loop(
     checkpoint: Callable[[], None] = lambda: None,
 ) -> LoopOutcome:
     """Turns until submit(), the end marker, max_turns, the agent deadline, or an unrecoverable REPL."""
-    by_call = end_marker_is_call(harness.end_marker)
     outcome = LoopOutcome(ended_by="max_turns")
     turns: list[TurnRecord] = []
     for turn in range(1, harness.max_turns + 1):
@@ -156,50 +155,9 @@ def run_repl_loop(
             latency_s=round(result.latency_s, 4),
             finish_reason=completion.finish_reason,
         )
-        turns_left = harness.max_turns - turn
-        code = replies.repl_code(reply)
-        ended_by = ""
-        if code is None:
-            execution = Execution(error=True)
-            if not by_call and replies.mentions_marker(reply, harness.end_marker):
-                observation, ended_by = "(ended by the end marker)", "end_marker"
-            else:
-                observation = prompts.no_code_correction(harness.end_marker, by_call)
-        else:
-            dropped = 0
-            if completion.finish_reason == "length":
-                # A reply cut mid-statement still runs up to its last complete statement.
-                code, dropped = replies.trim_cut_code(code)
-            cell = session.run(code)
-            for tool in cell.saved_tools:
-                trajectory.tools_saved.append(SavedToolRecord(turn=turn, **tool.__dict__))
-            observation = prompts.observation_text(
-                cell.output, cell.error, harness.observation_chars, turns_left=turns_left or None
-            )
-            if dropped:
-                observation = prompts.cut_note(dropped) + observation
-            execution = Execution(
-                error=bool(cell.error) or cell.died,
-                timed_out=cell.timed_out,
-                session_died=cell.died,
-                output_bytes=cell.output_bytes,
-                wall_s=round(cell.wall_s, 4),
-            )
-            if cell.submitted:
-                ended_by = "submit"
-            elif not by_call and replies.mentions_marker(reply, harness.end_marker):
-                ended_by = "end_marker"
-            elif cell.died:
-                if time.monotonic() >= deadline:
-                    ended_by = "agent_timeout"
-                else:
-                    # Files survive a dead session; only the variables are lost. Say so and go on.
-                    try:
-                        session.restart()
-                        observation += "\nThe Python session was restarted: variables are gone, files remain."
-                    except SandboxError as error:
-                        ended_by = "session_died"
-                        outcome.note = f"the REPL died and could not be restarted: {error.message}"
+        code, observation, execution, ended_by = _act(
+            reply, completion.finish_reason, session, harness, trajectory, turn, deadline, outcome
+        )
         trajectory.add_step(
             "agent",
             turn=turn,
@@ -220,6 +178,54 @@ def run_repl_loop(
             outcome.ended_by = "agent_timeout"
             break
     return outcome
+
+
+def _act(
+    reply: str, finish_reason: str, session: ReplSession, harness: HarnessSpec, trajectory: Trajectory, turn: int,
+    deadline: float, outcome: LoopOutcome,
+) -> tuple[str | None, str, Execution, str]:
+    """Run the reply's code in the REPL: (code run, observation, execution, how the loop ends or '')."""
+    by_call = end_marker_is_call(harness.end_marker)
+    code = replies.repl_code(reply)
+    if code is None:
+        if not by_call and replies.mentions_marker(reply, harness.end_marker):
+            return None, "(ended by the end marker)", Execution(error=True), "end_marker"
+        return None, prompts.no_code_correction(harness.end_marker, by_call), Execution(error=True), ""
+    dropped = 0
+    if finish_reason == "length":
+        # A reply cut mid-statement still runs up to its last complete statement.
+        code, dropped = replies.trim_cut_code(code)
+    cell = session.run(code)
+    for tool in cell.saved_tools:
+        trajectory.tools_saved.append(SavedToolRecord(turn=turn, **tool.__dict__))
+    turns_left = harness.max_turns - turn
+    observation = prompts.observation_text(cell.output, cell.error, harness.observation_chars, turns_left=turns_left or None)
+    if dropped:
+        observation = prompts.cut_note(dropped) + observation
+    execution = Execution(
+        error=bool(cell.error) or cell.died,
+        timed_out=cell.timed_out,
+        session_died=cell.died,
+        output_bytes=cell.output_bytes,
+        wall_s=round(cell.wall_s, 4),
+    )
+    ended_by = ""
+    if cell.submitted:
+        ended_by = "submit"
+    elif not by_call and replies.mentions_marker(reply, harness.end_marker):
+        ended_by = "end_marker"
+    elif cell.died:
+        if time.monotonic() >= deadline:
+            ended_by = "agent_timeout"
+        else:
+            # Files survive a dead session; only the variables are lost. Say so and go on.
+            try:
+                session.restart()
+                observation += "\nThe Python session was restarted: variables are gone, files remain."
+            except SandboxError as error:
+                ended_by = "session_died"
+                outcome.note = f"the REPL died and could not be restarted: {error.message}"
+    return code, observation, execution, ended_by
 
 
 def safe_solution_path(workdir: Path, solution_file: str) -> Path:

@@ -146,139 +146,27 @@ def run_attempt(
     clock = time.monotonic()
     attempt_id = attempt_id or new_attempt_id(task, config, seed)
     out_dir = Path(out_dir)
-    trajectory_path = out_dir / "trajectory.json"
     workdir = out_dir / "workdir"
-    harness = config.spec.harness
-    agent_s = min(harness.timeouts.agent_s, task.spec.agent_timeout_s)
-    trajectory = Trajectory(
-        attempt_id=attempt_id,
-        task=TaskRef(
-            key=task.key,
-            suite=task.suite,
-            id=task.id,
-            content_hash=task.content_hash,
-            solution_file=task.spec.solution_file,
-        ),
-        configuration=ConfigurationRef(
-            name=config.name,
-            contract_ref=config.contract_ref,
-            config_hash=config.config_hash,
-            substrate=harness.substrate,
-            prompt_style=harness.prompt_style,
-            tool_library=harness.tool_library,
-        ),
-        model=ModelRef(name=getattr(model, "name", type(model).__name__), base_id=config.spec.base.id),
-        seed=seed,
-        started_at=started_at,
-    )
-
-    shown = 0
-    observer = on_step
-
-    def notify() -> None:
-        nonlocal shown, observer
-        while observer is not None and shown < len(trajectory.steps):
-            shown += 1
-            try:
-                observer(trajectory, trajectory.steps[shown - 1])
-            except Exception:  # noqa: BLE001 - a display problem must not change the attempt
-                observer = None
-
-    def checkpoint() -> None:
-        write_trajectory(trajectory, trajectory_path)
-        notify()
-
+    trajectory = _new_trajectory(config, task, model, seed, attempt_id, started_at)
+    steps = _Steps(trajectory, out_dir / "trajectory.json", on_step)
     loop: LoopOutcome | None = None
     failure: BaseException | None = None
-    session: ReplSession | None = None
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         trajectory.sandbox = sandbox.isolation()
         _prepare_workdir(task, workdir)
-        tool_names: list[str] = []
-        if harness.tool_library:
-            tool_names = install_library(_tools_root(tools_root), harness.tool_library, workdir)
-        by_call = end_marker_is_call(harness.end_marker)
-        user_message = prompts.task_message(
-            task.instruction,
-            task.spec.solution_file,
-            substrate=harness.substrate,
-            style=harness.prompt_style,
-            end_marker=harness.end_marker,
-            end_by_call=by_call,
-            tool_names=tool_names,
-        )
-        opening = prompts.first_messages(config.system_prompt, user_message)
-        if config.system_prompt.strip():
-            trajectory.add_step("system", message=config.system_prompt.strip())
-        trajectory.add_step("user", message=user_message)
-        checkpoint()
-        deadline = clock + agent_s
-        if harness.substrate == "repl":
-            session = ReplSession(
-                sandbox,
-                workdir,
-                repl_limits(task, agent_s),
-                python=getattr(sandbox, "python", None) or "python3",
-                step_s=harness.timeouts.step_s,
-                tools=list(harness.tools),
-                end_call=harness.end_marker[:-2] if by_call else "",
-                env={"PYTHONDONTWRITEBYTECODE": "1"},
-            )
-            session.start()
-            loop = run_repl_loop(
-                harness=harness,
-                routing=config.spec.routing,
-                model=model,
-                session=session,
-                opening=opening,
-                instruction=task.instruction,
-                trajectory=trajectory,
-                seed=seed,
-                deadline=deadline,
-                checkpoint=checkpoint,
-            )
-        else:
-            loop = run_text_once(
-                harness=harness,
-                routing=config.spec.routing,
-                model=model,
-                workdir=workdir,
-                solution_file=task.spec.solution_file,
-                opening=opening,
-                instruction=task.instruction,
-                trajectory=trajectory,
-                seed=seed,
-                deadline=deadline,
-            )
+        loop = _run_agent(config, task, model, sandbox, workdir, trajectory, seed, clock, tools_root, steps)
     except Exception as error:  # noqa: BLE001 - every failure here is infrastructure, recorded as data
         failure = error
-    finally:
-        # The agent's process tree must be dead before anything looks at its working directory.
-        if session is not None:
-            session.close()
 
     final = _conclude(task, workdir, sandbox, loop, failure, verify)
     final.final_code = _read_final_code(workdir, task.spec.solution_file) if workdir.is_dir() else None
     trajectory.outcome = final
     trajectory.finished_at = utc_now()
-    totals = FinalMetrics(wall_s=round(time.monotonic() - clock, 4))
-    for step in trajectory.steps:
-        if step.metrics is not None:
-            totals.prompt_tokens += step.metrics.prompt_tokens
-            totals.completion_tokens += step.metrics.completion_tokens
-        if step.turn is not None:
-            totals.turns = max(totals.turns, step.turn)
-    trajectory.final_metrics = totals
-    notify()
-    written: Path | None = trajectory_path
-    try:
-        write_trajectory(trajectory, trajectory_path)
-        write_saved_tools(trajectory, out_dir)
-    except Exception as error:  # noqa: BLE001 - without its trajectory an attempt is not evidence
-        written = None
-        final.verdict, final.error_class = Verdict.ERROR, type(error).__name__
-        final.reason = f"could not write the trajectory: {error}"
+    trajectory.final_metrics = _totals(trajectory, clock)
+    steps.notify()
+    written = _write_evidence(trajectory, steps.path, out_dir, final)
+    totals = trajectory.final_metrics
     return AttemptOutcome(
         attempt_id=attempt_id,
         verdict=final.verdict,
@@ -296,6 +184,120 @@ def run_attempt(
         started_at=started_at,
         finished_at=trajectory.finished_at,
     )
+
+
+def _new_trajectory(
+    config: Configuration, task: Task, model: ChatModel, seed: int, attempt_id: str, started_at: datetime
+) -> Trajectory:
+    harness = config.spec.harness
+    return Trajectory(
+        attempt_id=attempt_id,
+        task=TaskRef(
+            key=task.key,
+            suite=task.suite,
+            id=task.id,
+            content_hash=task.content_hash,
+            solution_file=task.spec.solution_file,
+        ),
+        configuration=ConfigurationRef(
+            name=config.name,
+            contract_ref=config.contract_ref,
+            config_hash=config.config_hash,
+            substrate=harness.substrate,
+            prompt_style=harness.prompt_style,
+            tool_library=harness.tool_library,
+        ),
+        model=ModelRef(name=model.name, base_id=config.spec.base.id),
+        seed=seed,
+        started_at=started_at,
+    )
+
+
+class _Steps:
+    """Checkpoints the trajectory after each turn and shows every new step to the observer once.
+    An observer that raises is dropped: a display problem must not change the attempt."""
+
+    def __init__(self, trajectory: Trajectory, path: Path, observer: Callable[[Trajectory, Step], None] | None) -> None:
+        self.trajectory, self.path, self.observer, self.shown = trajectory, path, observer, 0
+
+    def notify(self) -> None:
+        while self.observer is not None and self.shown < len(self.trajectory.steps):
+            self.shown += 1
+            try:
+                self.observer(self.trajectory, self.trajectory.steps[self.shown - 1])
+            except Exception:  # noqa: BLE001 - a display problem must not change the attempt
+                self.observer = None
+
+    def checkpoint(self) -> None:
+        write_trajectory(self.trajectory, self.path)
+        self.notify()
+
+
+def _run_agent(
+    config: Configuration, task: Task, model: ChatModel, sandbox: Sandbox, workdir: Path, trajectory: Trajectory,
+    seed: int, clock: float, tools_root: Path | None, steps: _Steps,
+) -> LoopOutcome:
+    """The opening messages, then the agent's turns on the configuration's substrate until it ends."""
+    harness = config.spec.harness
+    agent_s = min(harness.timeouts.agent_s, task.spec.agent_timeout_s)
+    tool_names: list[str] = []
+    if harness.tool_library:
+        tool_names = install_library(_tools_root(tools_root), harness.tool_library, workdir)
+    by_call = end_marker_is_call(harness.end_marker)
+    user_message = prompts.task_message(
+        task.instruction, task.spec.solution_file, substrate=harness.substrate, style=harness.prompt_style,
+        end_marker=harness.end_marker, end_by_call=by_call, tool_names=tool_names,
+    )
+    opening = prompts.first_messages(config.system_prompt, user_message)
+    if config.system_prompt.strip():
+        trajectory.add_step("system", message=config.system_prompt.strip())
+    trajectory.add_step("user", message=user_message)
+    steps.checkpoint()
+    deadline = clock + agent_s
+    if harness.substrate != "repl":
+        return run_text_once(
+            harness=harness, routing=config.spec.routing, model=model, workdir=workdir,
+            solution_file=task.spec.solution_file, opening=opening, instruction=task.instruction,
+            trajectory=trajectory, seed=seed, deadline=deadline,
+        )
+    session = ReplSession(
+        sandbox, workdir, repl_limits(task, agent_s), python=sandbox.python, step_s=harness.timeouts.step_s,
+        tools=list(harness.tools), end_call=harness.end_marker[:-2] if by_call else "",
+        env={"PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    try:
+        session.start()
+        return run_repl_loop(
+            harness=harness, routing=config.spec.routing, model=model, session=session, opening=opening,
+            instruction=task.instruction, trajectory=trajectory, seed=seed, deadline=deadline,
+            checkpoint=steps.checkpoint,
+        )
+    finally:
+        # The agent's process tree must be dead before anything looks at its working directory.
+        session.close()
+
+
+def _totals(trajectory: Trajectory, clock: float) -> FinalMetrics:
+    totals = FinalMetrics(wall_s=round(time.monotonic() - clock, 4))
+    for step in trajectory.steps:
+        if step.metrics is not None:
+            totals.prompt_tokens += step.metrics.prompt_tokens
+            totals.completion_tokens += step.metrics.completion_tokens
+        if step.turn is not None:
+            totals.turns = max(totals.turns, step.turn)
+    return totals
+
+
+def _write_evidence(trajectory: Trajectory, path: Path, out_dir: Path, final: FinalOutcome) -> Path | None:
+    """Write the trajectory and the saved tools; where that fails the attempt is an error (`final` says so)."""
+    try:
+        write_trajectory(trajectory, path)
+        write_saved_tools(trajectory, out_dir)
+    except Exception as error:  # noqa: BLE001 - without its trajectory an attempt is not evidence
+        final.verdict, final.error_class = Verdict.ERROR, type(error).__name__
+        final.reason = f"could not write the trajectory: {error}"
+        return None
+    return path
 
 
 def _conclude(

@@ -169,72 +169,95 @@ def promote_tools(
     by_name: dict[str, list[ToolCandidate]] = {}
     for candidate in candidates:
         by_name.setdefault(candidate.name, []).append(candidate)
-
     accepted_parts: list[tuple[str, str, str]] = []
     accepted_records: list[HelperRecord] = []
     for name, group in sorted(by_name.items()):
         first = group[0]
-        problem = ""
-        if name in taken:
-            problem = f"the parent revision {parent} already has a helper named {name!r}"
-        elif len({c.source for c in group}) > 1:
-            problem = "attempts saved different sources under this name"
-        elif any(c.task_key not in tasks for c in group):
-            missing = sorted({c.task_key for c in group if c.task_key not in tasks})
-            problem = f"unknown task(s) for re-verification: {', '.join(missing)}"
-        problem = problem or _source_problem(first)
+        problem = _group_problem(name, group, taken, parent, tasks)
         module_text = _compose(parent_text, accepted_parts + [(name, first.function, first.source)])
         if not problem:
             problem = _check_imports(module_text, name, sandbox, limits)
         if not problem:
-            for candidate in group:
-                result = _reverify(module_text, candidate, tasks[candidate.task_key], sandbox, verify)
-                outcome.validation.append(
-                    ValidationRecord(
-                        name=name,
-                        task_key=candidate.task_key,
-                        attempt_id=candidate.attempt_id,
-                        verdict=result.verdict,
-                        reason=result.reason,
-                    )
-                )
-                if result.verdict is not Verdict.PASSED:
-                    problem = f"re-verification of {candidate.task_key} ({candidate.attempt_id}) ended {result.verdict.value}"
-                    break
+            problem = _reverify_group(module_text, group, tasks, sandbox, verify, outcome)
         if problem:
             outcome.rejected[name] = problem
             continue
         accepted_parts.append((name, first.function, first.source))
-        accepted_records.append(
-            HelperRecord(
-                name=name,
-                function=first.function,
-                source_sha256=sha256_text(first.source),
-                tasks=sorted({c.task_key for c in group}),
-                attempts=sorted({c.attempt_id for c in group}),
-                revision="",
-            )
-        )
+        accepted_records.append(_helper_record(group))
         outcome.accepted.append(name)
 
-    if not accepted_parts:
-        return outcome
+    if accepted_parts:
+        outcome.revision = _commit(tools_root, parent, parent_text, inherited, accepted_parts, accepted_records, outcome)
+    return outcome
+
+
+def _group_problem(
+    name: str, group: list[ToolCandidate], taken: set[str], parent: str, tasks: Mapping[str, Task]
+) -> str:
+    """Why the helpers saved under `name` cannot be promoted as they are ('' when they can be tried)."""
+    if name in taken:
+        return f"the parent revision {parent} already has a helper named {name!r}"
+    if len({c.source for c in group}) > 1:
+        return "attempts saved different sources under this name"
+    missing = sorted({c.task_key for c in group if c.task_key not in tasks})
+    if missing:
+        return f"unknown task(s) for re-verification: {', '.join(missing)}"
+    return _source_problem(group[0])
+
+
+def _reverify_group(
+    module_text: str, group: list[ToolCandidate], tasks: Mapping[str, Task], sandbox: Sandbox, verify: Verify,
+    outcome: PromotionOutcome,
+) -> str:
+    """Re-verify every task the helper's attempts solved, with the library copy; the first miss, or ''."""
+    for candidate in group:
+        result = _reverify(module_text, candidate, tasks[candidate.task_key], sandbox, verify)
+        outcome.validation.append(
+            ValidationRecord(
+                name=candidate.name,
+                task_key=candidate.task_key,
+                attempt_id=candidate.attempt_id,
+                verdict=result.verdict,
+                reason=result.reason,
+            )
+        )
+        if result.verdict is not Verdict.PASSED:
+            return f"re-verification of {candidate.task_key} ({candidate.attempt_id}) ended {result.verdict.value}"
+    return ""
+
+
+def _helper_record(group: list[ToolCandidate]) -> HelperRecord:
+    first = group[0]
+    return HelperRecord(
+        name=first.name,
+        function=first.function,
+        source_sha256=sha256_text(first.source),
+        tasks=sorted({c.task_key for c in group}),
+        attempts=sorted({c.attempt_id for c in group}),
+        revision="",
+    )
+
+
+def _commit(
+    tools_root: Path, parent: str, parent_text: str, inherited: list[HelperRecord],
+    parts: list[tuple[str, str, str]], records: list[HelperRecord], outcome: PromotionOutcome,
+) -> str:
+    """Write the accepted helpers as the next revision; its name."""
     existing = list_revisions(tools_root)
     revision = f"r{int(existing[-1][1:]) + 1 if existing else 1}"
-    module_text = _compose(parent_text, accepted_parts)
-    for record in accepted_records:
+    module_text = _compose(parent_text, parts)
+    for record in records:
         record.revision = revision
     manifest = ToolManifest(
         revision=revision,
         parent=parent,
         created=datetime.now(UTC),
-        helpers=inherited + accepted_records,
+        helpers=inherited + records,
         validation=outcome.validation,
         content_sha256=sha256_text(module_text),
     )
     _write_revision(tools_root, revision, module_text, manifest)
-    outcome.revision = revision
-    return outcome
+    return revision
 
 
 def _write_revision(tools_root: Path, revision: str, module_text: str, manifest: ToolManifest) -> None:
