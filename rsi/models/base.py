@@ -75,3 +75,8 @@ class ChatModel(Protocol):
     def close(self) -> None:
         """Release the model (processes, memory)."""
         ...
+
+    def batch_stats(self) -> dict[str, int]:
+        """How much batching happened in this process (`rsi serve`'s /stats); {} where the batching
+        happens elsewhere (a remote server) or not at all."""
+        ...

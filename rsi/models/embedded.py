@@ -272,6 +272,9 @@ class EmbeddedModel:
     def generate(self, request: GenerationRequest) -> GenerationResult:
         return self.submit(request).result()
 
+    def batch_stats(self) -> dict[str, int]:
+        return dict(vars(self.stats))
+
     def close(self) -> None:
         """Cancel queued work, fail the rows in flight after the current step, stop the worker, drop the model.
 

@@ -167,6 +167,10 @@ class SharedModelHandle:
             del users[served]
             self._entry.model.unload_adapter(served)
 
+    def batch_stats(self) -> dict[str, int]:
+        """The shared model's counters (every handle's requests together)."""
+        return self._entry.model.batch_stats()  # type: ignore[no-any-return]
+
     def close(self) -> None:
         with _registry_lock:
             if self._closed:

@@ -156,6 +156,9 @@ class OpenAIModel:
     def unload_adapter(self, name: str) -> None:
         self._request("POST", "/v1/unload_lora_adapter", json={"lora_name": name})
 
+    def batch_stats(self) -> dict[str, int]:
+        return {}  # no batching in this process
+
     def close(self) -> None:
         self._client.close()
 

@@ -81,5 +81,8 @@ class ScriptedModel:
     def unload_adapter(self, name: str) -> None:
         self.adapters.pop(name, None)
 
+    def batch_stats(self) -> dict[str, int]:
+        return {}  # no batching in this process
+
     def close(self) -> None:
         self.closed = True

@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.errors import ModelError, RsiError, UserInputError
-from rsi.models.base import ChatMessage, ChatModel, GenerationRequest
+from rsi.models.base import ChatMessage, ChatModel, GenerationRequest, GenerationResult
 
 
 class ChatCompletionBody(BaseModel):
@@ -73,10 +73,7 @@ def create_app(
     from fastapi.exceptions import RequestValidationError
 
     app = FastAPI(title="rsi serve", docs_url=None, redoc_url=None)
-    served_base = base_name or model.name
-    loaded: dict[str, str] = dict(adapters or {})
-    created = int(time.time())
-    adapter_lock = threading.Lock()  # one load/unload at a time, so a name check and its load agree
+    served = _Served(model, base_name or model.name, dict(adapters or {}), default_max_tokens)
 
     @app.exception_handler(RequestValidationError)
     def _invalid(_: Request, error: RequestValidationError) -> Any:
@@ -90,109 +87,106 @@ def create_app(
     @app.get("/stats")
     def stats() -> dict[str, Any]:
         """rsi's own extension (not in vLLM): how much batching happened, for benchmarks and tests."""
-        counters = getattr(model, "stats", None)
-        return dict(vars(counters)) if counters is not None else {}
+        return dict(model.batch_stats())
 
-    @app.get("/v1/models")
-    def models() -> dict[str, Any]:
-        entries = [
-            {
-                "id": served_base,
-                "object": "model",
-                "created": created,
-                "owned_by": "rsi",
-                "root": served_base,
-                "parent": None,
-            }
-        ]
-        entries += [
-            {
-                "id": name,
-                "object": "model",
-                "created": created,
-                "owned_by": "rsi",
-                "root": path,
-                "parent": served_base,
-            }
-            for name, path in sorted(loaded.items())
-        ]
+    app.get("/v1/models")(served.models)
+    app.post("/v1/chat/completions")(served.chat_completions)
+    app.post("/v1/load_lora_adapter")(served.load_lora_adapter)
+    app.post("/v1/unload_lora_adapter")(served.unload_lora_adapter)
+    return app
+
+
+class _Served:
+    """The endpoints' state: the model, the base's served name and the adapters loaded by name."""
+
+    def __init__(self, model: ChatModel, base: str, loaded: dict[str, str], default_max_tokens: int) -> None:
+        self.model, self.base, self.loaded, self.default_max_tokens = model, base, loaded, default_max_tokens
+        self.created = int(time.time())
+        self.adapter_lock = threading.Lock()  # one load/unload at a time, so a name check and its load agree
+
+    def _entry(self, name: str, root: str, parent: str | None) -> dict[str, Any]:
+        return {"id": name, "object": "model", "created": self.created, "owned_by": "rsi", "root": root,
+                "parent": parent}
+
+    def models(self) -> dict[str, Any]:
+        entries = [self._entry(self.base, self.base, None)]
+        entries += [self._entry(name, path, self.base) for name, path in sorted(self.loaded.items())]
         return {"object": "list", "data": entries}
 
-    @app.post("/v1/chat/completions")
-    def chat_completions(body: ChatCompletionBody) -> Any:
+    def chat_completions(self, body: ChatCompletionBody) -> Any:
         if body.stream:
             return _error(400, "stream=true is not supported by rsi serve", "BadRequestError")
-        name = body.model or served_base
-        if name != served_base and name not in loaded:
+        name = body.model or self.base
+        if name != self.base and name not in self.loaded:
             return _error(404, f"The model `{name}` does not exist.", "NotFoundError")
-        stop = [body.stop] if isinstance(body.stop, str) else list(body.stop or [])
         try:
-            request = GenerationRequest(
-                messages=body.messages,
-                n=body.n,
-                temperature=1.0 if body.temperature is None else body.temperature,
-                top_p=1.0 if body.top_p is None else body.top_p,
-                max_tokens=body.max_completion_tokens or body.max_tokens or default_max_tokens,
-                stop=stop,
-                seed=body.seed,
-                specialist=None if name == served_base else name,
-            )
-            result = model.generate(request)
+            result = self.model.generate(_generation_request(body, None if name == self.base else name,
+                                                             self.default_max_tokens))
         except UserInputError as error:
             return _error(400, error.message, "BadRequestError")
         except RsiError as error:
             return _error(500, error.message, "InternalServerError")
-        choices = [
-            {
-                "index": i,
-                "message": {"role": "assistant", "content": c.text},
-                "logprobs": None,
-                "finish_reason": c.finish_reason,
-            }
-            for i, c in enumerate(result.completions)
-        ]
-        return {
-            "id": f"chatcmpl-{uuid.uuid4().hex}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": name,
-            "choices": choices,
-            "usage": {
-                "prompt_tokens": result.prompt_tokens,
-                "completion_tokens": result.completion_tokens,
-                "total_tokens": result.prompt_tokens + result.completion_tokens,
-            },
-        }
+        return _completion(name, result)
 
-    @app.post("/v1/load_lora_adapter")
-    def load_lora_adapter(body: LoadAdapterBody) -> Any:
+    def load_lora_adapter(self, body: LoadAdapterBody) -> Any:
         from fastapi.responses import PlainTextResponse
 
-        with adapter_lock:
-            if body.lora_name == served_base or body.lora_name in loaded:
+        with self.adapter_lock:
+            if body.lora_name == self.base or body.lora_name in self.loaded:
                 # vLLM refuses a loaded name too: a new revision must come under a new name.
                 return _error(
                     400, f"The lora adapter '{body.lora_name}' has already been loaded.", "BadRequestError"
                 )
             try:
-                model.load_adapter(body.lora_name, body.lora_path)
+                self.model.load_adapter(body.lora_name, body.lora_path)
             except (UserInputError, ModelError) as error:
                 return _error(400, error.message, "BadRequestError")
-            loaded[body.lora_name] = body.lora_path
+            self.loaded[body.lora_name] = body.lora_path
         return PlainTextResponse(f"Success: LoRA adapter '{body.lora_name}' added successfully.")
 
-    @app.post("/v1/unload_lora_adapter")
-    def unload_lora_adapter(body: UnloadAdapterBody) -> Any:
+    def unload_lora_adapter(self, body: UnloadAdapterBody) -> Any:
         from fastapi.responses import PlainTextResponse
 
-        with adapter_lock:
-            if body.lora_name not in loaded:
+        with self.adapter_lock:
+            if body.lora_name not in self.loaded:
                 return _error(404, f"The lora adapter '{body.lora_name}' cannot be found.", "NotFoundError")
             try:
-                model.unload_adapter(body.lora_name)
+                self.model.unload_adapter(body.lora_name)
             except RsiError as error:
                 return _error(500, error.message, "InternalServerError")
-            loaded.pop(body.lora_name, None)
+            self.loaded.pop(body.lora_name, None)
         return PlainTextResponse(f"Success: LoRA adapter '{body.lora_name}' removed successfully.")
 
-    return app
+
+def _generation_request(body: ChatCompletionBody, specialist: str | None, default_max_tokens: int) -> GenerationRequest:
+    """OpenAI's request defaults (temperature 1, top_p 1) mapped onto rsi's request."""
+    return GenerationRequest(
+        messages=body.messages,
+        n=body.n,
+        temperature=1.0 if body.temperature is None else body.temperature,
+        top_p=1.0 if body.top_p is None else body.top_p,
+        max_tokens=body.max_completion_tokens or body.max_tokens or default_max_tokens,
+        stop=[body.stop] if isinstance(body.stop, str) else list(body.stop or []),
+        seed=body.seed,
+        specialist=specialist,
+    )
+
+
+def _completion(name: str, result: GenerationResult) -> dict[str, Any]:
+    choices = [
+        {"index": i, "message": {"role": "assistant", "content": c.text}, "logprobs": None,
+         "finish_reason": c.finish_reason}
+        for i, c in enumerate(result.completions)
+    ]
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": name,
+        "choices": choices,
+        "usage": {
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "total_tokens": result.prompt_tokens + result.completion_tokens,
+        },
+    }

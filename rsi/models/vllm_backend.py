@@ -227,6 +227,9 @@ class VllmModel:
             raise ModelError(f"adapter {name!r} is not loaded")
         self.client.unload_adapter(served)
 
+    def batch_stats(self) -> dict[str, int]:
+        return {}  # no batching in this process
+
     def close(self) -> None:
         """SIGTERM the server's process group, wait `grace_s`, then SIGKILL."""
         self.client.close()
