@@ -82,10 +82,28 @@ class EvalSpec(BaseModel):
                                      description="Runs whose union coverage (any configuration) measures transfer.")
 
 
+class GateSummary(DictReadable, BaseModel):
+    """The parent's `[evaluation.gate]` the decision applied."""
+
+    enabled: bool
+    min_lift: float = Field(description="The lift's CI lower bound must lie above this.")
+    retention_min: float
+
+
 class EvalDecision(BaseModel):
     promote: bool
     reason: str
-    gate: dict[str, Any]
+    gate: GateSummary
+
+
+class ContractSide(DictReadable, BaseModel):
+    """One side of an evaluation: the contract revision and the configuration its attempts ran under."""
+
+    name: str
+    revision: int
+    ref: str = Field(description="NAME@rN")
+    content_hash: str
+    config_hash: str
 
 
 class RetentionSummary(BaseModel):
@@ -123,9 +141,9 @@ class EvalOutcome(BaseModel):
 
     eval_id: str
     suite: str
-    candidate: dict[str, Any]
-    parent: dict[str, Any]
-    control: dict[str, Any] | None = Field(default=None, description="The generation-0 control side, if any.")
+    candidate: ContractSide
+    parent: ContractSide
+    control: ContractSide | None = Field(default=None, description="The generation-0 control side, if any.")
     adapter_id: str = ""
     seeds: dict[str, int] = Field(default_factory=dict)
     heldout_tasks: list[str]
@@ -194,7 +212,7 @@ def transfer_of(portfolio_covered: list[str], candidate: dict[str, bool], parent
 
 def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any) -> EvalDecision:
     """Promote only if the lift's CI is above `min_lift` and retention >= `retention_min` (pure)."""
-    gate_summary = {"enabled": gate.enabled, "min_lift": gate.min_lift, "retention_min": gate.retention_min}
+    gate_summary = GateSummary(enabled=gate.enabled, min_lift=gate.min_lift, retention_min=gate.retention_min)
     if lift.tasks == 0:
         return EvalDecision(promote=False, reason="no heldout task was evaluated by both contracts", gate=gate_summary)
     if not gate.enabled:
@@ -221,9 +239,9 @@ def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any) -> EvalDe
 # -- the evaluation run -------------------------------------------------------------------------
 
 
-def _contract_info(loaded: Any, config: Any) -> dict[str, Any]:
-    return {"name": loaded.name, "revision": loaded.revision, "ref": loaded.ref, "content_hash": loaded.content_hash,
-            "config_hash": config.config_hash}
+def _contract_info(loaded: Any, config: Any) -> ContractSide:
+    return ContractSide(name=loaded.name, revision=loaded.revision, ref=loaded.ref, content_hash=loaded.content_hash,
+                        config_hash=config.config_hash)
 
 
 def _parent_covered(store: Any, suite: str, parent_hash: str, runs: list[str]) -> set[str]:
@@ -528,11 +546,11 @@ def _measure(sides: _Sides, plan: _Plan, solved: dict[int, dict[str, bool]], spe
 def eval_lines(outcome: EvalOutcome) -> list[str]:
     """What `rsi eval` prints: what ships (the deployed configuration) beside what the search reached."""
     lift, retention = outcome.lift, outcome.retention
-    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate['ref']} vs {outcome.parent['ref']}",
+    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate.ref} vs {outcome.parent.ref}",
              f"  heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
              f"lift {lift.as_text()} ({lift.method})"]
     if outcome.lift_vs_control is not None:
-        versus = outcome.control["ref"] if outcome.control else outcome.parent["ref"]
+        versus = outcome.control.ref if outcome.control else outcome.parent.ref
         c = outcome.lift_vs_control
         lines.append(f"  vs generation 0 ({versus}): candidate {c.candidate_rate:.3f} vs {c.parent_rate:.3f}; "
                      f"lift {c.as_text()}")
@@ -566,8 +584,8 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
             record = None
     numbers = {"eval_id": outcome.eval_id, "lift": outcome.lift.model_dump(mode="json"),
                "retention": outcome.retention.model_dump(mode="json"),
-               "decision": outcome.decision.model_dump(mode="json"), "candidate": outcome.candidate,
-               "parent": outcome.parent, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+               "decision": outcome.decision.model_dump(mode="json"), "candidate": outcome.candidate.model_dump(mode="json"),
+               "parent": outcome.parent.model_dump(mode="json"), "at": datetime.now(UTC).isoformat(timespec="seconds")}
     applied: AppliedDecision
     if outcome.promote:
         lift, retention = outcome.lift, outcome.retention
@@ -575,10 +593,10 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
             "Eval-Lift": f"{lift.lift:+.4f} CI95 [{lift.lift_ci95[0]:.3f}, {lift.lift_ci95[1]:.3f}] "
                          f"{lift.method} on {lift.tasks} heldout tasks",
             "Eval-Retention": f"{retention.retention:.4f} ({retention.still_solved}/{retention.covered} covered train tasks)",
-            "Eval-Gate": f"min_lift={outcome.decision.gate['min_lift']} retention_min={outcome.decision.gate['retention_min']}",
+            "Eval-Gate": f"min_lift={outcome.decision.gate.min_lift} retention_min={outcome.decision.gate.retention_min}",
         }
         body = f"gate passed: {outcome.decision.reason}"
-        written = promote_adapter(workspace, outcome.parent["name"], outcome.candidate["ref"], outcome.eval_id,
+        written = promote_adapter(workspace, outcome.parent.name, outcome.candidate.ref, outcome.eval_id,
                                   trailers, body)
         applied = AppliedDecision(state="promoted", revision=RevisionWritten.model_validate(written.summary()))
         if record is not None:

@@ -51,10 +51,13 @@ def test_sigkilled_evaluation_resumes_without_losing_or_repeating(eval_ws, cli, 
     assert scheduler == "eval-paired"
     before = {k for (k,) in query(eval_ws, "SELECT idem_key FROM attempts WHERE run_id = ? AND counted", eval_id)}
     ran_before = len(executed(log))
-    if point.startswith("attempt_recorded"):
-        assert len(before) >= 4  # killed once 4 outcomes were recorded: these must not run again
+    jobs_at_kill = len(query(eval_ws, "SELECT job_index FROM jobs WHERE run_id = ?", eval_id))
+    if point == "run_created:1":
+        assert not before and jobs_at_kill == 0  # the plan is in the run row only
+    elif point == "job_planned:2":
+        assert jobs_at_kill == 2  # killed right after the candidate's job was stored
     else:
-        assert not before
+        assert len(before) >= 4  # killed once 4 outcomes were recorded: these must not run again
 
     second = cli("eval", "--resume", eval_id, "--dry-run", "--json", cwd=eval_ws.root,
                  env={**env, "RSI_TEST_CRASH_AT": ""})

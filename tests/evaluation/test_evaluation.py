@@ -115,7 +115,7 @@ def test_lifting_candidate_is_promoted_into_the_parent(workspace, setup, tmp_pat
     assert len(outcome.covered_tasks) == 2  # what the parent's configuration solved in the stored run
     assert outcome.lift.table == PairTable(both=0, candidate_only=3, parent_only=0, neither=0)
     assert outcome.lift.lift_ci95[0] > 0 and outcome.retention.retention == 1.0
-    assert outcome.control is not None and outcome.control["ref"] == "default@r1"
+    assert outcome.control is not None and outcome.control.ref == "default@r1"
     assert outcome.lift_vs_control is not None and outcome.lift_vs_control.table.candidate_only == 3
     # transfer: the run's union coverage (2 train tasks), solved by the candidate, not by the parent
     assert outcome.transfer == TransferSummary(portfolio_covered=2, candidate_solved=2, parent_solved=0,
@@ -213,7 +213,7 @@ def test_eval_cli_exit_codes(workspace, setup, shim, scripted_env) -> None:
     assert bad.returncode == 2 and "nosuch@r1" in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_what_apply_decision_wrote_is_typed_and_stored_as_before() -> None:
+def test_the_outcomes_records_are_typed_and_stored_as_before() -> None:
     from rsi.evaluation import AppliedDecision, EvalOutcome
 
     rejected = AppliedDecision(state="rejected", reason="retention 0.500 is below retention_min 0.9")
@@ -223,11 +223,14 @@ def test_what_apply_decision_wrote_is_typed_and_stored_as_before() -> None:
         "written": True}})
     assert promoted.revision is not None and promoted.revision.ref == "default@r3"
     lift = paired_lift({"a": True}, {"a": False}).summary()
-    outcome = EvalOutcome(eval_id="e", suite="s", candidate={}, parent={}, heldout_tasks=["a"], covered_tasks=[],
+    side = {"name": "default", "revision": 2, "ref": "default@r2", "content_hash": "c", "config_hash": "h"}
+    outcome = EvalOutcome(eval_id="e", suite="s", candidate=side, parent=side, heldout_tasks=["a"], covered_tasks=[],
                           lift=lift, retention=RetentionEstimate(0, 0, 0).summary(),
                           per_task={}, decision=decide_adapter(paired_lift({}, {}), RetentionEstimate(0, 0, 0),
                                                                GatePolicy()))
     assert outcome.applied is None and outcome.model_dump(mode="json")["applied"] == {}  # eval.json as before
+    assert outcome.model_dump(mode="json")["candidate"] == side and outcome.candidate.ref == "default@r2"
+    assert outcome.model_dump(mode="json")["decision"]["gate"] == {"enabled": True, "min_lift": 0.0, "retention_min": 0.9}
     stored = outcome.model_copy(update={"applied": promoted}).model_dump(mode="json")
     assert stored["applied"] == {"state": "promoted", "revision": promoted.revision.model_dump(mode="json")}
     assert EvalOutcome.model_validate(stored).applied == promoted
