@@ -117,15 +117,20 @@ def ledger_markdown(rows) -> str:
     return "\n".join(lines)
 
 
-def step_times(workspace) -> str:
+def per_generation(workspace) -> str:
+    """Each generation's budgets (from its recorded spec: a resumed benchmark may have changed them for later
+    generations) and its step wall times, as markdown rows."""
     from rsi.generation.state import list_generations
 
-    out = []
+    lines = ["| generation | run budget | harvest (per task, budget) | covered limit | step wall times (min) |",
+             "|---|---|---|---|---|"]
     for state in list_generations(workspace):
-        parts = [f"{n} {(s.finished - s.started).total_seconds() / 60:.1f}" for n, s in state.steps.items()
-                 if s.started and s.finished and s.status == "done"]
-        out.append(f"{state.id}: " + ", ".join(parts))
-    return "; ".join(out)
+        spec = state.spec
+        times = ", ".join(f"{n} {(s.finished - s.started).total_seconds() / 60:.1f}" for n, s in state.steps.items()
+                          if s.started and s.finished and s.status == "done")
+        lines.append(f"| {state.id} | {spec.get('budget_attempts')} | {spec.get('harvest_per_task')}, "
+                     f"{spec.get('harvest_budget')} | {spec.get('limit_covered')} | {times} |")
+    return "\n".join(lines)
 
 
 def write_section(workspace, args: argparse.Namespace) -> None:
@@ -145,9 +150,9 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"{args.generations} consecutive real generations of expert iteration (bench/compounding.py; the "
         "module docstring says what each step does and why these slices). Workspace from the shipped examples, "
         f"deployed contract: text substrate, one greedy completion of at most {args.max_tokens} tokens, suite "
-        f"pyfuncs2 (173 train, 87 heldout). Per generation: run budget {args.budget_attempts} attempts with the "
-        f"text3 portfolio (then its successor), harvest {args.harvest_per_task} distinct solutions per task within "
-        f"{args.harvest_budget} attempts, export at most {args.max_per_task} per task rendered `{args.render}`, "
+        f"pyfuncs2 (173 train, 87 heldout). Per generation: a coverage run with the text3 portfolio (then its "
+        f"successor), a harvest of up to {args.harvest_per_task} distinct solutions per task (budgets per generation "
+        f"in the second table), export at most {args.max_per_task} per task rendered `{args.render}`, "
         "pooled over all generations so far, a fresh LoRA from the contract's `[training]` defaults, evaluation on "
         f"all 87 heldout tasks (greedy) and at most {args.limit_covered} covered train tasks; {args.workers} "
         f"attempts in flight. Code {commit}; machine {platform.node()} ({os.cpu_count()} cores), shared with other "
@@ -156,7 +161,7 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"Generation 0 (the shipped base, deployed contract): heldout pass rate "
         f"{'-' if gen0 is None else format(gen0, '.3f')}.\n\n"
         f"{ledger_markdown(rows)}\n\n"
-        f"Step wall times (min): {step_times(workspace)}.\n\n"
+        f"{per_generation(workspace)}\n\n"
         "![ledger](compounding.png)\n\n"
         f"Reproduce: `.venv/bin/python bench/compounding.py --generations {args.generations} --budget-attempts "
         f"{args.budget_attempts} --harvest-per-task {args.harvest_per_task} --harvest-budget {args.harvest_budget} "

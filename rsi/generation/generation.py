@@ -34,15 +34,25 @@ Testing hook: `RSI_TEST_CRASH_AT=<point>` SIGKILLs this process at `gen:<step>:s
 
 from __future__ import annotations
 
-import os
-import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rsi.crashpoint import crash_point
 from rsi.errors import RsiError, UserInputError
+from rsi.generation.outputs import (
+    EvaluateOutput,
+    ExportOutput,
+    HarvestOutput,
+    PromoteAdapterOutput,
+    PromoteOutput,
+    ProposeOutput,
+    RunOutput,
+    StepOutput,
+    TrainOutput,
+)
 from rsi.generation.state import (
     STEPS,
     GenerationState,
@@ -55,7 +65,6 @@ from rsi.generation.state import (
 )
 from rsi.workspace import Workspace
 
-ENV_CRASH = "RSI_TEST_CRASH_AT"
 Note = Callable[[str], None]
 
 
@@ -91,11 +100,6 @@ class GenerationSpec(BaseModel):
                              "of the contract too (train on the pooled data).")
 
 
-def _crash_point(name: str) -> None:
-    if os.environ.get(ENV_CRASH) == name:
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
 class _RunIdRecorder:
     """A run Display that hands the run id over as soon as the run exists (so a resume can find it)."""
 
@@ -127,9 +131,10 @@ class Generation:
     def save(self) -> None:
         self.state = write_state(self.workspace, self.state)
 
-    def record(self, step: str, **outputs: Any) -> None:
-        """Merge outputs into a step's record and save at once (ids a resume needs are durable immediately)."""
-        self.state.step(step).outputs.update(outputs)
+    def record(self, output: StepOutput) -> None:
+        """Merge a step's (partial) typed outputs into its record and save at once (ids a resume needs are
+        durable immediately)."""
+        self.state.step(output.STEP).outputs.update(output.model_dump(mode="json", exclude_unset=True))
         self.save()
 
     @property
@@ -152,7 +157,7 @@ class Generation:
             record.status, record.tries, record.started, record.reason = "running", record.tries + 1, now_utc(), ""
             self.save()
             self.note(f"{self.state.id} {name}: started{' (try ' + str(record.tries) + ')' if record.tries > 1 else ''}")
-            _crash_point(f"gen:{name}:started")
+            crash_point(f"gen:{name}:started")
             try:
                 skipped = getattr(self, f"step_{name}")()
             except Exception as error:
@@ -169,7 +174,7 @@ class Generation:
             self.save()
             self.note(f"{self.state.id} {name}: {record.status}{' (' + record.reason + ')' if skipped else ''}"
                       f"{self._brief(name)}")
-            _crash_point(f"gen:{name}:done")
+            crash_point(f"gen:{name}:done")
         self.state.status = "done"
         self.state.summary = self.summarize()
         self.save()
@@ -189,27 +194,31 @@ class Generation:
         return ""
 
     def _brief(self, name: str) -> str:
-        out = self.state.step(name).outputs
-        if name == "run" and "covered" in out:
-            return f": run {out['run_id']} covered {out['covered']}/{out['tasks']} train tasks in {out['attempts']} attempts"
+        """The step's headline numbers, for its `done` line."""
+        s = self.state
+        if name == "run" and (run := s.outputs(RunOutput)).covered is not None:
+            return f": run {run.run_id} covered {run.covered}/{run.tasks} train tasks in {run.attempts} attempts"
         if name == "promote":
-            return f": {out.get('status')}{' r' + str(out['revision']) if out.get('revision') else ''}"
-        if name == "harvest" and "run_id" in out:
-            return f": run {out['run_id']}, {out['passes']} passes in {out['attempts']} attempts"
-        if name == "export" and "examples" in out:
-            return f": {out['examples']} examples, sha256 {out['dataset_sha256'][:12]}"
-        if name == "train" and "adapter_id" in out:
-            return (f": adapter {out['adapter_id'][:12]}, loss {out['first_loss']:.3f} -> {out['final_loss']:.3f}, "
-                    f"candidate {out['candidate_ref']}")
-        if name == "evaluate" and "lift" in out:
-            lift = out["lift"]
-            return (f": lift {lift['lift']:+.3f} CI95 [{lift['lift_ci95'][0]:.3f}, {lift['lift_ci95'][1]:.3f}], "
-                    f"retention {out['retention']['retention']:.3f}")
-        if name == "promote_adapter" and "state" in out:
-            return f": adapter {out['state']}"
+            promote = s.outputs(PromoteOutput)
+            return f": {promote.status}{' r' + str(promote.revision) if promote.revision else ''}"
+        if name == "harvest" and (harvest := s.outputs(HarvestOutput)).attempts is not None:
+            return f": run {harvest.run_id}, {harvest.passes} passes in {harvest.attempts} attempts"
+        if name == "export" and (export := s.outputs(ExportOutput)).examples is not None:
+            return f": {export.examples} examples, sha256 {export.dataset_sha256[:12]}"
+        if name == "train" and (train := s.outputs(TrainOutput)).adapter_id:
+            return (f": adapter {train.adapter_id[:12]}, loss {train.first_loss:.3f} -> {train.final_loss:.3f}, "
+                    f"candidate {train.candidate_ref}")
+        if name == "evaluate" and (measured := s.outputs(EvaluateOutput)).lift and measured.retention:
+            return f": lift {measured.lift.as_text()}, retention {measured.retention.retention:.3f}"
+        if name == "promote_adapter" and (applied := s.outputs(PromoteAdapterOutput)).state:
+            return f": adapter {applied.state}"
         return ""
 
     # -- steps ------------------------------------------------------------------------------------
+
+    @property
+    def run_id(self) -> str:
+        return self.state.outputs(RunOutput).run_id
 
     def step_run(self) -> str | None:
         from rsi.run.orchestrator import run_portfolio
@@ -217,13 +226,13 @@ class Generation:
         from rsi.store import open_store
 
         spec = self.spec
-        run_id = self.state.output("run", "run_id")
+        run_id = self.state.outputs(RunOutput).run_id or None
         run_spec = RunSpec(
             portfolio=self.state.inputs["portfolio"], split="train", budget_attempts=spec.budget_attempts,
             limit_tasks=spec.limit_tasks, workers=spec.workers, sandbox=spec.sandbox, seed=spec.seed,
             report=False, resume=run_id,
         )
-        display = _RunIdRecorder(lambda rid: self.record("run", run_id=rid), self.note)
+        display = _RunIdRecorder(lambda rid: self.record(RunOutput(run_id=rid)), self.note)
         outcome = run_portfolio(run_spec, self.workspace, display)
         store = open_store(self.workspace.db_url)
         try:
@@ -231,21 +240,21 @@ class Generation:
             cumulative = store.coverage(run.suite, "train")
         finally:
             store.close()
-        self.record("run", run_id=outcome.run_id, suite=run.suite, covered=outcome.covered, tasks=outcome.tasks,
-                    attempts=outcome.attempts, passes=outcome.passes, errors=outcome.errors, tokens=outcome.tokens,
-                    stop_reason=outcome.stop_reason, cumulative_covered=len(cumulative.covered),
-                    cumulative_tasks=len(cumulative.task_keys))
+        self.record(RunOutput(run_id=outcome.run_id, suite=run.suite, covered=outcome.covered, tasks=outcome.tasks,
+                              attempts=outcome.attempts, passes=outcome.passes, errors=outcome.errors,
+                              tokens=outcome.tokens, stop_reason=outcome.stop_reason,
+                              cumulative_covered=len(cumulative.covered), cumulative_tasks=len(cumulative.task_keys)))
         return None
 
     def step_promote(self) -> str | None:
         from rsi.promotion.promote import promote_run
 
-        outcome = promote_run(self.workspace, [self.state.output("run", "run_id")], self.spec.contract,
+        outcome = promote_run(self.workspace, [self.run_id], self.spec.contract,
                               allow_weak_isolation=self.spec.allow_weak_isolation)
         decision = outcome.decision
-        self.record("promote", status=outcome.status, revision=outcome.revision, tag=outcome.tag,
-                    reason=decision.reason, hint=decision.hint or "",
-                    candidate=decision.candidate.config_name if decision.candidate else "")
+        self.record(PromoteOutput(status=outcome.status, revision=outcome.revision, tag=outcome.tag,
+                                  reason=decision.reason, hint=decision.hint or "",
+                                  candidate=decision.candidate.config_name if decision.candidate else ""))
         return None
 
     def step_propose(self) -> str | None:
@@ -254,32 +263,33 @@ class Generation:
         name = f"{self.spec.contract}-g{self.state.number + 1:04d}"
         path = self.workspace.portfolio_path(name)
         try:
-            outcome = propose_portfolio(self.workspace, [self.state.output("run", "run_id")], path,
+            outcome = propose_portfolio(self.workspace, [self.run_id], path,
                                         max_new=self.spec.max_new, seed=self.spec.seed or 0)
         except UserInputError as error:
             return f"no successor: {error.message}"
         rebased = _rebase_portfolio(self.workspace, path, self.spec.contract)
         commit = _commit_file(self.workspace, path, f"portfolio {name}: successor proposed by generation {self.state.id}")
-        self.record("propose", portfolio=name, path=str(path.relative_to(self.workspace.root)), base=outcome.base,
-                    rebased_onto=self.spec.contract if rebased else "", commit=commit,
-                    kept=[k.name for k in outcome.proposal.kept], dropped=[d.name for d in outcome.proposal.dropped],
-                    new=[v.name for v in outcome.proposal.new])
+        self.record(ProposeOutput(
+            portfolio=name, path=str(path.relative_to(self.workspace.root)), base=outcome.base,
+            rebased_onto=self.spec.contract if rebased else "", commit=commit,
+            kept=[k.name for k in outcome.proposal.kept], dropped=[d.name for d in outcome.proposal.dropped],
+            new=[v.name for v in outcome.proposal.new]))
         return None
 
     def step_harvest(self) -> str | None:
         from rsi.run.harvest import HarvestSpec, run_harvest
 
         spec = self.spec
-        harvest = HarvestSpec(source_runs=(self.state.output("run", "run_id"),), per_task=spec.harvest_per_task,
+        harvest = HarvestSpec(source_runs=(self.run_id,), per_task=spec.harvest_per_task,
                               budget_attempts=spec.harvest_budget or spec.budget_attempts or 100,
                               workers=spec.workers, seed=spec.seed or 0, sandbox=spec.sandbox)
-        display = _RunIdRecorder(lambda rid: self.record("harvest", run_id=rid), self.note)
+        display = _RunIdRecorder(lambda rid: self.record(HarvestOutput(run_id=rid)), self.note)
         try:
             outcome = run_harvest(self.workspace, harvest, display)
         except UserInputError as error:
             return error.message  # nothing to harvest
-        self.record("harvest", run_id=outcome.run_id, attempts=outcome.attempts, passes=outcome.passes,
-                    errors=outcome.errors, tokens=outcome.tokens)
+        self.record(HarvestOutput(run_id=outcome.run_id, attempts=outcome.attempts, passes=outcome.passes,
+                                  errors=outcome.errors, tokens=outcome.tokens))
         return None
 
     def export_runs(self) -> list[str]:
@@ -288,8 +298,7 @@ class Generation:
                    and g.inputs.get("contract") == self.spec.contract] if self.spec.accumulate else []
         runs: list[str] = []
         for state in [*earlier, self.state]:
-            for step in ("run", "harvest"):
-                run_id = state.output(step, "run_id")
+            for step, run_id in (("run", state.outputs(RunOutput).run_id), ("harvest", state.outputs(HarvestOutput).run_id)):
                 if run_id and state.step(step).status == "done" and run_id not in runs:
                     runs.append(run_id)
         return runs
@@ -306,8 +315,8 @@ class Generation:
                                           allow_weak_isolation=self.spec.allow_weak_isolation)
         except UserInputError as error:
             return error.message
-        self.record("export", dataset=str(out), dataset_sha256=outcome.dataset_sha256, examples=outcome.examples,
-                    source_runs=runs, rendering=self.spec.render)
+        self.record(ExportOutput(dataset=str(out), dataset_sha256=outcome.dataset_sha256, examples=outcome.examples,
+                                 source_runs=runs, rendering=self.spec.render))
         return None
 
     def step_train(self) -> str | None:
@@ -325,9 +334,9 @@ class Generation:
         def progress(p: Any) -> None:
             speed = f"reward {p.mean_reward:.3f}" if hasattr(p, "mean_reward") else f"{p.tokens_per_s:.0f} tok/s"
             self.note(f"train: step {p.step}/{p.total_steps} loss {p.loss:.4f} {speed} ETA {p.eta_s:.0f}s")
-            _crash_point(f"gen:train:step{p.step}")
+            crash_point(f"gen:train:step{p.step}")
 
-        exported = self.state.output("export", "dataset")
+        exported = self.state.outputs(ExportOutput).dataset
         stage = TrainStageSpec(
             dataset=Path(exported) if exported else None, contract=parent.ref, method=spec.train_method,
             max_steps=spec.max_steps, sandbox=spec.sandbox,  # the sandbox GRPO's rollouts run in
@@ -335,36 +344,38 @@ class Generation:
         )
         outcome = train_stage(self.workspace, stage, progress=progress, on_note=lambda m: self.note(f"train: {m}"))
         metrics = outcome.metrics
-        self.record("train", adapter_id=outcome.adapter_id, parent_ref=parent.ref,
-                    candidate_ref=outcome.candidate.get("ref", ""), steps=metrics["steps"],
-                    first_loss=metrics["first_loss"], final_loss=metrics["final_loss"],
-                    tokens_per_s=metrics["tokens_per_s"], wall_s=metrics["wall_s"],
-                    resumed_from_step=metrics.get("resumed_from_step", 0))
+        self.record(TrainOutput(adapter_id=outcome.adapter_id, parent_ref=parent.ref,
+                                candidate_ref=outcome.candidate.ref if outcome.candidate else "", steps=metrics.steps,
+                                first_loss=metrics.first_loss, final_loss=metrics.final_loss,
+                                tokens_per_s=metrics.tokens_per_s, wall_s=metrics.wall_s,
+                                resumed_from_step=metrics.resumed_from_step))
         return None
 
     def step_evaluate(self) -> str | None:
         from rsi.evaluation import EvalSpec, evaluate
 
         spec = self.spec
-        run_id = self.state.output("run", "run_id")
+        run_id, trained = self.run_id, self.state.outputs(TrainOutput)
         eval_spec = EvalSpec(
-            candidate=self.state.output("train", "candidate_ref"), parent=self.state.output("train", "parent_ref"),
+            candidate=trained.candidate_ref, parent=trained.parent_ref,
             covered_runs=[run_id], transfer_runs=[run_id], control=generation_zero_ref(self.workspace, self.spec.contract),
             limit_heldout=spec.limit_heldout, limit_covered=spec.limit_covered, workers=spec.workers, sandbox=spec.sandbox,
-            resume=self.state.output("evaluate", "eval_id"),
+            resume=self.state.outputs(EvaluateOutput).eval_id or None,
         )
         outcome = evaluate(self.workspace, eval_spec, on_note=lambda m: self.note(f"eval: {m}"),
-                           on_created=lambda eid: self.record("evaluate", eval_id=eid))
-        measured = outcome.model_dump(mode="json", include={"lift", "lift_vs_control", "retention", "transfer", "decision",
-                                                            "attempts", "tokens", "wall_s"})
-        self.record("evaluate", eval_id=outcome.eval_id, **measured)
+                           on_created=lambda eid: self.record(EvaluateOutput(eval_id=eid)))
+        self.record(EvaluateOutput(eval_id=outcome.eval_id, lift=outcome.lift, lift_vs_control=outcome.lift_vs_control,
+                                   retention=outcome.retention, transfer=outcome.transfer, decision=outcome.decision,
+                                   attempts=outcome.attempts, tokens=outcome.tokens, wall_s=outcome.wall_s))
         return None
 
     def step_promote_adapter(self) -> str | None:
         from rsi.evaluation import apply_decision, load_eval_outcome
 
-        outcome = apply_decision(self.workspace, load_eval_outcome(self.workspace, self.state.output("evaluate", "eval_id")))
-        self.record("promote_adapter", **outcome.applied)
+        outcome = apply_decision(self.workspace, load_eval_outcome(self.workspace, self.state.outputs(EvaluateOutput).eval_id))
+        applied = outcome.applied
+        self.record(PromoteAdapterOutput(state=applied.state if applied else "", reason=applied.reason if applied else "",
+                                         revision=applied.revision if applied else None))
         return None
 
     # -- summary ----------------------------------------------------------------------------------
@@ -373,28 +384,30 @@ class Generation:
         from rsi.promotion.promote import load_head_contract
 
         s = self.state
+        run, export, train, measured = (s.outputs(RunOutput), s.outputs(ExportOutput), s.outputs(TrainOutput),
+                                        s.outputs(EvaluateOutput))
         head = load_head_contract(self.workspace, self.spec.contract)
         return {
             "contract": self.spec.contract,
             "revision_start": s.inputs.get("revision"),
             "revision_end": head.revision,
             "portfolio": s.inputs.get("portfolio"),
-            "run_id": s.output("run", "run_id"),
-            "coverage": [s.output("run", "covered"), s.output("run", "tasks")],
-            "cumulative_coverage": [s.output("run", "cumulative_covered"), s.output("run", "cumulative_tasks")],
-            "harness": s.output("promote", "status"),
-            "successor": s.output("propose", "portfolio"),
-            "dataset_sha256": s.output("export", "dataset_sha256"),
-            "examples": s.output("export", "examples"),
-            "harvest_run_id": s.output("harvest", "run_id"),
-            "adapter_id": s.output("train", "adapter_id"),
-            "candidate_ref": s.output("train", "candidate_ref"),
-            "eval_id": s.output("evaluate", "eval_id"),
-            "lift": s.output("evaluate", "lift"),
-            "lift_vs_control": s.output("evaluate", "lift_vs_control"),
-            "retention": s.output("evaluate", "retention"),
-            "transfer": s.output("evaluate", "transfer"),
-            "adapter": s.output("promote_adapter", "state") or "none",
+            "run_id": run.run_id or None,
+            "coverage": [run.covered, run.tasks],
+            "cumulative_coverage": [run.cumulative_covered, run.cumulative_tasks],
+            "harness": s.outputs(PromoteOutput).status or None,
+            "successor": s.outputs(ProposeOutput).portfolio or None,
+            "dataset_sha256": export.dataset_sha256 or None,
+            "examples": export.examples,
+            "harvest_run_id": s.outputs(HarvestOutput).run_id or None,
+            "adapter_id": train.adapter_id or None,
+            "candidate_ref": train.candidate_ref or None,
+            "eval_id": measured.eval_id or None,
+            "lift": measured.lift.model_dump(mode="json") if measured.lift else None,
+            "lift_vs_control": measured.lift_vs_control.model_dump(mode="json") if measured.lift_vs_control else None,
+            "retention": measured.retention.model_dump(mode="json") if measured.retention else None,
+            "transfer": measured.transfer.model_dump(mode="json") if measured.transfer else None,
+            "adapter": s.outputs(PromoteAdapterOutput).state or "none",
         }
 
 
@@ -464,7 +477,7 @@ def start_or_resume(workspace: Workspace, spec: GenerationSpec, resume: str | No
     previous = existing[-1] if existing else None
     portfolio = spec.portfolio
     if portfolio is None:
-        successor = previous.output("propose", "portfolio") if previous else None
+        successor = previous.outputs(ProposeOutput).portfolio if previous else None
         portfolio = successor if successor and workspace.portfolio_path(successor).is_file() else "default"
     if not workspace.portfolio_path(portfolio).is_file():
         raise UserInputError(f"portfolio {portfolio!r}: {workspace.portfolio_path(portfolio)} does not exist")

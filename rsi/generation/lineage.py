@@ -53,54 +53,70 @@ class LineageRow(BaseModel):
     lift_vs_control_ci95: list[float] | None = None
     retention: float | None = None
     transfer: float | None = Field(default=None, description="Share of the portfolio-covered train tasks it solves.")
-    tokens: int | None = Field(default=None, description="Model tokens of the run and the evaluation.")
+    tokens: int | None = Field(default=None, description="Model tokens of the run, the harvest and the evaluation.")
     wall_s: float | None = Field(default=None, description="Wall time of the generation's steps.")
     steps: dict[str, str] = {}
 
 
 def build_lineage(workspace: Workspace) -> list[LineageRow]:
-    from rsi.generation.state import STEPS, list_generations
-    from rsi.promotion.promote import load_head_contract
+    from rsi.generation.state import list_generations
     from rsi.training.registry import list_adapters
 
     adapters = {a.id: a for a in list_adapters(workspace)}
     rows = []
     for state in list_generations(workspace):
-        out = {name: state.step(name).outputs for name in STEPS}
-        summary = state.summary
-        end = summary.get("revision_end")
-        if end is None and state.status != "done":
-            try:
-                end = load_head_contract(workspace, state.inputs.get("contract", "default")).revision
-            except Exception:
-                end = None
-        adapter_id = out["train"].get("adapter_id", "")
-        record = adapters.get(adapter_id)
-        lift = out["evaluate"].get("lift") or {}
-        versus_control = out["evaluate"].get("lift_vs_control") or {}
-        retention = out["evaluate"].get("retention") or {}
-        transfer = out["evaluate"].get("transfer") or {}
-        rows.append(LineageRow(
-            generation=state.id, number=state.number, status=state.status,
-            created=state.created.isoformat(timespec="seconds"), contract=state.inputs.get("contract", ""),
-            revision_start=state.inputs.get("revision"), revision_end=end,
-            portfolio=state.inputs.get("portfolio", ""), successor=out["propose"].get("portfolio", ""),
-            run_id=out["run"].get("run_id", ""), covered=out["run"].get("covered"), tasks=out["run"].get("tasks"),
-            cumulative_covered=out["run"].get("cumulative_covered"), cumulative_tasks=out["run"].get("cumulative_tasks"),
-            harness=out["promote"].get("status", ""),
-            dataset_sha256=out["export"].get("dataset_sha256", ""), examples=out["export"].get("examples"),
-            adapter_id=adapter_id,
-            adapter_state=record.status.state if record else out["promote_adapter"].get("state", ""),
-            adapter_parent=(record.lineage.parent_contract.get("ref", "") if record else out["train"].get("parent_ref", "")),
-            candidate_ref=out["train"].get("candidate_ref", ""), eval_id=out["evaluate"].get("eval_id", ""),
-            heldout_rate=lift.get("candidate_rate"), parent_heldout_rate=lift.get("parent_rate"),
-            lift=lift.get("lift"), lift_ci95=lift.get("lift_ci95"),
-            lift_vs_control=versus_control.get("lift"), lift_vs_control_ci95=versus_control.get("lift_ci95"),
-            retention=retention.get("retention"), transfer=transfer.get("transfer"),
-            tokens=_tokens(out), wall_s=_wall_s(state),
-            steps={name: state.step(name).status for name in STEPS},
-        ))
+        rows.append(_row(workspace, state, adapters))
     return rows
+
+
+def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageRow:
+    """One generation's ledger line, read from its typed step outputs and the adapter registry."""
+    from rsi.generation.outputs import (
+        EvaluateOutput,
+        ExportOutput,
+        HarvestOutput,
+        PromoteAdapterOutput,
+        PromoteOutput,
+        ProposeOutput,
+        RunOutput,
+        TrainOutput,
+    )
+    from rsi.generation.state import STEPS
+    from rsi.promotion.promote import load_head_contract
+
+    run, train, measured = state.outputs(RunOutput), state.outputs(TrainOutput), state.outputs(EvaluateOutput)
+    export = state.outputs(ExportOutput)
+    end = state.summary.get("revision_end")
+    if end is None and state.status != "done":
+        try:
+            end = load_head_contract(workspace, state.inputs.get("contract", "default")).revision
+        except Exception:
+            end = None
+    record = adapters.get(train.adapter_id)
+    lift, versus_control = measured.lift, measured.lift_vs_control
+    tokens = [t for t in (run.tokens, state.outputs(HarvestOutput).tokens, measured.tokens) if t is not None]
+    return LineageRow(
+        generation=state.id, number=state.number, status=state.status,
+        created=state.created.isoformat(timespec="seconds"), contract=state.inputs.get("contract", ""),
+        revision_start=state.inputs.get("revision"), revision_end=end,
+        portfolio=state.inputs.get("portfolio", ""), successor=state.outputs(ProposeOutput).portfolio,
+        run_id=run.run_id, covered=run.covered, tasks=run.tasks,
+        cumulative_covered=run.cumulative_covered, cumulative_tasks=run.cumulative_tasks,
+        harness=state.outputs(PromoteOutput).status,
+        dataset_sha256=export.dataset_sha256, examples=export.examples,
+        adapter_id=train.adapter_id,
+        adapter_state=record.status.state if record else state.outputs(PromoteAdapterOutput).state,
+        adapter_parent=(record.lineage.parent_contract.get("ref", "") if record else train.parent_ref),
+        candidate_ref=train.candidate_ref, eval_id=measured.eval_id,
+        heldout_rate=lift.candidate_rate if lift else None, parent_heldout_rate=lift.parent_rate if lift else None,
+        lift=lift.lift if lift else None, lift_ci95=list(lift.lift_ci95) if lift else None,
+        lift_vs_control=versus_control.lift if versus_control else None,
+        lift_vs_control_ci95=list(versus_control.lift_ci95) if versus_control else None,
+        retention=measured.retention.retention if measured.retention else None,
+        transfer=measured.transfer.transfer if measured.transfer else None,
+        tokens=sum(tokens) if tokens else None, wall_s=_wall_s(state),
+        steps={name: state.step(name).status for name in STEPS},
+    )
 
 
 def ledger_stop(rows: list[LineageRow], stop_on_regression: bool, plateau_generations: int) -> str | None:
@@ -130,12 +146,6 @@ def ledger_stop(rows: list[LineageRow], stop_on_regression: bool, plateau_genera
     return (f"plateau: the last {plateau_generations} generations ({recent[0].generation}..{recent[-1].generation}) "
             f"promoted no adapter and did not raise the lower 95% bound of the lift against generation 0 above "
             f"{best_before:+.3f}")
-
-
-def _tokens(out: dict[str, dict[str, Any]]) -> int | None:
-    counts = [out[step].get("tokens") for step in ("run", "evaluate")]
-    known = [c for c in counts if c is not None]
-    return sum(known) if known else None
 
 
 def _wall_s(state: Any) -> float | None:

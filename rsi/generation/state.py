@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from rsi.atomic import write_json_atomic
 from rsi.errors import UserInputError
+from rsi.generation.outputs import Output
 from rsi.workspace import Workspace
 
 STATE_FILE = "state.json"
@@ -74,6 +75,10 @@ class GenerationState(BaseModel):
 
     def output(self, step: str, key: str, default: Any = None) -> Any:
         return self.step(step).outputs.get(key, default)
+
+    def outputs(self, kind: type[Output]) -> Output:
+        """A step's outputs as its typed record, e.g. `state.outputs(TrainOutput).candidate_ref`."""
+        return kind.model_validate(self.step(kind.STEP).outputs)
 
 
 def generations_dir(workspace: Workspace) -> Path:

@@ -11,6 +11,7 @@ from rsi.generation.lineage import LEDGER_COLUMNS, build_lineage, ledger_cells, 
 from rsi.generation.nightly import EXIT_STOPPED, run_nightly
 from rsi.generation.state import list_generations, write_state
 from rsi.promotion.decision import paired_lift
+from tests.generation.records import lift_record, retention_record, transfer_record
 
 
 def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -55,11 +56,10 @@ def generation(workspace, number_lift: tuple[float, float, float] | None, adapte
                vs_parent: tuple[float, float, float] = (0.0, -0.1, 0.1), status: str = "done"):
     """A finished generation record with the given lift against generation 0 (value, low, high)."""
     state, _ = start_or_resume(workspace, GenerationSpec(), new=True)
-    evaluate = {"eval_id": f"ev{state.number}", "retention": {"retention": 0.95}, "transfer": {"transfer": 0.5},
-                "lift": {"lift": vs_parent[0], "lift_ci95": [vs_parent[1], vs_parent[2]], "candidate_rate": 0.3,
-                         "parent_rate": 0.3}, "tokens": 1000}
+    evaluate = {"eval_id": f"ev{state.number}", "retention": retention_record(0.95), "transfer": transfer_record(0.5),
+                "lift": lift_record(*vs_parent), "tokens": 1000}
     if number_lift is not None:
-        evaluate["lift_vs_control"] = {"lift": number_lift[0], "lift_ci95": [number_lift[1], number_lift[2]]}
+        evaluate["lift_vs_control"] = lift_record(*number_lift)
     outputs = {"run": {"run_id": f"run-{state.number}", "covered": 4, "tasks": 10, "tokens": 500},
                "train": {"adapter_id": ""}, "evaluate": evaluate, "promote_adapter": {"state": adapter}}
     for name, values in outputs.items():

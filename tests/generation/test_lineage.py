@@ -8,6 +8,7 @@ from rsi.generation.generation import GenerationSpec, start_or_resume
 from rsi.generation.lineage import build_lineage, lineage_png
 from rsi.generation.nightly import EXIT_LOCKED, LOCK_FILE, run_nightly, summary_line
 from rsi.generation.state import generations_dir, write_state
+from tests.generation.records import lift_record, retention_record
 
 
 def _finished(workspace, lift: float, retention: float, covered: int):
@@ -18,8 +19,8 @@ def _finished(workspace, lift: float, retention: float, covered: int):
         "promote": {"status": "refused"},
         "export": {"dataset_sha256": "d" * 64, "examples": 3},
         "train": {"adapter_id": "a" * 64, "parent_ref": "default@r1", "candidate_ref": "default-candidate@r2"},
-        "evaluate": {"eval_id": "ev", "lift": {"lift": lift, "lift_ci95": [lift - 0.2, lift + 0.2]},
-                     "retention": {"retention": retention}},
+        "evaluate": {"eval_id": "ev", "lift": lift_record(lift, lift - 0.2, lift + 0.2),
+                     "retention": retention_record(retention)},
         "promote_adapter": {"state": "rejected"},
     }
     for name, values in outputs.items():

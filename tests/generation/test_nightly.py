@@ -80,7 +80,7 @@ def test_nightly_lock_sigkill_and_resume(workspace, helpers, shim, scripted_env)
     started = time.monotonic()
     final = shim("nightly", *ARGS, cwd=workspace.root, env=scripted_env)
     assert final.returncode == 0, final.stdout + final.stderr
-    assert "g0001: resuming (run, promote, propose, export finished)" in final.stdout
+    assert "g0001: resuming (run, promote, propose, harvest, export finished)" in final.stdout
     assert "train: resuming from the checkpoint in .train-" in final.stdout  # killed after step 1
     summary = [line for line in final.stdout.splitlines() if " summary: g0001 done: " in line]
     assert len(summary) == 1 and "lift +0.000" in summary[0] and "retention" in summary[0], final.stdout
@@ -89,7 +89,9 @@ def test_nightly_lock_sigkill_and_resume(workspace, helpers, shim, scripted_env)
     state = _state(workspace)
     assert state["status"] == "done"
     tries = {name: step["tries"] for name, step in state["steps"].items()}
-    assert tries == {"run": 2, "promote": 1, "propose": 1, "export": 1, "train": 2, "evaluate": 1, "promote_adapter": 1}
+    # harvest: skipped (no --harvest-per-task), so never started
+    assert tries == {"run": 2, "promote": 1, "propose": 1, "harvest": 0, "export": 1, "train": 2, "evaluate": 1,
+                     "promote_adapter": 1}
     rows = _attempt_rows(workspace, run_id)
     keys = [(r.job_index, r.task_key, r.attempt_index) for r in rows if r.counted]
     assert len(keys) == len(set(keys)) == state["steps"]["run"]["outputs"]["attempts"]  # nothing recorded twice

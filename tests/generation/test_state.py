@@ -47,3 +47,21 @@ def test_bad_inputs_are_user_errors(workspace) -> None:
         start_or_resume(workspace, GenerationSpec(portfolio="nosuch"))
     with pytest.raises(UserInputError, match="nosuch"):
         start_or_resume(workspace, GenerationSpec(contract="nosuch"))
+
+
+def test_typed_outputs_read_partial_and_older_records(tmp_path) -> None:
+    """A step records its id first and the rest when it ends; both states read as the typed record, and keys
+    an older version wrote survive."""
+    from rsi.generation.outputs import EvaluateOutput, RunOutput, TrainOutput
+    from rsi.generation.state import GenerationState, now_utc
+
+    stamp = now_utc()
+    state = GenerationState(id="g0001", number=1, created=stamp, updated=stamp, spec={})
+    state.step("run").outputs.update({"run_id": "r1"})
+    assert state.outputs(RunOutput).run_id == "r1" and state.outputs(RunOutput).covered is None
+    state.step("train").outputs.update({"adapter_id": "a" * 64, "candidate_ref": "default@r3", "steps": 6,
+                                        "retired_key": "kept"})
+    train = state.outputs(TrainOutput)
+    assert (train.candidate_ref, train.steps, train.resumed_from_step) == ("default@r3", 6, 0)
+    assert train.model_dump()["retired_key"] == "kept"
+    assert state.outputs(EvaluateOutput).lift is None and state.outputs(EvaluateOutput).eval_id == ""

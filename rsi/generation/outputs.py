@@ -1,0 +1,117 @@
+"""Typed outputs of a generation's steps (what each step hands to the next, and to the ledger).
+
+state.json keeps each step's outputs as a JSON object (a resume and `rsi lineage` read them back);
+these models are the one description of those objects. A step records its id as soon as it has one
+(`run_id`, `eval_id`: what a resume needs) and the rest when it ends, so every field but the ids is
+optional: a partly written record still reads. `GenerationState.outputs(TrainOutput)` returns the
+train step's record.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rsi.evaluation import EvalDecision, RetentionSummary, TransferSummary
+from rsi.promotion.decision import LiftSummary
+from rsi.training.stage import RevisionWritten
+
+
+class StepOutput(BaseModel):
+    """Base of every step's record; STEP names the step whose outputs it describes."""
+
+    STEP: ClassVar[str] = ""
+    # Records written by older versions may carry keys this version no longer names: keep them.
+    model_config = ConfigDict(extra="allow")
+
+
+class RunOutput(StepOutput):
+    STEP = "run"
+    run_id: str = ""
+    suite: str = ""
+    covered: int | None = None
+    tasks: int | None = None
+    attempts: int | None = None
+    passes: int | None = None
+    errors: int | None = None
+    tokens: int | None = None
+    stop_reason: str = ""
+    cumulative_covered: int | None = None
+    cumulative_tasks: int | None = None
+
+
+class PromoteOutput(StepOutput):
+    STEP = "promote"
+    status: str = ""
+    revision: int | None = None
+    tag: str | None = None
+    reason: str = ""
+    hint: str = ""
+    candidate: str = ""
+
+
+class ProposeOutput(StepOutput):
+    STEP = "propose"
+    portfolio: str = ""
+    path: str = ""
+    base: str = ""
+    rebased_onto: str = ""
+    commit: str = ""
+    kept: list[str] = Field(default_factory=list)
+    dropped: list[str] = Field(default_factory=list)
+    new: list[str] = Field(default_factory=list)
+
+
+class HarvestOutput(StepOutput):
+    STEP = "harvest"
+    run_id: str = ""
+    attempts: int | None = None
+    passes: int | None = None
+    errors: int | None = None
+    tokens: int | None = None
+
+
+class ExportOutput(StepOutput):
+    STEP = "export"
+    dataset: str = ""
+    dataset_sha256: str = ""
+    examples: int | None = None
+    source_runs: list[str] = Field(default_factory=list)
+    rendering: str = "found"
+
+
+class TrainOutput(StepOutput):
+    STEP = "train"
+    adapter_id: str = ""
+    parent_ref: str = ""
+    candidate_ref: str = ""
+    steps: int | None = None
+    first_loss: float | None = None
+    final_loss: float | None = None
+    tokens_per_s: float | None = None
+    wall_s: float | None = None
+    resumed_from_step: int = 0
+
+
+class EvaluateOutput(StepOutput):
+    STEP = "evaluate"
+    eval_id: str = ""
+    lift: LiftSummary | None = None
+    lift_vs_control: LiftSummary | None = None
+    retention: RetentionSummary | None = None
+    transfer: TransferSummary | None = None
+    decision: EvalDecision | None = None
+    attempts: int | None = None
+    tokens: int | None = None
+    wall_s: float | None = None
+
+
+class PromoteAdapterOutput(StepOutput):
+    STEP = "promote_adapter"
+    state: str = Field(default="", description="promoted or rejected")
+    revision: RevisionWritten | None = Field(default=None, description="The revision written, when promoted.")
+    reason: str = Field(default="", description="Why it was rejected.")
+
+
+Output = TypeVar("Output", bound=StepOutput)
