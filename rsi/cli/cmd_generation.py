@@ -104,9 +104,18 @@ WeakOpt = Annotated[bool, typer.Option("--allow-weak-isolation",
 
 
 def _generation_spec(**values: Any) -> Any:
+    """The GenerationSpec of the flags given; a bad value is one line naming its flag (exit 2)."""
+    from pydantic import ValidationError
+
+    from rsi.errors import UserInputError
     from rsi.generation.generation import GenerationSpec
 
-    return GenerationSpec.model_validate({k: v for k, v in values.items() if v is not None})
+    try:
+        return GenerationSpec.model_validate({k: v for k, v in values.items() if v is not None})
+    except ValidationError as error:
+        first = error.errors()[0]
+        flag = "--" + str(first["loc"][0]).replace("_", "-") if first["loc"] else "a flag"
+        raise UserInputError(f"{flag}: {str(first['msg']).removeprefix('Value error, ')}") from None
 
 
 def generation(

@@ -63,6 +63,7 @@ from rsi.generation.state import (
     read_state,
     write_state,
 )
+from rsi.sandbox.select import SandboxName
 from rsi.workspace import Workspace
 
 Note = Callable[[str], None]
@@ -77,7 +78,7 @@ class GenerationSpec(BaseModel):
     budget_attempts: int | None = Field(default=None, ge=1, description="Run budget; default: the contract's.")
     limit_tasks: int | None = Field(default=None, ge=1, description="Only the first N train tasks (small slices).")
     workers: int | None = Field(default=None, ge=1)
-    sandbox: Literal["auto", "local", "docker"] = "auto"
+    sandbox: SandboxName = "auto"
     allow_weak_isolation: bool = Field(default=False, description="Promote and export evidence of weakly isolated "
                                        "attempts (the rlimits-only sandbox mode); refused otherwise.")
     seed: int | None = None

@@ -43,6 +43,15 @@ def test_a_bad_flag_value_is_a_usage_error(cli) -> None:
     assert "--budget-attempts" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_a_bad_generation_flag_value_is_one_line_naming_the_flag(cli) -> None:
+    # Values typer cannot check (ranges, choices of the GenerationSpec) are checked by the spec: still one line.
+    for args, words in ((("generation", "--render", "bogus"), "--render: Input should be 'found' or 'deployed'"),
+                        (("nightly", "--harvest-per-task", "-1"), "--harvest-per-task: Input should be greater")):
+        bad = cli(*args)
+        assert bad.returncode == 2, bad.stderr
+        assert words in bad.stderr and "Traceback" not in bad.stderr and "internal error" not in bad.stderr
+
+
 def _commands(group, path=()):
     """Every leaf command of the click tree under `group`, with its path of names."""
     import click
