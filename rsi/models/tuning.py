@@ -12,7 +12,9 @@
   (measured on an AVX2 CPU: 35.2 tok/s in bfloat16 against 74.1 in float32), so float32. A GPU
   gets the format the contract asks for.
 - **workers**: attempts mostly wait on the model, and a decoding step of 8 rows costs little more
-  than one of 1 (bench/RESULTS.md "run throughput"), so a run keeps `max_batch` attempts in flight.
+  than one of 1 (bench/RESULTS.md "run throughput"), so a run keeps `max_batch` attempts in flight;
+  on an overloaded machine (load above the core count at the run's start) two per core, since more
+  rows there only stretch each model call past model_s.
 
 `RSI_TORCH_THREADS` and `RSI_DTYPE` override the measured choice. `rsi doctor` shows every choice
 with its reason (`model_settings`).
@@ -244,11 +246,23 @@ def choose_dtype(requested: str, device: str, *, use_cache: bool = True, flags: 
     return Choice(requested, measured) if narrow < wide else Choice("float32", measured)
 
 
-def choose_workers(max_batch: int) -> Choice:
-    """Attempts in flight for a run on the embedded model: enough to fill its batch."""
+def choose_workers(max_batch: int, load: float | None = None, ncores: int | None = None) -> Choice:
+    """Attempts in flight for a run on the embedded model: enough to fill its batch, except on an
+    overloaded machine (load above the core count), where two per core (at most `max_batch`).
+
+    Why the exception: the model's share of an overloaded CPU is what it is, so more rows only
+    stretch each request; measured at load 10-12 on 2 cores, 8 in flight made model calls overrun
+    model_s (7-10 errors in 6 minutes) where 4 made fewer (bench/RESULTS.md, "run throughput against b80c5d3").
+    """
+    load = os.getloadavg()[0] if load is None else load
+    ncores = ncores or cores()
+    if load_level(load, ncores) == "overloaded":
+        fewer = max(2, min(max_batch, 2 * ncores))
+        return Choice(fewer, f"load {load:.1f} on {ncores} cores (overloaded): two per core, so each model call keeps "
+                             f"a share of the CPU that finishes inside model_s (max_batch={max_batch})")
     return Choice(
         max(2, max_batch),
-        f"recommended `rsi run --workers` on the embedded model: fills its batch (max_batch={max_batch}); a step of "
+        f"load {load:.1f} on {ncores} cores: fills the embedded model's batch (max_batch={max_batch}); a step of "
         f"{max_batch} rows costs little more than one row (bench/RESULTS.md, run throughput)",
     )
 

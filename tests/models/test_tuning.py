@@ -84,8 +84,19 @@ def test_vllm_cpu_env_binds_one_core_when_one_thread_wins(monkeypatch: pytest.Mo
     assert "/x.so" in str(mine["LD_PRELOAD"].value)
 
 
-def test_run_workers_fill_the_embedded_batch_on_the_local_executor() -> None:
+def test_workers_fill_the_batch_unless_the_machine_is_overloaded() -> None:
+    assert tuning.choose_workers(8, load=0.5, ncores=2).value == 8  # idle
+    assert tuning.choose_workers(8, load=1.9, ncores=2).value == 8  # busy, not over the cores
+    overloaded = tuning.choose_workers(8, load=10.0, ncores=2)
+    assert overloaded.value == 4 and "overloaded" in overloaded.why  # two per core
+    assert tuning.choose_workers(3, load=10.0, ncores=2).value == 3  # never above max_batch
+    assert tuning.choose_workers(8, load=40.0, ncores=16).value == 8  # 32 per core would exceed the batch
+
+
+def test_run_workers_fill_the_embedded_batch_on_the_local_executor(monkeypatch: pytest.MonkeyPatch) -> None:
     from rsi.contracts.schema import ServingSpec
+
+    monkeypatch.setattr(tuning.os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # an idle machine
 
     embedded4, embedded8 = ServingSpec(max_batch=4), ServingSpec(max_batch=8)
     remote = ServingSpec(backend="openai", base_url="http://x", max_batch=16)

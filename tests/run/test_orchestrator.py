@@ -264,9 +264,13 @@ def test_budget_holds_back_attempts_in_flight_and_the_target_rounds_up() -> None
     assert target_reached(None, 164, 164) == ""
 
 
-def test_unset_workers_fill_the_embedded_batch_and_an_explicit_count_wins(mini_ws) -> None:
-    """The mini portfolio runs the embedded model ([serving] max_batch 8 by default): without --workers
-    the local executor keeps 8 attempts in flight (rsi.models.tuning.run_workers), not its per-core count."""
+def test_unset_workers_fill_the_embedded_batch_and_an_explicit_count_wins(mini_ws, monkeypatch) -> None:
+    """The mini portfolio runs the embedded model ([serving] max_batch 8 by default): without --workers,
+    on an idle machine, the local executor keeps 8 attempts in flight (rsi.models.tuning.run_workers),
+    not its per-core count."""
+    import rsi.models.tuning as tuning
+
+    monkeypatch.setattr(tuning.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     class Recorder:
         def __init__(self) -> None:
             self.messages: list[str] = []
