@@ -6,8 +6,10 @@ they come in only here, into a FRESH directory made for this verification:
     <tmp>/rsi-verify-XXXX/      0711, owned by the caller
         work/                   the sandbox's working directory (staged files only)
             solution.py ...     regular files copied from the final workdir (see stage.py)
-            tests/              the task's tests/ (script and pytest kinds; ours, read-only)
-            .rsi-verifier/      pytest_child.py and pytest.ini (pytest kind; ours, read-only)
+            tests/              the task's tests/ (script and pytest kinds; ours, read-only; script
+                                kind as root: readable by the verifier uid only)
+            .rsi-verifier/      pytest_child.py and pytest.ini (pytest kind; ours, read-only), or
+                                bin/ (the solution shims) and reward/ (script kind)
 
 Kinds (`task.spec.verifier.kind`, one entry each in registry.py): `cases` (cases.py: a host-side
 judge holds the expected values, a sandboxed child only reports return values), `script` and `pytest`
