@@ -79,10 +79,8 @@ def check_world(pc: Any, pt: Any, pn: Any, ps: Any, task_tags: Any, n_configs: i
     # task's cells are averaged), excluding the pair itself from its configuration's rate below.
     tags = task_tags[pt]  # (P, G)
     width = np.maximum(tags.sum(axis=1), 1.0)
-    cell_n = np.zeros((n_configs, tags.shape[1]))
-    cell_s = np.zeros_like(cell_n)
-    np.add.at(cell_n, pc, tags * pn[:, None])
-    np.add.at(cell_s, pc, tags * ps[:, None])
+    cell_n = np.stack([np.bincount(pc, tags[:, g] * pn, n_configs) for g in range(tags.shape[1])], axis=1)
+    cell_s = np.stack([np.bincount(pc, tags[:, g] * ps, n_configs) for g in range(tags.shape[1])], axis=1)
     pair_n = (cell_n[pc] * tags).sum(axis=1) / width
     pair_s = (cell_s[pc] * tags).sum(axis=1) / width
     win_c = np.clip((s_c - 1 + k_rank * mean) / (n_c - 1 + k_rank), 1e-6, 1.0)
