@@ -17,7 +17,18 @@ and a verifier verdict:
   coverage of the search) -> the **transfer**, the share of them the one deployed configuration now
   solves. Union coverage is what the portfolio reached; transfer is what ships;
 - with `control` (the frozen generation-0 contract), a third side on the heldout tasks -> the lift
-  **against generation 0**, the number that says whether generations compound.
+  **against generation 0**, the number that says whether generations compound;
+- with `tasks` (an explicit slice of TRAIN tasks; heldout keys are refused), the lift is measured on that
+  slice instead of the heldout split: a validation slice for choosing a training recipe on train data
+  only (bench/recipe_sweep.py), so heldout tasks never choose anything;
+- with `best_of_n` (needs `transfer_runs`), a fourth side, job 3 -> the **cost-matched best-of-n**: the
+  transfer runs spent A counted attempts on the T train tasks they tried and covered U of them with
+  many configurations (union coverage); the parent's configuration gets the same budget on the same T
+  tasks as best-of-n, n = max(1, round(A / T)) attempts per task (half rounds up), sampled: a greedy
+  parent runs at temperature 0.8, top_p 0.95 (n greedy attempts would repeat one answer), a sampling
+  parent keeps its own sampling. B = the tasks with any pass. Train tasks only: heldout tasks are never
+  part of it. So union coverage U/T is read beside what one configuration reaches with the same
+  attempts (B/T) and beside what ships (transfer), never as what ships.
 
 The gate is the parent's `[evaluation.gate]`: promote only if the lift's CI lower bound is above
 `min_lift` and retention >= `retention_min`. `decide_adapter` is pure; `apply_decision` writes the
@@ -34,7 +45,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -48,7 +59,7 @@ from rsi.run.planned import PlannedJob, PlannedScheduler
 from rsi.run.setup import EVAL_SCHEDULER, OpenedRun
 from rsi.run.spec import ResolvedRun, RunOutcome, RunSpec
 from rsi.sandbox.select import SandboxName
-from rsi.training.stage import DictReadable, RevisionWritten
+from rsi.training.stage import RevisionWritten
 from rsi.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -80,9 +91,15 @@ class EvalSpec(BaseModel):
     control: str | None = Field(default=None, description="The frozen generation-0 contract ref: a third side on heldout.")
     transfer_runs: list[str] = Field(default_factory=list,
                                      description="Runs whose union coverage (any configuration) measures transfer.")
+    tasks: list[str] = Field(default_factory=list, description=(
+        "Measure the lift on exactly these TRAIN tasks instead of the heldout split: a validation slice of the "
+        "train split, for choosing a training recipe (bench/recipe_sweep.py). Heldout keys are refused."))
+    best_of_n: bool = Field(default=False, description=(
+        "Job 3: the parent's configuration as best-of-n (sampled) on the train tasks the transfer runs tried, with "
+        "about the attempts they spent: the cost-matched baseline beside union coverage. Needs transfer_runs."))
 
 
-class GateSummary(DictReadable, BaseModel):
+class GateSummary(BaseModel):
     """The parent's `[evaluation.gate]` the decision applied."""
 
     enabled: bool
@@ -96,7 +113,7 @@ class EvalDecision(BaseModel):
     gate: GateSummary
 
 
-class ContractSide(DictReadable, BaseModel):
+class ContractSide(BaseModel):
     """One side of an evaluation: the contract revision and the configuration its attempts ran under."""
 
     name: str
@@ -125,15 +142,30 @@ class TransferSummary(BaseModel):
     parent_transfer: float = Field(description="parent_solved / portfolio_covered: the transfer before training.")
 
 
-class AppliedDecision(DictReadable, BaseModel):
+class CostMatchedSummary(BaseModel):
+    """Union coverage of the portfolio beside a best-of-n of the parent under the same attempt budget, and
+    beside what ships: the same train tasks, about the same attempts, one configuration instead of many."""
+
+    tasks: int = Field(description="T: train tasks the transfer runs tried (any counted attempt).")
+    search_attempts: int = Field(description="A: the transfer runs' counted attempts on those tasks.")
+    union_covered: int = Field(description="U: of them, tasks any configuration of the transfer runs passed.")
+    per_task: int = Field(description="n = max(1, round(A / T)), half up: best-of-n attempts per task.")
+    sampling: str = Field(description="How the best-of-n side sampled (the parent's own, or the greedy override).")
+    attempts: int = Field(description="Counted best-of-n attempts spent (n x T planned).")
+    solved: int = Field(description="B: tasks with any passing best-of-n attempt.")
+    union_rate: float = Field(description="U / T")
+    best_of_n_rate: float = Field(description="B / T")
+    transfer_tasks: int = Field(description="Covered tasks the transfer side measured (U, or fewer with limit_covered).")
+    parent_solved: int = Field(description="Of those, what the parent solves with its own decoding (what ships now).")
+    candidate_solved: int = Field(description="Of those, what the candidate solves (what would ship).")
+
+
+class AppliedDecision(BaseModel):
     """What `apply_decision` wrote: the parent's new revision, or the rejection and why."""
 
     state: Literal["promoted", "rejected"]
     revision: RevisionWritten | None = Field(default=None, description="The parent revision promoted into.")
     reason: str = Field(default="", description="Why the gate rejected the adapter.")
-
-    def _json(self) -> dict[str, Any]:  # the stored form: only what was written
-        return self.model_dump(mode="json", exclude_defaults=True)
 
 
 class EvalOutcome(BaseModel):
@@ -153,6 +185,7 @@ class EvalOutcome(BaseModel):
     lift_vs_control: LiftSummary | None = Field(default=None, description="Candidate against the generation-0 control.")
     retention: RetentionSummary
     transfer: TransferSummary | None = None
+    cost_matched: CostMatchedSummary | None = Field(default=None, description="With best_of_n: job 3's baseline.")
     per_task: dict[str, dict[str, bool]] = Field(description="task -> {'candidate': solved, 'parent': solved[, 'control']}.")
     decision: EvalDecision
     errors: int = 0
@@ -210,6 +243,59 @@ def transfer_of(portfolio_covered: list[str], candidate: dict[str, bool], parent
                            transfer=round(cand / n, 4) if n else 0.0, parent_transfer=round(par / n, 4) if n else 0.0)
 
 
+# A greedy configuration repeats one answer n times: best-of-n of it samples (a common best-of-n setting).
+BEST_OF_N_SAMPLING = {"harness.sampling.temperature": 0.8, "harness.sampling.top_p": 0.95}
+
+
+@dataclass(frozen=True)
+class BestOfNPlan:
+    """Job 3: the parent as best-of-n on the tasks the transfer runs tried, with about their attempts."""
+
+    tasks: list[str]  # T, sorted
+    search_attempts: int  # A
+    covered: list[str]  # U, sorted
+    per_task: int  # n
+    overrides: dict[str, float]  # sampling overrides of the parent's configuration ({} if it samples)
+
+    def summary_fields(self) -> dict[str, Any]:
+        return {"tasks": len(self.tasks), "search_attempts": self.search_attempts,
+                "union_covered": len(self.covered), "per_task": self.per_task}
+
+
+def best_of_n_per_task(search_attempts: int, tasks: int) -> int:
+    """n = max(1, round(A / T)), half up (integer arithmetic: no float or banker's rounding surprise)."""
+    return max(1, (2 * search_attempts + tasks) // (2 * tasks)) if tasks > 0 else 1
+
+
+def best_of_n_overrides(temperature: float) -> dict[str, float]:
+    """A greedy parent is sampled (BEST_OF_N_SAMPLING); a sampling parent keeps its own sampling."""
+    return dict(BEST_OF_N_SAMPLING) if temperature == 0 else {}
+
+
+def plan_best_of_n(tried: dict[str, int], covered: set[str], split_of: dict[str, str], temperature: float) -> BestOfNPlan:
+    """The cost-matched side from what the transfer runs spent: `tried` = train task -> counted attempts,
+    `covered` = their union coverage, `split_of` = each task's split in the suite (pure)."""
+    tasks = sorted(k for k, n in tried.items() if n > 0)
+    not_train = [k for k in tasks if split_of.get(k) != "train"]
+    if not_train:  # heldout tasks are never attempted for anything but the lift
+        raise RsiError(f"best-of-n: tasks {', '.join(not_train[:5])} are not train tasks of the suite")
+    attempts = sum(tried[k] for k in tasks)
+    return BestOfNPlan(tasks, attempts, sorted(covered & set(tasks)), best_of_n_per_task(attempts, len(tasks)),
+                       best_of_n_overrides(temperature))
+
+
+def cost_matched_of(plan: BestOfNPlan, solved: dict[str, bool], spent: int, transfer: TransferSummary,
+                    sampling: str) -> CostMatchedSummary:
+    """Job 3's numbers beside union coverage and the deployed configuration's transfer (pure)."""
+    t = len(plan.tasks)
+    b = sum(1 for k in plan.tasks if solved.get(k, False))
+    return CostMatchedSummary(
+        **plan.summary_fields(), sampling=sampling, attempts=spent, solved=b,
+        union_rate=round(len(plan.covered) / t, 4) if t else 0.0, best_of_n_rate=round(b / t, 4) if t else 0.0,
+        transfer_tasks=transfer.portfolio_covered, parent_solved=transfer.parent_solved,
+        candidate_solved=transfer.candidate_solved)
+
+
 def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any) -> EvalDecision:
     """Promote only if the lift's CI is above `min_lift` and retention >= `retention_min` (pure)."""
     gate_summary = GateSummary(enabled=gate.enabled, min_lift=gate.min_lift, retention_min=gate.retention_min)
@@ -250,8 +336,8 @@ def _parent_covered(store: Any, suite: str, parent_hash: str, runs: list[str]) -
     return {fact[1] for fact in store.attempt_history(suite, "train") if fact[0] == parent_hash and fact[2]}
 
 
-PARENT, CANDIDATE, CONTROL = 0, 1, 2  # job index of each side in the evaluation run
-SIDES = {PARENT: "parent", CANDIDATE: "candidate", CONTROL: "control"}
+PARENT, CANDIDATE, CONTROL, BEST_OF_N = 0, 1, 2, 3  # job index of each side in the evaluation run
+SIDES = {PARENT: "parent", CANDIDATE: "candidate", CONTROL: "control", BEST_OF_N: "best-of-n"}
 
 
 @dataclass
@@ -266,15 +352,30 @@ class _Plan:
     heldout: list[str]
     covered: list[str]
     transfer: list[str]
+    best_of_n: BestOfNPlan | None = None
 
     def task_keys(self, job_index: int) -> list[str]:
-        """The control side is there for the heldout comparison only."""
-        extra = [] if job_index == CONTROL else sorted(set(self.covered) | set(self.transfer))
+        """The control side is there for the heldout comparison only; best-of-n for the train tasks tried."""
+        if job_index == BEST_OF_N:
+            return list(self.best_of_n.tasks) if self.best_of_n is not None else []
+        extra = [] if job_index == CONTROL else sorted((set(self.covered) | set(self.transfer)) - set(self.heldout))
         return self.heldout + extra
 
     def jobs(self) -> list[PlannedJob]:
         """The run's jobs in order: job 0 = parent, 1 = candidate, 2 = control (when there is one)."""
-        return [PlannedJob(SIDES[j], self.configs[j], tuple(self.task_keys(j)), self.per_task) for j in sorted(self.configs)]
+        return [PlannedJob(SIDES[j], self.configs[j], tuple(self.task_keys(j)), self.attempts_per_task(j))
+                for j in sorted(self.configs)]
+
+    def attempts_per_task(self, job_index: int) -> int:
+        return self.best_of_n.per_task if job_index == BEST_OF_N and self.best_of_n is not None else self.per_task
+
+    def all_task_keys(self) -> list[str]:
+        """Every task some side attempts (the run's tasks)."""
+        return sorted({k for j in self.configs for k in self.task_keys(j)})
+
+    def unique_configs(self) -> list[Any]:
+        """The sides' configurations, one per hash (a sampling parent's best-of-n side is the parent's own)."""
+        return list({self.configs[j].config_hash: self.configs[j] for j in sorted(self.configs)}.values())
 
     @property
     def attempts(self) -> int:
@@ -306,7 +407,29 @@ def _resolve_sides(workspace: Workspace, spec: EvalSpec) -> _Sides:
             control = None
         else:
             configs[CONTROL] = control_config
+    if spec.best_of_n:
+        configs[BEST_OF_N] = _best_of_n_config(spec, parent, configs[PARENT])
     return _Sides(spec, candidate, parent, control, configs)
+
+
+def _best_of_n_config(spec: EvalSpec, parent: Any, parent_config: Any) -> Any:
+    """The parent's configuration as best-of-n samples it (itself when it already samples)."""
+    from rsi.contracts.load import configuration_from_contract
+
+    if not spec.transfer_runs:
+        raise UserInputError("best-of-n needs the transfer runs whose attempt budget it matches",
+                             hint="add --transfer-run RUN_ID (the coverage search of the generation)")
+    overrides = best_of_n_overrides(parent_config.spec.harness.sampling.temperature)
+    if not overrides:
+        return parent_config
+    return configuration_from_contract(parent, name=f"{parent_config.name}-best-of-n", overrides=overrides,
+                                       parents=[parent_config.config_hash])
+
+
+def _sampling_text(config: Any, overrides: dict[str, float]) -> str:
+    sampling = config.spec.harness.sampling
+    text = f"temperature {sampling.temperature}, top_p {sampling.top_p}"
+    return f"{text} (the greedy parent, sampled)" if overrides else f"{text} (the parent's own)"
 
 
 def _resumed_plan(store: Any, spec: EvalSpec) -> tuple[EvalSpec, dict[str, Any]]:
@@ -324,14 +447,41 @@ def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, see
     from rsi.store import new_run_id
 
     spec = sides.spec
-    heldout = sorted(k for k, t in by_key.items() if t.spec.split == "heldout")[: spec.limit_heldout]
+    heldout = _lift_tasks(spec, by_key, suite)
     if not heldout:
         raise UserInputError(f"suite {suite!r} has no heldout tasks to evaluate on")
     covered_all = sorted(_parent_covered(store, suite, sides.configs[PARENT].config_hash, spec.covered_runs) & set(by_key))
     covered = covered_all if spec.limit_covered is None else covered_all[: spec.limit_covered]
     transfer_all = sorted(set(store.covered_tasks(suite, "train", spec.transfer_runs)) & set(by_key)) if spec.transfer_runs else []
     transfer = transfer_all if spec.limit_covered is None else transfer_all[: spec.limit_covered]
-    return _Plan(new_run_id(), suite, seed, per_task, sides.configs, heldout, covered, transfer)
+    best = _best_of_n_plan(store, sides, by_key, suite) if BEST_OF_N in sides.configs else None
+    return _Plan(new_run_id(), suite, seed, per_task, sides.configs, heldout, covered, transfer, best)
+
+
+def _best_of_n_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str) -> BestOfNPlan:
+    """What the transfer runs spent on train tasks (counted attempts per task, union coverage), as job 3's plan."""
+    runs = sides.spec.transfer_runs
+    tried = {s.task_key: s.attempts for s in store.task_stats(suite, "train", runs) if s.task_key in by_key}
+    covered = set(store.covered_tasks(suite, "train", runs))
+    split_of = {k: t.spec.split for k, t in by_key.items()}
+    best = plan_best_of_n(tried, covered, split_of, sides.configs[PARENT].spec.harness.sampling.temperature)
+    if not best.tasks:
+        raise UserInputError(f"best-of-n: the transfer runs {', '.join(runs)} tried no train task of {suite!r}")
+    return best
+
+
+def _lift_tasks(spec: EvalSpec, by_key: dict[str, Any], suite: str) -> list[str]:
+    """The tasks the lift is measured on: the heldout split, or the explicit train slice `spec.tasks`."""
+    if not spec.tasks:
+        return sorted(k for k, t in by_key.items() if t.spec.split == "heldout")[: spec.limit_heldout]
+    unknown = [k for k in spec.tasks if k not in by_key]
+    if unknown:
+        raise UserInputError(f"tasks: {', '.join(unknown[:5])} not in suite {suite!r}")
+    heldout = [k for k in spec.tasks if by_key[k].spec.split != "train"]
+    if heldout:
+        # a slice that chooses something (a recipe, a checkpoint) must never see the heldout split
+        raise UserInputError(f"tasks: {', '.join(heldout[:5])} are not train tasks; an explicit slice is train-only")
+    return sorted(set(spec.tasks))
 
 
 def _check_resumable(run_id: str, spec: EvalSpec, sides: _Sides, stored: dict[str, Any], by_key: dict[str, Any],
@@ -341,9 +491,10 @@ def _check_resumable(run_id: str, spec: EvalSpec, sides: _Sides, stored: dict[st
         raise UserInputError(
             f"evaluation {run_id}: {spec.candidate} / {spec.parent} no longer resolve to the configurations "
             "it started with", hint="evaluate pinned revisions (NAME@rN), or start a new evaluation")
+    best = BestOfNPlan(**stored["best_of_n"]) if stored.get("best_of_n") else None
     plan = _Plan(run_id, suite, seed, per_task, sides.configs, list(stored["heldout"]), list(stored["covered"]),
-                 list(stored.get("transfer", [])))
-    missing = [k for k in plan.task_keys(CANDIDATE) if k not in by_key]
+                 list(stored.get("transfer", [])), best)
+    missing = [k for k in plan.all_task_keys() if k not in by_key]
     if missing:
         raise UserInputError(f"evaluation {run_id}: tasks {', '.join(missing[:5])} left suite {suite!r}")
     return plan
@@ -382,21 +533,22 @@ class _EvalRun:
             store.reopen_run(plan.run_id)
             elapsed = float(read_state(self.workspace.run_dir(plan.run_id)).get("elapsed_s", 0.0))
         else:
-            store.record_configurations([plan.configs[j] for j in sorted(plan.configs)])
+            store.record_configurations(plan.unique_configs())
             store.record_tasks(self.tasks)
             store.create_run(
                 run_id=plan.run_id, portfolio=resolved.portfolio, suite=plan.suite, split="all",
                 budget={"attempts": plan.attempts}, seed=plan.seed, scheduler=SCHEDULER,
                 args={"eval": {"spec": self.spec.model_dump(mode="json"), "heldout": plan.heldout,
-                               "covered": plan.covered, "transfer": plan.transfer},
+                               "covered": plan.covered, "transfer": plan.transfer,
+                               "best_of_n": asdict(plan.best_of_n) if plan.best_of_n is not None else None},
                       "resolved": resolved.model_dump(mode="json"),
                       "configs": [plan.configs[j].config_hash for j in sorted(plan.configs)],
-                      "tasks": plan.task_keys(CANDIDATE)},
+                      "tasks": plan.all_task_keys()},
             )
         self.to_run = plan.attempts - _settled(store, plan.run_id, self.spec.max_error_retries)
         if self.on_created is not None:
             self.on_created(plan.run_id)
-        return OpenedRun(plan.run_id, resolved, [plan.configs[j] for j in sorted(plan.configs)], self.tasks, elapsed)
+        return OpenedRun(plan.run_id, resolved, plan.unique_configs(), self.tasks, elapsed)
 
     def scheduler(self, opened: OpenedRun, store: Store) -> PlannedScheduler:
         return PlannedScheduler(SCHEDULER, self.plan.jobs())
@@ -408,8 +560,21 @@ def _settled(store: Store, run_id: str, max_error_retries: int) -> int:
     return sum(1 for r in rows if r.counted or r.error_retries + 1 > max_error_retries)
 
 
-def _solved(workspace: Workspace, run_id: str) -> tuple[dict[int, dict[str, bool]], int, int]:
-    """Per side, task -> any counted attempt passed; and the counted attempts and their tokens."""
+@dataclass
+class _Solved:
+    """Per side, task -> any counted attempt passed; the counted attempts per side; their tokens."""
+
+    by_side: dict[int, dict[str, bool]]
+    spent: dict[int, int]
+    tokens: int
+
+    @property
+    def attempts(self) -> int:
+        return sum(self.spent.values())
+
+
+def _solved(workspace: Workspace, run_id: str) -> _Solved:
+    """What each side solved and spent, from the run's counted attempts."""
     from rsi.store import open_store
 
     store = open_store(workspace.db_url)
@@ -417,16 +582,15 @@ def _solved(workspace: Workspace, run_id: str) -> tuple[dict[int, dict[str, bool
         rows = store.list_attempts(run_id)
     finally:
         store.close()
-    solved: dict[int, dict[str, bool]] = {j: {} for j in SIDES}
-    attempts = tokens = 0
+    solved = _Solved({j: {} for j in SIDES}, {j: 0 for j in SIDES}, 0)
     for row in rows:
         if not row.counted:
             continue
-        attempts += 1
-        tokens += row.tokens or 0
-        side = solved.setdefault(row.job_index, {})
+        solved.spent[row.job_index] = solved.spent.get(row.job_index, 0) + 1
+        solved.tokens += row.tokens or 0
+        side = solved.by_side.setdefault(row.job_index, {})
         side[row.task_key] = side.get(row.task_key, False) or bool(row.passed)
-    return solved, attempts, tokens
+    return solved
 
 
 def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], None] | None,
@@ -459,7 +623,11 @@ def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], N
         note(f"evaluation {plan.run_id}: {sides.candidate.ref} vs {sides.parent.ref}{control} on {len(plan.heldout)} "
              f"heldout + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} covered train tasks of {suite}, "
              f"{per_task} attempt(s) each, seed {seed}")
-    tasks = [by_key[k] for k in sorted(set(plan.task_keys(CANDIDATE)))]
+        if plan.best_of_n is not None:
+            b = plan.best_of_n
+            note(f"best-of-n: {sides.parent.ref} x {b.per_task} on the {len(b.tasks)} train tasks the transfer runs "
+                 f"tried with {b.search_attempts} attempts")
+    tasks = [by_key[k] for k in plan.all_task_keys()]
     return _EvalRun(workspace, spec, sides, plan, tasks, on_created)
 
 
@@ -501,17 +669,19 @@ def evaluate(
     started = time.monotonic()
     run = _prepare(workspace, spec, on_created, note)
     ran = _execute(run, attempt_fn, tracker or Tracker("eval"), note)
-    solved, attempts, tokens = _solved(workspace, run.plan.run_id)
+    solved = _solved(workspace, run.plan.run_id)
     outcome = _measure(run.sides, run.plan, solved, run.spec)
-    outcome = outcome.model_copy(update={"errors": ran.errors, "attempts": attempts, "tokens": tokens,
+    outcome = outcome.model_copy(update={"errors": ran.errors, "attempts": solved.attempts, "tokens": solved.tokens,
                                          "wall_s": time.monotonic() - started})
     write_json_atomic(workspace.run_dir(run.plan.run_id) / EVAL_FILE, outcome.model_dump(mode="json"))
     return outcome
 
 
-def _measure(sides: _Sides, plan: _Plan, solved: dict[int, dict[str, bool]], spec: EvalSpec) -> EvalOutcome:
+def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOutcome:
     """The numbers and the decision, from what each side solved (pure)."""
     from rsi.promotion.decision import GatePolicy, paired_lift
+
+    solved = ran.by_side
 
     gate = GatePolicy.from_contract(sides.parent.spec, spec.ci_method)
 
@@ -525,7 +695,12 @@ def _measure(sides: _Sides, plan: _Plan, solved: dict[int, dict[str, bool]], spe
     has_control = CONTROL in plan.configs
     candidate = sides.candidate
     adapter = next((s.sha256 for s in candidate.spec.specialists if s.name == candidate.spec.routing.specialist), "")
-    sides_of_task = [j for j in SIDES if j in plan.configs]
+    sides_of_task = [j for j in (PARENT, CANDIDATE, CONTROL) if j in plan.configs]  # best-of-n: its own summary
+    transfer = transfer_of(plan.transfer, solved[CANDIDATE], solved[PARENT]) if spec.transfer_runs else None
+    cost_matched = None
+    if plan.best_of_n is not None and transfer is not None:
+        cost_matched = cost_matched_of(plan.best_of_n, solved[BEST_OF_N], ran.spent.get(BEST_OF_N, 0), transfer,
+                                       _sampling_text(plan.configs[BEST_OF_N], plan.best_of_n.overrides))
     return EvalOutcome(
         eval_id=plan.run_id, suite=plan.suite,
         candidate=_contract_info(candidate, plan.configs[CANDIDATE]), parent=_contract_info(sides.parent, plan.configs[PARENT]),
@@ -536,7 +711,7 @@ def _measure(sides: _Sides, plan: _Plan, solved: dict[int, dict[str, bool]], spe
         # without a separate control, the parent is generation 0 (or no control was asked for)
         lift_vs_control=lift_against(CONTROL).summary() if has_control else (lift_estimate.summary() if spec.control else None),
         retention=retention.summary(),
-        transfer=transfer_of(plan.transfer, solved[CANDIDATE], solved[PARENT]) if spec.transfer_runs else None,
+        transfer=transfer, cost_matched=cost_matched,
         per_task={k: {SIDES[j]: solved[j].get(k, False) for j in sides_of_task if k in plan.task_keys(j)}
                   for k in plan.task_keys(CANDIDATE)},
         decision=decide_adapter(lift_estimate, retention, gate),
@@ -561,7 +736,18 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
         lines.append(f"  transfer: the deployed configuration solves {t.candidate_solved}/{t.portfolio_covered} of the "
                      f"train tasks the portfolio covered ({t.transfer:.3f}; parent {t.parent_transfer:.3f}) - union "
                      f"coverage is what the search reached, transfer is what ships")
+    if outcome.cost_matched is not None:
+        lines.append(cost_matched_line(outcome.cost_matched))
     return lines
+
+
+def cost_matched_line(c: CostMatchedSummary) -> str:
+    """One line: the portfolio's union coverage, best-of-n of the deployed (parent) configuration on the same
+    tasks with about the same attempts, and what ships (each configuration's own decoding) on the covered tasks."""
+    return (f"  cost-matched: union coverage {c.union_covered}/{c.tasks} train tasks with {c.search_attempts} attempts "
+            f"(the portfolio) vs best-of-{c.per_task} of the deployed configuration {c.solved}/{c.tasks} with "
+            f"{c.attempts} attempts ({c.sampling}) vs what ships on the {c.transfer_tasks} covered tasks: parent "
+            f"{c.parent_solved}/{c.transfer_tasks}, candidate {c.candidate_solved}/{c.transfer_tasks}")
 
 
 def load_eval_outcome(workspace: Workspace, eval_id: str) -> EvalOutcome:
