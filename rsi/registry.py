@@ -8,7 +8,7 @@ are read, against the registry as it is then, so a registration made before is s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 
 def known_name(registry: Mapping[str, object], what: str, name: str) -> str:
@@ -16,3 +16,14 @@ def known_name(registry: Mapping[str, object], what: str, name: str) -> str:
     if name not in registry:
         raise ValueError(f"unknown {what} {name!r}; known: {', '.join(registry)}")
     return name
+
+
+def name_check(registry: Mapping[str, object], what: str) -> Callable[[str], str]:
+    """`known_name` bound to one registry: the validator its specs and flags use. It looks the name up
+    when called, so a registration made after import is accepted."""
+
+    def check(name: str) -> str:
+        return known_name(registry, what, name)
+
+    check.__doc__ = f"`name` if it is a registered {what}, else ValueError listing the known ones."
+    return check

@@ -16,7 +16,7 @@ from pydantic import AfterValidator
 
 from rsi.errors import UserInputError
 from rsi.executors.base import AttemptFn, Executor
-from rsi.registry import known_name
+from rsi.registry import name_check
 
 if TYPE_CHECKING:
     from rsi.executors.slurm import SlurmOptions
@@ -45,11 +45,7 @@ EXECUTORS: dict[str, ExecutorFactory] = {
 }
 
 
-def executor_name(name: str) -> str:
-    """`name` if it is a registered executor, else ValueError listing the known ones (a pydantic validator)."""
-    return known_name(EXECUTORS, "executor", name)
-
-
+executor_name = name_check(EXECUTORS, "executor")
 ExecutorName = Annotated[str, AfterValidator(executor_name)]
 
 

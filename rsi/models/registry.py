@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator
 
-from rsi.registry import known_name
+from rsi.registry import name_check
 
 if TYPE_CHECKING:
     from rsi.contracts.schema import ContractSpec
@@ -60,9 +60,5 @@ MODEL_BACKENDS: dict[str, ModelFactory] = {
 }
 
 
-def model_backend_name(name: str) -> str:
-    """`name` if it is a registered model backend, else ValueError listing the known ones (a pydantic validator)."""
-    return known_name(MODEL_BACKENDS, "model backend", name)
-
-
+model_backend_name = name_check(MODEL_BACKENDS, "model backend")
 ModelBackendName = Annotated[str, AfterValidator(model_backend_name)]

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator
 
 from rsi.errors import UserInputError
-from rsi.registry import known_name
+from rsi.registry import name_check
 from rsi.sandbox.base import Sandbox
 
 
@@ -39,11 +39,7 @@ SANDBOXES: dict[str, Callable[..., Sandbox]] = {
 }
 
 
-def sandbox_name(name: str) -> str:
-    """`name` if it is a registered backend, else ValueError listing the known ones (a pydantic validator)."""
-    return known_name(SANDBOXES, "sandbox backend", name)
-
-
+sandbox_name = name_check(SANDBOXES, "sandbox backend")
 SandboxName = Annotated[str, AfterValidator(sandbox_name)]
 
 

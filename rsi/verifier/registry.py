@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rsi.errors import Problem
-from rsi.registry import known_name
+from rsi.registry import name_check
 from rsi.sandbox.base import Limits, Sandbox
 from rsi.tasks.locate import toml_line
 from rsi.tasks.spec import Task, TaskSpec
@@ -100,9 +100,7 @@ VERIFIER_KINDS: dict[str, VerifierKind] = {
 }
 
 
-def verifier_kind_name(name: str) -> str:
-    """`name` if it is a registered verifier kind, else ValueError listing the known ones (a pydantic validator)."""
-    return known_name(VERIFIER_KINDS, "verifier kind", name)
+verifier_kind_name = name_check(VERIFIER_KINDS, "verifier kind")
 
 
 def verifier_kind(name: str) -> VerifierKind:
