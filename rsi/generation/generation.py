@@ -97,8 +97,8 @@ class GenerationSpec(BaseModel):
     max_per_task: int = Field(default=2, ge=1, description="Exported examples per task at most.")
     render: Literal["found", "deployed"] = Field(default="found", description="Export each solution in the "
                                                  "conversation that found it, or in the deployed contract's own.")
-    accumulate: bool = Field(default=False, description="Export the runs and harvests of every earlier generation "
-                             "of the contract too (train on the pooled data).")
+    accumulate: bool = Field(default=False, description="Harvest from and export the runs and harvests of every "
+                             "earlier generation of the contract too (train on the pooled data).")
 
 
 class _RunIdRecorder:
@@ -281,7 +281,10 @@ class Generation:
         from rsi.run.harvest import HarvestSpec, run_harvest
 
         spec = self.spec
-        harvest = HarvestSpec(source_runs=(self.run_id,), per_task=spec.harvest_per_task,
+        # With `accumulate`, every earlier generation's runs and harvests are sources too: a task covered two
+        # generations ago still gets its missing distinct solutions, sampled by today's model.
+        sources = tuple(self.export_runs()) if spec.accumulate else (self.run_id,)
+        harvest = HarvestSpec(source_runs=sources, per_task=spec.harvest_per_task,
                               budget_attempts=spec.harvest_budget or spec.budget_attempts or 100,
                               workers=spec.workers, seed=spec.seed or 0, sandbox=spec.sandbox)
         display = _RunIdRecorder(lambda rid: self.record(HarvestOutput(run_id=rid)), self.note)
@@ -289,8 +292,8 @@ class Generation:
             outcome = run_harvest(self.workspace, harvest, display)
         except UserInputError as error:
             return error.message  # nothing to harvest
-        self.record(HarvestOutput(run_id=outcome.run_id, attempts=outcome.attempts, passes=outcome.passes,
-                                  errors=outcome.errors, tokens=outcome.tokens))
+        self.record(HarvestOutput(run_id=outcome.run_id, source_runs=list(sources), attempts=outcome.attempts,
+                                  passes=outcome.passes, errors=outcome.errors, tokens=outcome.tokens))
         return None
 
     def export_runs(self) -> list[str]:

@@ -66,6 +66,7 @@ class ProposeOutput(StepOutput):
 class HarvestOutput(StepOutput):
     STEP = "harvest"
     run_id: str = ""
+    source_runs: list[str] = Field(default_factory=list, description="The runs whose train tasks were harvested.")
     attempts: int | None = None
     passes: int | None = None
     errors: int | None = None

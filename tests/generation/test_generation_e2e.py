@@ -38,6 +38,7 @@ def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
     assert run["tasks"] == 3 and 1 <= run["covered"] <= run["attempts"] <= 6  # a run stops once all are covered
     harvest = g1["steps"]["harvest"]["outputs"]
     assert harvest["run_id"] != run["run_id"] and 1 <= harvest["attempts"] <= 4
+    assert harvest["source_runs"] == [run["run_id"]]  # no --accumulate: this generation's run only
     export = g1["steps"]["export"]["outputs"]
     manifest = json.loads((workspace.root / "runs" / "generations" / "g0001" / "dataset" / "manifest.json").read_text())
     assert manifest["dataset"]["sha256"] == export["dataset_sha256"]
@@ -59,16 +60,19 @@ def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
     assert not repo.git.status("--porcelain", "--", "portfolios/default-g0002.toml")  # committed
     assert 'base = "default"' in (workspace.portfolios_dir / "default-g0002.toml").read_text()
 
-    second = shim("generation", *ARGS, "--accumulate", "--json", cwd=workspace.root, env=env)
+    second = shim("generation", *ARGS, "--accumulate", "--harvest-per-task", "2", "--harvest-budget", "2", "--json",
+                  cwd=workspace.root, env=env)
     assert second.returncode == 0, second.stderr[-3000:] + second.stdout[-2000:]
     g2 = json.loads(second.stdout)
     assert g2["id"] == "g0002" and g2["status"] == "done"
     assert g2["inputs"]["portfolio"] == "default-g0002" and g2["inputs"]["previous"] == "g0001"
     assert g2["steps"]["run"]["outputs"]["run_id"] != run["run_id"]
-    assert g2["steps"]["harvest"]["status"] == "skipped"  # no --harvest-per-task this time
-    # --accumulate: the second dataset pools the first generation's run and harvest with its own run.
-    assert g2["steps"]["export"]["outputs"]["source_runs"] == [run["run_id"], harvest["run_id"],
-                                                               g2["steps"]["run"]["outputs"]["run_id"]]
+    # --accumulate: the second harvest samples the first generation's tasks too, and the second dataset pools
+    # the first generation's run and harvest with its own.
+    g2_run, g2_harvest = g2["steps"]["run"]["outputs"]["run_id"], g2["steps"]["harvest"]["outputs"]
+    assert g2_harvest["source_runs"] == [run["run_id"], harvest["run_id"], g2_run]
+    assert g2["steps"]["export"]["outputs"]["source_runs"] == [run["run_id"], harvest["run_id"], g2_run,
+                                                               g2_harvest["run_id"]]
     assert g2["summary"]["cumulative_coverage"][0] >= run["covered"]
 
     # Finished generations are not redone.
