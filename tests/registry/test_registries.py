@@ -44,6 +44,15 @@ def problem_of(error: ValidationError | ContractError | TaskError):
     return error.problems[0]
 
 
+def run_spec_problem(tmp_path: Path, text: str):
+    """The one problem `load_run_spec` reports for a run spec file holding `text`, and the file."""
+    spec_file = tmp_path / "run.toml"
+    spec_file.write_text(text)
+    with pytest.raises(ValidationError) as raised:
+        load_run_spec(spec_file)
+    return problem_of(raised.value), spec_file
+
+
 # -- sandbox backends -------------------------------------------------------------------------------
 class CountingSandbox(LocalSandbox):
     """The real local sandbox, counting the processes it starts."""
@@ -78,11 +87,7 @@ def test_a_registered_sandbox_backend_is_chosen_by_flag_and_by_run_spec(workspac
 
 
 def test_an_unknown_sandbox_backend_is_a_located_error(tmp_path, cli) -> None:
-    spec_file = tmp_path / "run.toml"
-    spec_file.write_text('portfolio = "default"\n\nsandbox = "counting"\n')
-    with pytest.raises(ValidationError) as raised:
-        load_run_spec(spec_file)
-    problem = problem_of(raised.value)
+    problem, spec_file = run_spec_problem(tmp_path, 'portfolio = "default"\n\nsandbox = "counting"\n')
     assert (Path(problem.file), problem.line, problem.key) == (spec_file, 3, "sandbox")
     assert "unknown sandbox backend 'counting'" in problem.message
     with pytest.raises(UserInputError, match="unknown sandbox backend"):
@@ -117,11 +122,7 @@ def test_a_registered_executor_runs_a_run_named_in_its_spec(workspace, monkeypat
 
 
 def test_an_unknown_executor_is_a_located_error(tmp_path) -> None:
-    spec_file = tmp_path / "run.toml"
-    spec_file.write_text('executor = "counting"\n')
-    with pytest.raises(ValidationError) as raised:
-        load_run_spec(spec_file)
-    problem = problem_of(raised.value)
+    problem, spec_file = run_spec_problem(tmp_path, 'executor = "counting"\n')
     assert (Path(problem.file), problem.line, problem.key) == (spec_file, 1, "executor")
     assert "unknown executor 'counting'; known: local, slurm" in problem.message
     with pytest.raises(UserInputError, match="unknown executor"):
