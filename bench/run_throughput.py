@@ -247,6 +247,9 @@ def vllm_figures(args: argparse.Namespace, adapter: Path) -> list[Figure] | str:
     except ModelError as error:
         return f"not measured: the vLLM-CPU server did not start ({' '.join(error.lines())[:300]})"
     args.vllm_start_s = time.perf_counter() - started
+    from rsi.models.tuning import vllm_cpu_env
+
+    args.vllm_env = "; ".join(f"{k}={c.value or '(unset)'} ({c.why})" for k, c in vllm_cpu_env().items())
     try:
         return embedded_figures(model, "vLLM-CPU", adapter, [8], args.per_client, args.max_tokens)
     finally:
@@ -298,6 +301,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "choices": choices, "raw": raw, "embedded": embedded, "static": static, "run": run, "vllm": vllm,
         "mean_rows": stats.mean_batch_rows, "start_load": started_load, "busy": args.busy,
+        "vllm_start_s": getattr(args, "vllm_start_s", None), "vllm_env": getattr(args, "vllm_env", ""),
     }
 
 
@@ -337,6 +341,9 @@ def render(result: dict[str, Any], command: str) -> str:
         "| measured | completion tokens | wall s | tokens/s | load |\n| --- | ---: | ---: | ---: | --- |\n"
         + _rows(raw) + _rows(embedded) + _rows(result["static"]) + (_rows(run) if isinstance(run, list) else "")
         + (_rows(vllm) if isinstance(vllm, list) else ""),
+        (f"vLLM-CPU (vllm-cpu 0.32.0, the `make test-vllm` venv, server owned by rsi's vllm backend): start until "
+         f"healthy {result['vllm_start_s']:.0f} s; CPU settings: {result['vllm_env']}.\n"
+         if result.get("vllm_start_s") is not None else ""),
         "Ratios (targets from issue 14):\n",
         f"- embedded with one adapter / embedded base, 8 clients: **{_ratio(adapter8, base8)}** (target >= 0.8)",
         f"- embedded base, 8 clients / raw batched ({best_raw.label}): **{_ratio(base8, best_raw)}** "
@@ -365,13 +372,14 @@ LAUNCH = "import sys; sys.argv[0] = 'rsi'; from rsi.cli.app import main; main()"
 @dataclass(frozen=True)
 class Variant:
     """One way of running `rsi run`: which code (a checkout whose `rsi` package is imported), which
-    extra environment, which extra flags (stopping only: none changes what a run does in its window)."""
+    extra environment, which extra flags (`--stop-grace-s 0` only shortens the stop after the window)."""
 
     label: str
     code_dir: Path
     env: tuple[tuple[str, str], ...] = ()
     flags: tuple[str, ...] = ()
-    new: bool = False  # this checkout (the code measured against the old)
+    new: bool = False  # this checkout's defaults (the code measured against the others)
+    key: str = ""  # the variant's name in VARIANTS (rows of several rounds pool by it, whatever the commit)
 
 
 def _commit(code_dir: Path) -> str:
@@ -382,13 +390,21 @@ def _commit(code_dir: Path) -> str:
     return git("rev-parse", "--short=7", "HEAD") + ("+uncommitted" if dirty else "")
 
 
-def versus_variants(old_dir: Path) -> list[Variant]:
-    old = _commit(old_dir)
-    return [
-        Variant(f"{old} defaults (2 torch threads, 4 workers)", old_dir),
-        Variant(f"{old} RSI_TORCH_THREADS=1", old_dir, (("RSI_TORCH_THREADS", "1"),)),
-        Variant(f"{_commit(ROOT)} defaults", ROOT, flags=("--stop-grace-s", "0"), new=True),
-    ]
+VARIANTS = ("old", "old-threads1", "new", "new-workers4")
+
+
+def versus_variants(old_dir: Path, names: list[str]) -> list[Variant]:
+    """`old`: the old code's defaults; `old-threads1`: with RSI_TORCH_THREADS=1; `new`: this code's
+    defaults; `new-workers4`: this code with `--workers 4` (the old default's count on 2 cores)."""
+    old, new = _commit(old_dir), _commit(ROOT)
+    stop = ("--stop-grace-s", "0")
+    every = {
+        "old": Variant(f"{old} defaults (2 torch threads, 4 workers)", old_dir, key="old"),
+        "old-threads1": Variant(f"{old} RSI_TORCH_THREADS=1", old_dir, (("RSI_TORCH_THREADS", "1"),), key="old-threads1"),
+        "new": Variant(f"{new} defaults", ROOT, flags=stop, new=True, key="new"),
+        "new-workers4": Variant(f"{new} --workers 4", ROOT, flags=(*stop, "--workers", "4"), key="new-workers4"),
+    }
+    return [every[name] for name in names]
 
 
 def _cli(variant: Variant, args: list[str], cwd: Path, log: Path | None = None) -> subprocess.Popen[bytes]:
@@ -453,8 +469,9 @@ def versus_row(variant: Variant, portfolio: str, args: argparse.Namespace, tmp: 
     counts = _store_counts(ws / "runs" / "rsi.sqlite", start, end)
     log_tail = (tmp / f"run-{index}.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
     return {
-        "variant": variant.label, "new": variant.new, "portfolio": portfolio, "minutes": args.versus_minutes,
-        "tasks": args.run_tasks, "at": f"{start:%H:%M}",
+        "variant": variant.label, "key": variant.key, "new": variant.new, "portfolio": portfolio,
+        "minutes": args.versus_minutes,
+        "tasks": args.run_tasks, "at": f"{start:%H:%M}", "command": args.command,
         "load": f"{load_before:.1f} -> {load_after:.1f}", "load_mean": (load_before + load_after) / 2,
         "per_min": counts["attempts"] / args.versus_minutes, "tokens_per_s": counts["tokens"] / window,
         "ended_early": ended_early + (f" ({log_tail[0][:160]})" if ended_early and log_tail else ""), **counts,
@@ -464,7 +481,7 @@ def versus_row(variant: Variant, portfolio: str, args: argparse.Namespace, tmp: 
 def measure_versus(args: argparse.Namespace) -> None:
     """Every variant on every portfolio, `args.versus_rounds` rounds, the order alternating; one JSON
     line per row appended to `args.versus_log` as soon as it is measured."""
-    variants = versus_variants(Path(args.versus_old).resolve())
+    variants = versus_variants(Path(args.versus_old).resolve(), args.versus_variants.split(","))
     portfolios = args.versus_portfolios.split(",")
     index = 0
     with tempfile.TemporaryDirectory(prefix="rsi-versus-") as folder:
@@ -479,9 +496,19 @@ def measure_versus(args: argparse.Namespace) -> None:
                         log.write(json.dumps(row) + "\n")
 
 
-def _pooled(rows: list[dict[str, Any]], variant: str, portfolio: str | None) -> tuple[float, int, float]:
-    """(attempts per minute, rows, mean load) of one variant, over the rows of one portfolio (or all)."""
-    mine = [r for r in rows if r["variant"] == variant and portfolio in (None, r["portfolio"])]
+def _key(row: dict[str, Any]) -> str:
+    """The row's variant name (rows written before keys existed: from the label)."""
+    if row.get("key"):
+        return str(row["key"])
+    label = str(row["variant"])
+    if row["new"]:
+        return "new"
+    return "old-threads1" if "RSI_TORCH_THREADS=1" in label else "new-workers4" if "--workers 4" in label else "old"
+
+
+def _pooled(rows: list[dict[str, Any]], variant: str, portfolios: list[str]) -> tuple[float, int, float]:
+    """(attempts per minute, rows, mean load) of one variant, over its rows on `portfolios`."""
+    mine = [r for r in rows if _key(r) == variant and r["portfolio"] in portfolios]
     minutes = sum(r["minutes"] for r in mine)
     per_min = sum(r["attempts"] for r in mine) / minutes if minutes else 0.0
     return per_min, len(mine), sum(r["load_mean"] for r in mine) / len(mine) if mine else 0.0
@@ -492,11 +519,10 @@ def _first(row: dict[str, Any]) -> str:
     return f"{row['first_attempt_s']:.0f} s" if row["first_attempt_s"] < row["minutes"] * 60 else "none recorded"
 
 
-def render_versus(rows: list[dict[str, Any]], command: str) -> str:
+def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "") -> str:
     machine = f"{os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}"
-    variants = list(dict.fromkeys(r["variant"] for r in rows))
-    new = next((r["variant"] for r in rows if r["new"]), "")
-    olds = [v for v in variants if v != new]
+    variants = list(dict.fromkeys(_key(r) for r in rows))
+    names = {key: " / ".join(dict.fromkeys(r["variant"] for r in rows if _key(r) == key)) for key in variants}
     table = ["| portfolio | code | started (UTC) | run | jobs | configurations tried | counted attempts "
              "| errors | first attempt after | attempts/min | tokens/s | load (1-min, start -> end) | note |",
              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
@@ -507,14 +533,22 @@ def render_versus(rows: list[dict[str, Any]], command: str) -> str:
             f"{r['tokens_per_s']:.1f} | {r['load']} | {r['ended_early']} |"
         )
     summary = []
-    for portfolio in [*dict.fromkeys(r["portfolio"] for r in rows), None]:
-        name = portfolio or "both portfolios pooled"
-        ours = _pooled(rows, new, portfolio)
-        for old in olds:
-            theirs = _pooled(rows, old, portfolio)
-            ratio = f"**{ours[0] / theirs[0]:.2f}x**" if theirs[0] else "infinite (the old code counted no attempts)"
-            summary.append(f"- {name}: {new} {ours[0]:.2f} attempts/min ({ours[1]} rows, mean load {ours[2]:.1f}) "
-                           f"against {old} {theirs[0]:.2f} ({theirs[1]} rows, mean load {theirs[2]:.1f}): {ratio}")
+    every = list(dict.fromkeys(r["portfolio"] for r in rows))
+    for ours_key in [v for v in variants if v.startswith("new")]:
+        for old in [v for v in variants if v.startswith("old")]:
+            for portfolio in [*every, None]:
+                # pooled: only over the portfolios both variants ran on
+                shared = [p for p in ([portfolio] if portfolio else every)
+                          if all(any(_key(r) == v and r["portfolio"] == p for r in rows) for v in (ours_key, old))]
+                if not shared or (portfolio is None and len(shared) < 2):
+                    continue
+                ours, theirs = _pooled(rows, ours_key, shared), _pooled(rows, old, shared)
+                ratio = (f"**{ours[0] / theirs[0]:.2f}x**" if theirs[0] else "no ratio: neither counted an attempt"
+                         if not ours[0] else "no ratio: only the newer code counted attempts")
+                summary.append(
+                    f"- {portfolio or 'pooled over ' + ' and '.join(shared)}: {names[ours_key]} {ours[0]:.2f} "
+                    f"attempts/min ({ours[1]} rows, mean load {ours[2]:.1f}) against {names[old]} {theirs[0]:.2f} "
+                    f"({theirs[1]} rows, mean load {theirs[2]:.1f}): {ratio}")
     return "\n".join([
         VERSUS_SECTION, "",
         f"Machine: {machine}; {datetime.now(UTC):%Y-%m-%d} (UTC times per row); the machine is shared with other "
@@ -525,18 +559,23 @@ def render_versus(rows: list[dict[str, Any]], command: str) -> str:
         f"{rows[0].get('tasks', '?') if rows else '?'} tasks), seed 7, `--budget-attempts 100000` (never reached). "
         "`text` is the shipped default portfolio's text configurations (bench/run_overlap.py), `default` the whole "
         "shipped default portfolio. The old code runs from a worktree of its commit with this venv's libraries.",
-        "", f"    {command}", "", *table, "",
-        "Attempts per minute, this code / the code issue 14 was filed against (target >= 3x):", "", *summary, "",
-    ]) + "\n"
+        "", *[f"    {c}" for c in dict.fromkeys([*(r.get("command", command) for r in rows)])], "", *table, "",
+        "Attempts per minute, each newer variant / each variant of the old code (issue 14's target: >= 3x the "
+        "code it was filed against):", "", *summary, "", notes,
+    ]).rstrip("\n") + "\n"
 
 
 def versus_main(args: argparse.Namespace) -> None:
+    args.command = "nice -n 5 .venv/bin/python bench/run_throughput.py " + " ".join(
+        a for a in sys.argv[1:] if a not in ("--write", "--versus-render-only")) + " --write"
     if not args.versus_render_only:
         measure_versus(args)
     rows = [json.loads(line) for line in Path(args.versus_log).read_text(encoding="utf-8").splitlines() if line]
-    block = render_versus(rows, f"nice -n 5 .venv/bin/python bench/run_throughput.py --versus-old {args.versus_old} "
+    notes = Path(args.versus_notes).read_text(encoding="utf-8") if args.versus_notes else ""
+    block = render_versus(rows, notes=notes, command=f"nice -n 5 .venv/bin/python bench/run_throughput.py --versus-old {args.versus_old} "
                                 f"--versus-minutes {args.versus_minutes:g} --versus-rounds {args.versus_rounds} "
-                                f"--versus-portfolios {args.versus_portfolios} --run-tasks {args.run_tasks} --write")
+                                f"--versus-portfolios {args.versus_portfolios} --versus-variants {args.versus_variants} "
+                                f"--run-tasks {args.run_tasks} --write")
     print(block)
     if args.write:
         replace_section(VERSUS_SECTION, block)
@@ -555,14 +594,18 @@ def main() -> None:
     parser.add_argument("--versus-minutes", type=float, default=6.0, help="Wall time of each --versus-old row.")
     parser.add_argument("--versus-rounds", type=int, default=1)
     parser.add_argument("--versus-portfolios", default="text,default")
+    parser.add_argument("--versus-variants", default="old,old-threads1,new", help=f"Some of {', '.join(VARIANTS)}.")
     parser.add_argument("--versus-log", default="/tmp/rsi-run-versus.jsonl", help="JSON lines, one per row.")
     parser.add_argument("--versus-render-only", action="store_true", help="Render the rows in --versus-log.")
+    parser.add_argument("--versus-notes", default="", help="A text file of notes put under the rendered rows.")
     args = parser.parse_args()
     if args.versus_old:
         versus_main(args)
         return
     result = measure(args)
     command = ".venv/bin/python bench/run_throughput.py" + (f" --busy {args.busy}" if args.busy else "")
+    if os.environ.get("RSI_VLLM_PYTHON"):  # the vLLM rows need the `make test-vllm` venv
+        command = f"RSI_VLLM_PYTHON={os.environ['RSI_VLLM_PYTHON']} nice -n 5 {command}"
     if (args.run_minutes, args.run_tasks) != (5.0, 40):
         command += f" --run-minutes {args.run_minutes:g} --run-tasks {args.run_tasks}"
     if (args.max_tokens, args.per_client) != (64, 3):
