@@ -3,7 +3,8 @@
 Both contracts attempt the same tasks with the same seeds (rsi.run.jobs.task_seed: a (task, attempt)
 draws the same seed on every side) and the same attempts per task, in one evaluation run stored like
 any other run (`runs/rsi.sqlite`, portfolio `eval:<candidate>-vs-<parent>`, scheduler `eval-paired`),
-planned as fixed jobs (job 0 = parent, job 1 = candidate, job 2 = the control when there is one) and
+planned as fixed jobs (job 0 = parent, job 1 = candidate, then the control and the best-of-n side when
+asked for, in that order) and
 executed and recorded by the orchestrator, the one path `rsi run` takes (rsi/run/planned.py): real
 attempt function, executor, sandbox, retries and attempt folders, so every attempt has a trajectory
 and a verifier verdict:
@@ -21,14 +22,15 @@ and a verifier verdict:
 - with `tasks` (an explicit slice of TRAIN tasks; heldout keys are refused), the lift is measured on that
   slice instead of the heldout split: a validation slice for choosing a training recipe on train data
   only (bench/recipe_sweep.py), so heldout tasks never choose anything;
-- with `best_of_n` (needs `transfer_runs`), a fourth side, job 3 -> the **cost-matched best-of-n**: the
-  transfer runs spent A counted attempts on the T train tasks they tried and covered U of them with
-  many configurations (union coverage); the parent's configuration gets the same budget on the same T
-  tasks as best-of-n, n = max(1, round(A / T)) attempts per task (half rounds up), sampled: a greedy
-  parent runs at temperature 0.8, top_p 0.95 (n greedy attempts would repeat one answer), a sampling
-  parent keeps its own sampling. B = the tasks with any pass. Train tasks only: heldout tasks are never
-  part of it. So union coverage U/T is read beside what one configuration reaches with the same
-  attempts (B/T) and beside what ships (transfer), never as what ships.
+- with `best_of_n` (needs `transfer_runs`), a fourth side (job 3; job 2 without a control) -> the
+  **cost-matched best-of-n**: the transfer runs spent A counted attempts on the T train tasks they
+  tried and covered U of them with many configurations (union coverage); the parent's configuration
+  gets the same budget on the same T tasks as best-of-n, n = max(1, round(A / T)) attempts per task
+  (half rounds up), sampled: a greedy parent runs at temperature 0.8, top_p 0.95 (n greedy attempts
+  would repeat one answer), a sampling parent keeps its own sampling. B = the tasks with any pass.
+  Train tasks only: heldout tasks are never part of it. So union coverage U/T is read beside what one
+  configuration reaches with the same attempts (B/T) and beside what ships (transfer), never as what
+  ships.
 
 The gate is the parent's `[evaluation.gate]`: promote only if the lift's CI lower bound is above
 `min_lift` and retention >= `retention_min`. `decide_adapter` is pure; `apply_decision` writes the
@@ -146,6 +148,7 @@ class CostMatchedSummary(BaseModel):
     """Union coverage of the portfolio beside a best-of-n of the parent under the same attempt budget, and
     beside what ships: the same train tasks, about the same attempts, one configuration instead of many."""
 
+    job_index: int = Field(description="The evaluation run's job of the best-of-n side (3, or 2 without a control).")
     tasks: int = Field(description="T: train tasks the transfer runs tried (any counted attempt).")
     search_attempts: int = Field(description="A: the transfer runs' counted attempts on those tasks.")
     union_covered: int = Field(description="U: of them, tasks any configuration of the transfer runs passed.")
@@ -185,7 +188,7 @@ class EvalOutcome(BaseModel):
     lift_vs_control: LiftSummary | None = Field(default=None, description="Candidate against the generation-0 control.")
     retention: RetentionSummary
     transfer: TransferSummary | None = None
-    cost_matched: CostMatchedSummary | None = Field(default=None, description="With best_of_n: job 3's baseline.")
+    cost_matched: CostMatchedSummary | None = Field(default=None, description="With best_of_n: the cost-matched baseline.")
     per_task: dict[str, dict[str, bool]] = Field(description="task -> {'candidate': solved, 'parent': solved[, 'control']}.")
     decision: EvalDecision
     errors: int = 0
@@ -285,12 +288,12 @@ def plan_best_of_n(tried: dict[str, int], covered: set[str], split_of: dict[str,
 
 
 def cost_matched_of(plan: BestOfNPlan, solved: dict[str, bool], spent: int, transfer: TransferSummary,
-                    sampling: str) -> CostMatchedSummary:
-    """Job 3's numbers beside union coverage and the deployed configuration's transfer (pure)."""
+                    sampling: str, job_index: int) -> CostMatchedSummary:
+    """The best-of-n side's numbers beside union coverage and the deployed configuration's transfer (pure)."""
     t = len(plan.tasks)
     b = sum(1 for k in plan.tasks if solved.get(k, False))
     return CostMatchedSummary(
-        **plan.summary_fields(), sampling=sampling, attempts=spent, solved=b,
+        **plan.summary_fields(), job_index=job_index, sampling=sampling, attempts=spent, solved=b,
         union_rate=round(len(plan.covered) / t, 4) if t else 0.0, best_of_n_rate=round(b / t, 4) if t else 0.0,
         transfer_tasks=transfer.portfolio_covered, parent_solved=transfer.parent_solved,
         candidate_solved=transfer.candidate_solved)
@@ -336,7 +339,9 @@ def _parent_covered(store: Any, suite: str, parent_hash: str, runs: list[str]) -
     return {fact[1] for fact in store.attempt_history(suite, "train") if fact[0] == parent_hash and fact[2]}
 
 
-PARENT, CANDIDATE, CONTROL, BEST_OF_N = 0, 1, 2, 3  # job index of each side in the evaluation run
+# The sides of an evaluation. The run's jobs are the sides present, in this order (job i = the i-th side
+# present): parent 0, candidate 1, control 2, best-of-n 3 (job 2 when there is no control); see _Plan.side_of.
+PARENT, CANDIDATE, CONTROL, BEST_OF_N = 0, 1, 2, 3
 SIDES = {PARENT: "parent", CANDIDATE: "candidate", CONTROL: "control", BEST_OF_N: "best-of-n"}
 
 
@@ -354,11 +359,11 @@ class _Plan:
     transfer: list[str]
     best_of_n: BestOfNPlan | None = None
 
-    def task_keys(self, job_index: int) -> list[str]:
+    def task_keys(self, side: int) -> list[str]:
         """The control side is there for the heldout comparison only; best-of-n for the train tasks tried."""
-        if job_index == BEST_OF_N:
+        if side == BEST_OF_N:
             return list(self.best_of_n.tasks) if self.best_of_n is not None else []
-        extra = [] if job_index == CONTROL else sorted((set(self.covered) | set(self.transfer)) - set(self.heldout))
+        extra = [] if side == CONTROL else sorted((set(self.covered) | set(self.transfer)) - set(self.heldout))
         return self.heldout + extra
 
     def jobs(self) -> list[PlannedJob]:
@@ -366,8 +371,15 @@ class _Plan:
         return [PlannedJob(SIDES[j], self.configs[j], tuple(self.task_keys(j)), self.attempts_per_task(j))
                 for j in sorted(self.configs)]
 
-    def attempts_per_task(self, job_index: int) -> int:
-        return self.best_of_n.per_task if job_index == BEST_OF_N and self.best_of_n is not None else self.per_task
+    def side_of(self, job_index: int) -> int:
+        """The side the run's job `job_index` ran (PlannedScheduler proposes the plan's jobs in order)."""
+        return sorted(self.configs)[job_index]
+
+    def job_index_of(self, side: int) -> int:
+        return sorted(self.configs).index(side)
+
+    def attempts_per_task(self, side: int) -> int:
+        return self.best_of_n.per_task if side == BEST_OF_N and self.best_of_n is not None else self.per_task
 
     def all_task_keys(self) -> list[str]:
         """Every task some side attempts (the run's tasks)."""
@@ -429,7 +441,7 @@ def _best_of_n_config(spec: EvalSpec, parent: Any, parent_config: Any) -> Any:
 def _sampling_text(config: Any, overrides: dict[str, float]) -> str:
     sampling = config.spec.harness.sampling
     text = f"temperature {sampling.temperature}, top_p {sampling.top_p}"
-    return f"{text} (the greedy parent, sampled)" if overrides else f"{text} (the parent's own)"
+    return f"{text}: the greedy parent, sampled" if overrides else f"{text}: the parent's own"
 
 
 def _resumed_plan(store: Any, spec: EvalSpec) -> tuple[EvalSpec, dict[str, Any]]:
@@ -459,7 +471,8 @@ def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, see
 
 
 def _best_of_n_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str) -> BestOfNPlan:
-    """What the transfer runs spent on train tasks (counted attempts per task, union coverage), as job 3's plan."""
+    """What the transfer runs spent on train tasks (counted attempts per task, union coverage), planned as
+    the best-of-n side."""
     runs = sides.spec.transfer_runs
     tried = {s.task_key: s.attempts for s in store.task_stats(suite, "train", runs) if s.task_key in by_key}
     covered = set(store.covered_tasks(suite, "train", runs))
@@ -573,22 +586,23 @@ class _Solved:
         return sum(self.spent.values())
 
 
-def _solved(workspace: Workspace, run_id: str) -> _Solved:
+def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     """What each side solved and spent, from the run's counted attempts."""
     from rsi.store import open_store
 
     store = open_store(workspace.db_url)
     try:
-        rows = store.list_attempts(run_id)
+        rows = store.list_attempts(plan.run_id)
     finally:
         store.close()
     solved = _Solved({j: {} for j in SIDES}, {j: 0 for j in SIDES}, 0)
     for row in rows:
         if not row.counted:
             continue
-        solved.spent[row.job_index] = solved.spent.get(row.job_index, 0) + 1
+        j = plan.side_of(row.job_index)
+        solved.spent[j] = solved.spent.get(j, 0) + 1
         solved.tokens += row.tokens or 0
-        side = solved.by_side.setdefault(row.job_index, {})
+        side = solved.by_side.setdefault(j, {})
         side[row.task_key] = side.get(row.task_key, False) or bool(row.passed)
     return solved
 
@@ -621,7 +635,8 @@ def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], N
     else:
         control = f" and the generation-0 control {sides.control.ref}" if sides.control is not None else ""
         note(f"evaluation {plan.run_id}: {sides.candidate.ref} vs {sides.parent.ref}{control} on {len(plan.heldout)} "
-             f"heldout + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} covered train tasks of {suite}, "
+             f"{'chosen train' if spec.tasks else 'heldout'} + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} "
+             f"covered train tasks of {suite}, "
              f"{per_task} attempt(s) each, seed {seed}")
         if plan.best_of_n is not None:
             b = plan.best_of_n
@@ -640,7 +655,7 @@ def _execute(run: _EvalRun, attempt_fn: AttemptFn | None, tracker: Tracker, note
     run_spec = RunSpec(workers=spec.workers, sandbox=spec.sandbox, max_error_retries=spec.max_error_retries,
                        retry_backoff_s=RETRY_BACKOFF_S, seed=run.plan.seed, report=False,
                        resume=run_id if spec.resume else None)
-    display = TrackerDisplay(tracker, lambda: run.to_run, lambda j: SIDES.get(j, str(j)), note)
+    display = TrackerDisplay(tracker, lambda: run.to_run, lambda j: SIDES[run.plan.side_of(j)], note)
     orchestrator = Orchestrator(run_spec, run.workspace, display, attempt_fn, opener=run.open,
                                 scheduler_for=run.scheduler)
     try:
@@ -669,7 +684,7 @@ def evaluate(
     started = time.monotonic()
     run = _prepare(workspace, spec, on_created, note)
     ran = _execute(run, attempt_fn, tracker or Tracker("eval"), note)
-    solved = _solved(workspace, run.plan.run_id)
+    solved = _solved(workspace, run.plan)
     outcome = _measure(run.sides, run.plan, solved, run.spec)
     outcome = outcome.model_copy(update={"errors": ran.errors, "attempts": solved.attempts, "tokens": solved.tokens,
                                          "wall_s": time.monotonic() - started})
@@ -700,7 +715,8 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
     cost_matched = None
     if plan.best_of_n is not None and transfer is not None:
         cost_matched = cost_matched_of(plan.best_of_n, solved[BEST_OF_N], ran.spent.get(BEST_OF_N, 0), transfer,
-                                       _sampling_text(plan.configs[BEST_OF_N], plan.best_of_n.overrides))
+                                       _sampling_text(plan.configs[BEST_OF_N], plan.best_of_n.overrides),
+                                       plan.job_index_of(BEST_OF_N))
     return EvalOutcome(
         eval_id=plan.run_id, suite=plan.suite,
         candidate=_contract_info(candidate, plan.configs[CANDIDATE]), parent=_contract_info(sides.parent, plan.configs[PARENT]),
