@@ -43,6 +43,9 @@ def eval_command(
     sandbox: SandboxOpt = "auto",
     control: Annotated[str | None, typer.Option("--control", help="The frozen generation-0 contract ref: lift against it too.")] = None,
     transfer_run: Annotated[list[str] | None, typer.Option("--transfer-run", help="Runs whose union coverage measures transfer.")] = None,
+    best_of_n: Annotated[bool, typer.Option("--best-of-n", help=(
+        "Also run the parent as best-of-n (sampled) on the train tasks the transfer runs tried, with about their "
+        "attempts: the cost-matched baseline beside union coverage (needs --transfer-run)."))] = False,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume an evaluation run id.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Evaluate and decide, but promote/reject nothing.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
@@ -56,7 +59,7 @@ def eval_command(
     spec = EvalSpec(candidate=candidate or "-", parent=against or "-", suite=suite, attempts_per_task=attempts_per_task,
                     seed=seed, limit_heldout=limit_heldout, limit_covered=limit_covered, covered_runs=covered_run or [],
                     workers=workers, sandbox=sandbox, resume=resume, control=control,  # type: ignore[arg-type]
-                    transfer_runs=transfer_run or [])
+                    transfer_runs=transfer_run or [], best_of_n=best_of_n)
     workspace = state.workspace()
     tracker = progress_tracker("eval", json_output)
     try:
@@ -72,10 +75,9 @@ def eval_command(
             console.print(line, markup=False)
         verdict = "PROMOTE" if outcome.promote else "REJECT"
         console.print(f"  decision: {verdict}: {outcome.decision.reason}", markup=False)
-        if outcome.applied:
-            console.print(f"  applied: {outcome.applied.get('state')}"
-                          f"{' as ' + outcome.applied['revision']['ref'] if outcome.applied.get('revision') else ''}",
-                          markup=False)
+        if outcome.applied is not None:
+            revision = outcome.applied.revision
+            console.print(f"  applied: {outcome.applied.state}{' as ' + revision.ref if revision else ''}", markup=False)
     if not outcome.promote:
         raise typer.Exit(1)
 
@@ -99,6 +101,8 @@ RenderOpt = Annotated[str | None, typer.Option("--render", help="Export in the c
                                                "(`found`, default) or in the deployed contract's own (`deployed`).")]
 AccumulateOpt = Annotated[bool, typer.Option("--accumulate", help="Train on every earlier generation's runs and "
                                              "harvests too (pooled data, fresh adapter).")]
+BestOfNOpt = Annotated[bool, typer.Option("--best-of-n", help="The evaluation also runs the parent as best-of-n "
+                                          "with the coverage search's attempt budget (rsi eval --best-of-n).")]
 WeakOpt = Annotated[bool, typer.Option("--allow-weak-isolation",
                                        help="Promote and export evidence of weakly isolated attempts (rlimits only).")]
 
@@ -137,6 +141,7 @@ def generation(
     max_per_task: MaxPerTaskOpt = None,
     render: RenderOpt = None,
     accumulate: AccumulateOpt = False,
+    best_of_n: BestOfNOpt = False,
     train_method: Annotated[str | None, typer.Option("--train-method", help="sft or grpo (default: the contract's).")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume this generation id (e.g. g0003).")] = None,
     new: Annotated[bool, typer.Option("--new", help="Start a new generation even if one is unfinished.")] = False,
@@ -152,7 +157,7 @@ def generation(
                             limit_covered=limit_covered, train_method=train_method,
                             allow_weak_isolation=allow_weak_isolation, harvest_per_task=harvest_per_task,
                             harvest_budget=harvest_budget, max_per_task=max_per_task, render=render,
-                            accumulate=accumulate or None)
+                            accumulate=accumulate or None, best_of_n=best_of_n or None)
     tracker = progress_tracker("generation", json_output)
     try:
         result = run_generation(state.workspace(), spec, on_note=tracker.say, resume=resume, new=new)
@@ -182,6 +187,7 @@ def nightly(
     max_per_task: MaxPerTaskOpt = None,
     render: RenderOpt = None,
     accumulate: AccumulateOpt = False,
+    best_of_n: BestOfNOpt = False,
 ) -> None:
     """Cron entry point: one generation under a lock (resuming an interrupted one); exit codes in docs/nightly.md."""
     from rsi.generation.nightly import run_nightly
@@ -191,7 +197,8 @@ def nightly(
                             threads=threads, max_length=max_length, limit_heldout=limit_heldout,
                             limit_covered=limit_covered, allow_weak_isolation=allow_weak_isolation,
                             harvest_per_task=harvest_per_task, harvest_budget=harvest_budget,
-                            max_per_task=max_per_task, render=render, accumulate=accumulate or None)
+                            max_per_task=max_per_task, render=render, accumulate=accumulate or None,
+                            best_of_n=best_of_n or None)
     outcome = run_nightly(state.workspace(), spec, log=_say(False))
     raise typer.Exit(outcome.exit_code)
 

@@ -80,16 +80,17 @@ def train(
         return
     m = outcome.metrics
     console.print(f"adapter {outcome.adapter_id[:12]} ({'registered' if outcome.registered else 'already registered'}): "
-                  f"{m['steps']} steps, loss {m['first_loss']:.4f} -> {m['final_loss']:.4f}, "
-                  f"{m['tokens_per_s']:.0f} tok/s, {m['wall_s']:.0f}s on {m['device']}", markup=False)
-    if m.get("method") == "grpo":
-        console.print(f"  GRPO: {m['rollouts']} rollouts; mean reward per step "
-                      f"{' '.join(f'{r:.2f}' for r in m['rewards_per_step'])}", markup=False)
+                  f"{m.steps} steps, loss {m.first_loss:.4f} -> {m.final_loss:.4f}, "
+                  f"{m.tokens_per_s:.0f} tok/s, {m.wall_s:.0f}s on {m.device}", markup=False)
+    extra = m.model_extra or {}  # a method's own numbers (GRPO: method, rollouts, rewards_per_step)
+    if extra.get("method") == "grpo":
+        console.print(f"  GRPO: {extra['rollouts']} rollouts; mean reward per step "
+                      f"{' '.join(f'{r:.2f}' for r in extra['rewards_per_step'])}", markup=False)
     console.print(f"  folder {outcome.adapter_dir}", markup=False)
-    if outcome.candidate:
+    if outcome.candidate is not None:
         c = outcome.candidate
-        console.print(f"  candidate {c['ref']} ({'written' if c['written'] else 'already written'}); "
-                      f"evaluate it: rsi eval {c['ref']} --against {outcome.lineage['parent_contract']['ref']}",
+        console.print(f"  candidate {c.ref} ({'written' if c.written else 'already written'}); "
+                      f"evaluate it: rsi eval {c.ref} --against {outcome.lineage.parent_contract['ref']}",
                       markup=False)
 
 

@@ -99,6 +99,7 @@ class GenerationSpec(BaseModel):
                                                  "conversation that found it, or in the deployed contract's own.")
     accumulate: bool = Field(default=False, description="Harvest from and export the runs and harvests of every "
                              "earlier generation of the contract too (train on the pooled data).")
+    best_of_n: bool = Field(default=False, description="The evaluation also runs the parent as cost-matched best-of-n.")
 
 
 class _RunIdRecorder:
@@ -364,7 +365,7 @@ class Generation:
             candidate=trained.candidate_ref, parent=trained.parent_ref,
             covered_runs=[run_id], transfer_runs=[run_id], control=generation_zero_ref(self.workspace, self.spec.contract),
             limit_heldout=spec.limit_heldout, limit_covered=spec.limit_covered, workers=spec.workers, sandbox=spec.sandbox,
-            resume=self.state.outputs(EvaluateOutput).eval_id or None,
+            resume=self.state.outputs(EvaluateOutput).eval_id or None, best_of_n=spec.best_of_n,
         )
         outcome = evaluate(self.workspace, eval_spec, on_note=lambda m: self.note(f"eval: {m}"),
                            on_created=lambda eid: self.record(EvaluateOutput(eval_id=eid)))

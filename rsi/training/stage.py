@@ -30,7 +30,7 @@ import hashlib
 import json
 import shutil
 import time
-from collections.abc import Callable, ItemsView, KeysView, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -70,33 +70,7 @@ class TrainStageSpec(BaseModel):
     slurm: dict[str, Any] = Field(default_factory=dict, description="SlurmTrainOptions fields.")
 
 
-class DictReadable:
-    """Transitional: `record["key"]`, `record.get("key")` and `**record` read a typed record's JSON form, for
-    callers not yet moved to its attributes (rsi/cli/cmd_train.py, rsi/cli/cmd_generation.py,
-    rsi/generation). Remove once none is left."""
-
-    def _json(self) -> dict[str, Any]:
-        dumped: dict[str, Any] = self.model_dump(mode="json", by_alias=True)  # type: ignore[attr-defined]
-        return dumped
-
-    def __getitem__(self, key: str) -> Any:
-        return self._json()[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._json().get(key, default)
-
-    def keys(self) -> KeysView[str]:
-        return self._json().keys()
-
-    def items(self) -> ItemsView[str, Any]:
-        return self._json().items()
-
-
-# pydantic validates a Mapping as a dict: `Output.model_validate(record)` keeps working meanwhile.
-Mapping.register(DictReadable)
-
-
-class TrainMetrics(DictReadable, BaseModel):
+class TrainMetrics(BaseModel):
     """What a training measured (the lineage's `metrics`). The numbers every method reports are typed
     fields; a method's own numbers stay as extra fields of the same names (SFT: `epochs_run`,
     `examples`, `dropped`, `truncated`, `tokens`; GRPO: `method`, `rollouts`, `rewards_per_step`,
@@ -120,7 +94,7 @@ class TrainMetrics(DictReadable, BaseModel):
     transformers_version: str = ""
 
 
-class RevisionWritten(DictReadable, BaseModel):
+class RevisionWritten(BaseModel):
     """A contract revision written (or found already written) for an adapter: the candidate that routes
     to it, or the parent's revision it was promoted into (rsi.training.candidate.ContractRevisionRef)."""
 
@@ -133,7 +107,7 @@ class RevisionWritten(DictReadable, BaseModel):
     written: bool = Field(description="False when an earlier run had written it (the step is idempotent).")
 
 
-class StageLineage(DictReadable, AdapterLineage):
+class StageLineage(AdapterLineage):
     """The adapter's lineage as `rsi train` reports it: lineage.json without the dataset's manifest."""
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)

@@ -32,8 +32,8 @@ def test_training_runs_as_a_slurm_job(slurm, workspace, tmp_path, monkeypatch) -
     ), on_note=notes.append)
     # without accounting (no slurmdbd) the last state seen may stay RUNNING; the result file is what counts
     assert any(n.startswith("slurm job ") and n.endswith(("RUNNING", "COMPLETED", "FINISHED")) for n in notes), notes
-    assert outcome.lineage["executor"] == "slurm" and outcome.metrics["steps"] == 2
-    assert outcome.metrics["device"] == "cpu" and outcome.metrics["losses"][-1] < outcome.metrics["losses"][0]
+    assert outcome.lineage.executor == "slurm" and outcome.metrics.steps == 2
+    assert outcome.metrics.device == "cpu" and outcome.metrics.losses[-1] < outcome.metrics.losses[0]
     assert (workspace.adapters_dir / outcome.adapter_id / "adapter" / "adapter_model.safetensors").is_file()
     assert list((workspace.runs_dir / "slurm-train").glob("train-*/*_submission.sh"))
-    assert outcome.candidate["ref"] == "default-candidate@r2"
+    assert outcome.candidate is not None and outcome.candidate.ref == "default-candidate@r2"

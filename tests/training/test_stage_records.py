@@ -57,8 +57,12 @@ def test_a_methods_own_numbers_stay_and_the_common_ones_are_required() -> None:
         TrainMetrics.model_validate({k: v for k, v in SFT_METRICS.items() if k != "final_loss"})
 
 
-def test_callers_not_yet_on_attributes_still_read_keys() -> None:
-    """Transitional (rsi/cli, rsi/generation): `["key"]` and `.get` read the JSON form."""
+def test_records_are_read_by_attribute_and_a_methods_own_numbers_are_its_extras() -> None:
+    """Every caller reads attributes (the transitional key access is gone); SFT's own numbers stay extras."""
     metrics = TrainMetrics.model_validate(SFT_METRICS)
-    assert metrics["steps"] == 3 and metrics.get("resumed_from_step") == 1 and metrics.get("method") is None
-    assert RevisionWritten.model_validate(CANDIDATE).get("ref") == "default-candidate@r2"
+    assert metrics.steps == 3 and metrics.resumed_from_step == 1
+    assert metrics.model_extra == {"epochs_run": 1.0, "examples": 4, "dropped": {"too_long": 1}, "truncated": 0,
+                                   "tokens": 10}
+    assert RevisionWritten.model_validate(CANDIDATE).ref == "default-candidate@r2"
+    with pytest.raises(TypeError):
+        metrics["steps"]  # type: ignore[index]
