@@ -40,6 +40,7 @@ from results import replace_section  # bench/results.py (scripts run from bench/
 
 SECTION = "## compounding"
 PLOT = Path(__file__).with_name("compounding.png")
+TIMED = ("run", "harvest", "train", "evaluate")  # the other steps take seconds
 LOADS = "loads.txt"  # the 1-minute load average at every progress line, appended across resumes
 
 # Three text configurations: the deployed one (the contract), a worked-example framing, and a sampled
@@ -120,14 +121,15 @@ def ledger_markdown(rows) -> str:
 def per_generation(workspace) -> str:
     """Each generation's budgets (from its recorded spec: a resumed benchmark may have changed them for later
     generations) and its step wall times, as markdown rows."""
-    from rsi.generation.state import list_generations
+    from rsi.generation.state import STEPS, list_generations
 
-    lines = ["| generation | run budget | harvest (per task, budget) | covered limit | step wall times (min) |",
+    lines = ["| generation | run budget | harvest (per task, budget) | covered limit | wall time of run, harvest, train, evaluate (min) |",
              "|---|---|---|---|---|"]
     for state in list_generations(workspace):
         spec = state.spec
-        times = ", ".join(f"{n} {(s.finished - s.started).total_seconds() / 60:.1f}" for n, s in state.steps.items()
-                          if s.started and s.finished and s.status == "done")
+        steps = [(n, state.step(n)) for n in STEPS]
+        times = ", ".join(f"{n} {(s.finished - s.started).total_seconds() / 60:.1f}" for n, s in steps
+                          if s.started and s.finished and s.status == "done" and n in TIMED)
         lines.append(f"| {state.id} | {spec.get('budget_attempts')} | {spec.get('harvest_per_task')}, "
                      f"{spec.get('harvest_budget')} | {spec.get('limit_covered')} | {times} |")
     return "\n".join(lines)
@@ -143,8 +145,9 @@ def write_section(workspace, args: argparse.Namespace) -> None:
     loads = [float(x) for x in (workspace.root / LOADS).read_text().split()] or [0.0]
     write_lineage_png(rows, PLOT)
     gen0 = rows[0].parent_heldout_rate if rows else None
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=Path(__file__).parent).stdout.strip()
+    commit = args.code or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                         cwd=Path(__file__).parent).stdout.strip()
+    notes = args.notes.read_text(encoding="utf-8").strip() + "\n\n" if args.notes else ""
     block = (
         f"{SECTION}\n\n"
         f"{args.generations} consecutive real generations of expert iteration (bench/compounding.py; the "
@@ -163,6 +166,7 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"{ledger_markdown(rows)}\n\n"
         f"{per_generation(workspace)}\n\n"
         "![ledger](compounding.png)\n\n"
+        f"{notes}"
         f"Reproduce: `.venv/bin/python bench/compounding.py --generations {args.generations} --budget-attempts "
         f"{args.budget_attempts} --harvest-per-task {args.harvest_per_task} --harvest-budget {args.harvest_budget} "
         f"--max-per-task {args.max_per_task} --render {args.render} --limit-covered {args.limit_covered} "
@@ -185,6 +189,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch threads for training (default: measured).")
     parser.add_argument("--workspace", type=Path, required=True, help="Created if new; resumed if it exists.")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--code", default="", help="What code ran, for the record (default: this checkout's commit).")
+    parser.add_argument("--notes", type=Path, default=None, help="Markdown appended to the section (the reading).")
     args = parser.parse_args()
     for var, value in {"GIT_AUTHOR_NAME": "rsi bench", "GIT_AUTHOR_EMAIL": "bench@rsi.local",
                        "GIT_COMMITTER_NAME": "rsi bench", "GIT_COMMITTER_EMAIL": "bench@rsi.local"}.items():
