@@ -514,6 +514,15 @@ def _pooled(rows: list[dict[str, Any]], variant: str, portfolios: list[str]) -> 
     return per_min, len(mine), sum(r["load_mean"] for r in mine) / len(mine) if mine else 0.0
 
 
+SUMMARY_NAMES = {
+    "old": "the old code's defaults (2 torch threads, 4 workers)",
+    "old-threads1": "the old code with RSI_TORCH_THREADS=1",
+    "new": "this code's defaults",
+    "new-workers8": "the newer code with 8 workers (its default before d592ef6)",
+    "new-workers4": "the newer code with --workers 4",
+}
+
+
 def _first(row: dict[str, Any]) -> str:
     """When the first attempt (counted or not) started, from the run's start; none recorded in the window."""
     return f"{row['first_attempt_s']:.0f} s" if row["first_attempt_s"] < row["minutes"] * 60 else "none recorded"
@@ -522,7 +531,8 @@ def _first(row: dict[str, Any]) -> str:
 def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "") -> str:
     machine = f"{os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}"
     variants = list(dict.fromkeys(_key(r) for r in rows))
-    names = {key: " / ".join(dict.fromkeys(r["variant"] for r in rows if _key(r) == key)) for key in variants}
+    names = {key: SUMMARY_NAMES.get(key) or " / ".join(dict.fromkeys(r["variant"] for r in rows if _key(r) == key))
+             for key in variants}
     table = ["| portfolio | code | started (UTC) | run | jobs | configurations tried | counted attempts "
              "| errors | first attempt after | attempts/min | tokens/s | load (1-min, start -> end) | note |",
              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
