@@ -107,15 +107,17 @@ WeakOpt = Annotated[bool, typer.Option("--allow-weak-isolation",
                                        help="Promote and export evidence of weakly isolated attempts (rlimits only).")]
 
 
-def _generation_spec(**values: Any) -> Any:
-    """The GenerationSpec of the flags given; a bad value is one line naming its flag (exit 2)."""
+def _generation_spec(flags: dict[str, Any]) -> Any:
+    """The GenerationSpec of a command's flags (its `locals()`: the parameters that are spec fields and were
+    given); a bad value is one line naming its flag (exit 2)."""
     from pydantic import ValidationError
 
     from rsi.errors import UserInputError
     from rsi.generation.generation import GenerationSpec
 
+    given = {k: v for k, v in flags.items() if k in GenerationSpec.model_fields and v is not None}
     try:
-        return GenerationSpec.model_validate({k: v for k, v in values.items() if v is not None})
+        return GenerationSpec.model_validate(given)
     except ValidationError as error:
         first = error.errors()[0]
         flag = "--" + str(first["loc"][0]).replace("_", "-") if first["loc"] else "a flag"
@@ -151,13 +153,7 @@ def generation(
     from rsi.generation.generation import run_generation
     from rsi.generation.nightly import summary_line
 
-    spec = _generation_spec(contract=contract, portfolio=portfolio, budget_attempts=budget_attempts,
-                            limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, seed=seed, max_steps=max_steps,
-                            threads=threads, max_length=max_length, limit_heldout=limit_heldout,
-                            limit_covered=limit_covered, train_method=train_method,
-                            allow_weak_isolation=allow_weak_isolation, harvest_per_task=harvest_per_task,
-                            harvest_budget=harvest_budget, max_per_task=max_per_task, render=render,
-                            accumulate=accumulate or None, best_of_n=best_of_n or None)
+    spec = _generation_spec(locals())
     tracker = progress_tracker("generation", json_output)
     try:
         result = run_generation(state.workspace(), spec, on_note=tracker.say, resume=resume, new=new)
@@ -192,13 +188,7 @@ def nightly(
     """Cron entry point: one generation under a lock (resuming an interrupted one); exit codes in docs/nightly.md."""
     from rsi.generation.nightly import run_nightly
 
-    spec = _generation_spec(contract=contract, portfolio=portfolio, budget_attempts=budget_attempts,
-                            limit_tasks=limit_tasks, workers=workers, sandbox=sandbox, max_steps=max_steps,
-                            threads=threads, max_length=max_length, limit_heldout=limit_heldout,
-                            limit_covered=limit_covered, allow_weak_isolation=allow_weak_isolation,
-                            harvest_per_task=harvest_per_task, harvest_budget=harvest_budget,
-                            max_per_task=max_per_task, render=render, accumulate=accumulate or None,
-                            best_of_n=best_of_n or None)
+    spec = _generation_spec(locals())
     outcome = run_nightly(state.workspace(), spec, log=_say(False))
     raise typer.Exit(outcome.exit_code)
 

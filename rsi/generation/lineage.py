@@ -71,21 +71,12 @@ def build_lineage(workspace: Workspace) -> list[LineageRow]:
 
 def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageRow:
     """One generation's ledger line, read from its typed step outputs and the adapter registry."""
-    from rsi.generation.outputs import (
-        EvaluateOutput,
-        ExportOutput,
-        HarvestOutput,
-        PromoteAdapterOutput,
-        PromoteOutput,
-        ProposeOutput,
-        RunOutput,
-        TrainOutput,
-    )
+    from rsi.generation import outputs
     from rsi.generation.state import STEPS
     from rsi.promotion.promote import load_head_contract
 
-    run, train, measured = state.outputs(RunOutput), state.outputs(TrainOutput), state.outputs(EvaluateOutput)
-    export = state.outputs(ExportOutput)
+    run, train = state.outputs(outputs.RunOutput), state.outputs(outputs.TrainOutput)
+    measured, export = state.outputs(outputs.EvaluateOutput), state.outputs(outputs.ExportOutput)
     end = state.summary.get("revision_end")
     if end is None and state.status != "done":
         try:
@@ -94,18 +85,18 @@ def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageR
             end = None
     record = adapters.get(train.adapter_id)
     lift, versus_control = measured.lift, measured.lift_vs_control
-    tokens = [t for t in (run.tokens, state.outputs(HarvestOutput).tokens, measured.tokens) if t is not None]
+    tokens = [t for t in (run.tokens, state.outputs(outputs.HarvestOutput).tokens, measured.tokens) if t is not None]
     return LineageRow(
         generation=state.id, number=state.number, status=state.status,
         created=state.created.isoformat(timespec="seconds"), contract=state.inputs.get("contract", ""),
         revision_start=state.inputs.get("revision"), revision_end=end,
-        portfolio=state.inputs.get("portfolio", ""), successor=state.outputs(ProposeOutput).portfolio,
+        portfolio=state.inputs.get("portfolio", ""), successor=state.outputs(outputs.ProposeOutput).portfolio,
         run_id=run.run_id, covered=run.covered, tasks=run.tasks,
         cumulative_covered=run.cumulative_covered, cumulative_tasks=run.cumulative_tasks,
-        harness=state.outputs(PromoteOutput).status,
+        harness=state.outputs(outputs.PromoteOutput).status,
         dataset_sha256=export.dataset_sha256, examples=export.examples,
         adapter_id=train.adapter_id,
-        adapter_state=record.status.state if record else state.outputs(PromoteAdapterOutput).state,
+        adapter_state=record.status.state if record else state.outputs(outputs.PromoteAdapterOutput).state,
         adapter_parent=(record.lineage.parent_contract.get("ref", "") if record else train.parent_ref),
         candidate_ref=train.candidate_ref, eval_id=measured.eval_id,
         heldout_rate=lift.candidate_rate if lift else None, parent_heldout_rate=lift.parent_rate if lift else None,
