@@ -142,13 +142,12 @@ class ReplSession:
                 pass
 
     def close(self) -> None:
-        """Ask politely, then kill: after this nothing of the agent runs any more."""
-        if self.alive:
-            try:
-                self._send({"op": "close"})
-                self._wait_frame(2.0)
-            except Exception:  # noqa: BLE001 - the kill below is what guarantees the outcome
-                pass
+        """End the session: after this nothing of the agent runs any more.
+
+        The whole tree is killed at once while the REPL is still alive. A polite close first (the REPL
+        exiting, then the kill) left a window in which the agent's own daemon, watching for the REPL's
+        exit, rewrote solution.py after the agent had ended and before its tree was killed
+        (tests/verifier/hostile_payloads.py `daemon_outlives_attempt`)."""
         self.kill()
 
     # -- running cells --------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from rsi.generation.generation import GenerationSpec, start_or_resume
 from rsi.generation.state import write_state
 from rsi.report.lineage import build_lineage_report, load_lineage_report
 from rsi.report.lineage_page import render_lineage_page
+from tests.generation.records import lift_record, retention_record
 
 
 def _generation(workspace, covered: int, lift: float, kept: int, start: int, end: int):
@@ -23,8 +24,8 @@ def _generation(workspace, covered: int, lift: float, kept: int, start: int, end
         "promote": {"status": "promoted", "revision": end},
         "export": {"dataset_sha256": "d" * 64, "examples": 3 + state.number},
         "train": {"adapter_id": "a" * 64, "parent_ref": f"default@r{start}", "candidate_ref": "default-candidate@r2"},
-        "evaluate": {"eval_id": "ev", "lift": {"lift": lift, "lift_ci95": [lift - 0.2, lift + 0.2]},
-                     "retention": {"retention": kept / 8, "covered": 8, "still_solved": kept}},
+        "evaluate": {"eval_id": "ev", "lift": lift_record(lift, lift - 0.2, lift + 0.2),
+                     "retention": retention_record(kept / 8, covered=8)},
     }
     for name, values in outputs.items():
         state.step(name).outputs.update(values)
