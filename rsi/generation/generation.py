@@ -64,6 +64,7 @@ from rsi.generation.state import (
     write_state,
 )
 from rsi.sandbox.select import SandboxName
+from rsi.trajectories.export import Rendering
 from rsi.workspace import Workspace
 
 Note = Callable[[str], None]
@@ -95,7 +96,7 @@ class GenerationSpec(BaseModel):
                                   "train task after the run (0: no harvest step).")
     harvest_budget: int | None = Field(default=None, ge=1, description="Harvest attempt budget; default: the run's.")
     max_per_task: int = Field(default=2, ge=1, description="Exported examples per task at most.")
-    render: Literal["found", "deployed"] = Field(default="found", description="Export each solution in the "
+    render: Rendering = Field(default="found", description="Export each solution in the "
                                                  "conversation that found it, or in the deployed contract's own.")
     accumulate: bool = Field(default=False, description="Harvest from and export the runs and harvests of every "
                              "earlier generation of the contract too (train on the pooled data).")
