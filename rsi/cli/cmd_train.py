@@ -44,6 +44,7 @@ def train(
     time_min: Annotated[int, typer.Option("--time-min", help="SLURM: time limit in minutes.", rich_help_panel="SLURM")] = 120,
     partition: Annotated[str, typer.Option("--partition", help="SLURM: partition.", rich_help_panel="SLURM")] = "",
     candidate: Annotated[bool, typer.Option("--candidate/--no-candidate", help="Write the candidate contract revision.")] = True,
+    from_adapter: Annotated[str | None, typer.Option("--from-adapter", help="SFT: continue training this registered adapter (id prefix) instead of a fresh LoRA.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
     """Fine-tune a LoRA adapter (SFT on DATASET, or GRPO on the suite's train tasks), register it, write the candidate."""
@@ -58,7 +59,7 @@ def train(
         dataset=dataset, contract=contract, method=method, executor=executor, max_steps=max_steps,  # type: ignore[arg-type]
         epochs=epochs, learning_rate=learning_rate, rank=rank, batch_size=batch_size, max_length=max_length, seed=seed,
         threads=threads, candidate=candidate, group_size=group_size, prompts_per_step=prompts_per_step,
-        limit_tasks=limit_tasks, sandbox=sandbox,  # type: ignore[arg-type]
+        limit_tasks=limit_tasks, sandbox=sandbox, init_adapter=from_adapter,  # type: ignore[arg-type]
         slurm={"gpus": gpus, "cpus": cpus, "mem_gb": mem_gb, "time_min": time_min, "partition": partition},
     )
     tracker = progress_tracker("train", json_output)

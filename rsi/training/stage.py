@@ -67,6 +67,9 @@ class TrainStageSpec(BaseModel):
     limit_tasks: int | None = Field(default=None, ge=1, description="GRPO: only the first N train tasks.")
     sandbox: SandboxName = "auto"
     candidate: bool = Field(default=True, description="Write the candidate contract revision.")
+    init_adapter: str | None = Field(
+        default=None, description="SFT: a registered adapter id to continue training (None: a fresh LoRA)."
+    )
     slurm: dict[str, Any] = Field(default_factory=dict, description="SlurmTrainOptions fields.")
 
 
@@ -172,10 +175,10 @@ def base_identity(base: Any, folder: Path, workspace_root: Path) -> dict[str, An
 
 
 def training_key(base: dict[str, Any], dataset_sha256: str, hyper: TrainingSpec, max_steps: int | None,
-                 device: str) -> str:
+                 device: str, init_adapter: str | None = None) -> str:
     """The training folder's name: the same training (resumable) gets the same folder."""
     identity = {"base": base.get("sha256"), "dataset": dataset_sha256, "hyper": hyper.model_dump(mode="json"),
-                "max_steps": max_steps, "device": device}
+                "max_steps": max_steps, "device": device, **({"init_adapter": init_adapter} if init_adapter else {})}
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -213,7 +216,13 @@ def train_stage(
     from rsi.contracts.refs import resolve_ref
     from rsi.models.weights import hf_folder
     from rsi.training.candidate import ensure_revision_tagged, write_candidate
-    from rsi.training.registry import code_version, list_adapters, register_adapter, update_status
+    from rsi.training.registry import (
+        code_version,
+        find_adapter,
+        list_adapters,
+        register_adapter,
+        update_status,
+    )
 
     note = on_note or (lambda _m: None)
     if NAME_ONLY.match(spec.contract):
@@ -236,6 +245,7 @@ def train_stage(
         "metrics": trained.metrics,
         "code": code_version(),
         "executor": spec.executor,
+        **({"init_adapter": find_adapter(workspace, spec.init_adapter).id} if spec.init_adapter else {}),
     }
     known = {r.id for r in list_adapters(workspace)}
     record = register_adapter(workspace, Path(trained.adapter_dir), lineage)
@@ -267,19 +277,24 @@ def _train_sft(workspace: Workspace, spec: TrainStageSpec, parent: Any, hyper: T
                note: Callable[[str], None]) -> tuple[_Trained, Path]:
     from rsi.errors import UserInputError
     from rsi.training.data import load_sft_dataset
+    from rsi.training.registry import find_adapter
     from rsi.training.train import TrainRequest, describe_outcome, train_adapter
 
     if spec.dataset is None:
         raise UserInputError("SFT needs a DATASET (an exported folder)", hint="or train with --method grpo")
     dataset_dir = spec.dataset if spec.dataset.is_absolute() else (Path.cwd() / spec.dataset)
     dataset = load_sft_dataset(dataset_dir)
-    out_dir = _training_dir(workspace, training_key(base, dataset.sha256, hyper, max_steps, spec.device))
+    init = find_adapter(workspace, spec.init_adapter) if spec.init_adapter else None
+    key = training_key(base, dataset.sha256, hyper, max_steps, spec.device, init.id if init else None)
+    out_dir = _training_dir(workspace, key)
     request = TrainRequest(base_folder=str(folder), dataset_dir=str(dataset.folder), out_dir=str(out_dir / "adapter"),
                            hyper=hyper, max_steps=max_steps, threads=spec.threads, device=spec.device,
-                           checkpoint_dir=str(out_dir / "checkpoint"))
+                           checkpoint_dir=str(out_dir / "checkpoint"),
+                           init_adapter=str(init.adapter_dir) if init else None)
     note(f"training {parent.name}@r{parent.revision} base {parent.spec.base.id} on {len(dataset.conversations)} "
          f"examples ({dataset.sha256[:12]}), rank {hyper.rank}, lr {hyper.learning_rate}, "
-         f"{hyper.epochs} epochs{f', max {max_steps} steps' if max_steps else ''}, executor {spec.executor}")
+         f"{hyper.epochs} epochs{f', max {max_steps} steps' if max_steps else ''}, executor {spec.executor}"
+         f"{f', continuing adapter {init.id[:12]}' if init else ''}")
     if (out_dir / "checkpoint").is_dir():
         note(f"resuming from the checkpoint in {out_dir.name}")
     # On failure the folder stays: its checkpoint is what a rerun resumes from.
@@ -307,6 +322,8 @@ def _train_grpo(workspace: Workspace, spec: TrainStageSpec, parent: Any, hyper: 
     from rsi.training.grpo import GrpoRequest, train_grpo
     from rsi.training.rollouts import train_tasks
 
+    if spec.init_adapter:
+        raise UserInputError("--from-adapter continues an SFT training; GRPO starts from a fresh LoRA")
     if spec.executor != "local":
         raise UserInputError("GRPO runs with --executor local (its rollouts need the sandbox and the model here)")
     suite = parent.spec.evaluation.suite

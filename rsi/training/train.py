@@ -67,6 +67,9 @@ class TrainRequest(BaseModel):
     device: str = Field(default="auto", description="'cpu', 'cuda' or 'auto' (cuda when available).")
     checkpoint_dir: str | None = Field(default=None, description="Where to keep the resumable state (None: none).")
     checkpoint_interval_s: float = Field(default=0.0, ge=0, description="Seconds between checkpoints (0: every step).")
+    init_adapter: str | None = Field(
+        default=None, description="A PEFT adapter folder to continue training from (None: a fresh LoRA from `hyper`)."
+    )
 
 
 class TrainOutcome(BaseModel):
@@ -127,8 +130,17 @@ def request_fingerprint(request: TrainRequest, dataset_sha256: str, device: str)
         "hyper": request.hyper.model_dump(mode="json"),
         "max_steps": request.max_steps,
         "device": device,
+        **({"init_adapter": _adapter_sha256(request.init_adapter)} if request.init_adapter else {}),
     }
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+def _adapter_sha256(folder: str) -> str:
+    """The weights an adapter folder holds (a continued training depends on them, not on the path)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(folder).glob("adapter_*")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _save_checkpoint(folder: Path, state: dict[str, Any]) -> None:
@@ -157,9 +169,13 @@ def _load_checkpoint(folder: Path | None, fingerprint: str) -> dict[str, Any] | 
     return state if state.get("fingerprint") == fingerprint else None
 
 
-def load_lora_model(base_folder: str, hyper: TrainingSpec, device: str, dtype: Any) -> tuple[Any, Any]:
+def load_lora_model(
+    base_folder: str, hyper: TrainingSpec, device: str, dtype: Any, init_adapter: str | None = None
+) -> tuple[Any, Any]:
     """(tokenizer, the base wrapped in a fresh LoRA from `hyper`, in train mode on `device`); the LoRA's
-    initialisation is seeded by `hyper.seed`. Shared by SFT and GRPO (rsi.training.grpo)."""
+    initialisation is seeded by `hyper.seed`. With `init_adapter` the LoRA is that adapter's, trainable
+    (continuing a parent's adapter: its own rank and targets hold, not `hyper`'s). Shared by SFT and GRPO
+    (rsi.training.grpo)."""
     import torch
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -181,12 +197,21 @@ def load_lora_model(base_folder: str, hyper: TrainingSpec, device: str, dtype: A
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # transformers deprecations raised inside peft
-            model = get_peft_model(model, config)
+            model = _continued(model, init_adapter) if init_adapter else get_peft_model(model, config)
     except ValueError as error:  # e.g. a target module the base does not have
         raise TrainingError(f"peft refused the LoRA config: {error}", hint="check [training] target_modules") from error
     model.to(device)
     model.train()
     return tokenizer, model
+
+
+def _continued(model: Any, adapter_dir: str) -> Any:
+    """The base wrapped in the adapter of `adapter_dir`, its LoRA weights trainable."""
+    from peft import PeftModel
+
+    if not (Path(adapter_dir) / "adapter_config.json").is_file():
+        raise TrainingError(f"no PEFT adapter to continue from in {adapter_dir} (adapter_config.json missing)")
+    return PeftModel.from_pretrained(model, adapter_dir, is_trainable=True)
 
 
 def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], None] | None = None) -> TrainOutcome:
@@ -204,7 +229,7 @@ def train_adapter(request: TrainRequest, progress: Callable[[TrainProgress], Non
     device = _device(request.device)
     dtype = torch.float32 if device == "cpu" else torch.bfloat16
     dataset = load_sft_dataset(Path(request.dataset_dir))
-    tokenizer, model = load_lora_model(request.base_folder, hyper, device, dtype)
+    tokenizer, model = load_lora_model(request.base_folder, hyper, device, dtype, request.init_adapter)
     tokenized = tokenize_dataset(tokenizer, dataset, hyper.max_length)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     loop = _SftLoop(request, model, tokenized.examples, int(pad), device, request_fingerprint(request, dataset.sha256, device))
