@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from rsi.cli.options import SandboxOpt
+from rsi.cli.options import SandboxOpt, with_options
 from rsi.cli.render import console, print_json, progress_tracker
 from rsi.cli.state import state
 
@@ -82,34 +82,40 @@ def eval_command(
         raise typer.Exit(1)
 
 
-# Options shared by `rsi generation` and `rsi nightly` (the same GenerationSpec fields).
-ContractOpt = Annotated[str, typer.Option("--contract", help="Contract name the generation improves.")]
-PortfolioOpt = Annotated[str | None, typer.Option("--portfolio", help="Portfolio to run (default: the last successor).")]
-BudgetOpt = Annotated[int | None, typer.Option("--budget-attempts", help="Run budget.")]
-LimitTasksOpt = Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N train tasks.")]
-WorkersOpt = Annotated[int | None, typer.Option("--workers", help="Attempts at once.")]
-MaxStepsOpt = Annotated[int | None, typer.Option("--max-steps", help="Training step cap.")]
-ThreadsOpt = Annotated[int | None, typer.Option("--threads", help="torch threads for training.")]
-MaxLengthOpt = Annotated[int | None, typer.Option("--max-length", help="Training max_length.")]
-LimitHeldoutOpt = Annotated[int | None, typer.Option("--limit-heldout", help="Heldout tasks in evaluation.")]
-LimitCoveredOpt = Annotated[int | None, typer.Option("--limit-covered", help="Covered train tasks in evaluation.")]
-HarvestOpt = Annotated[int | None, typer.Option("--harvest-per-task", help="Harvest up to N distinct passing "
-                                                 "solutions per train task after the run (default 0: no harvest).")]
-HarvestBudgetOpt = Annotated[int | None, typer.Option("--harvest-budget", help="Harvest attempt budget (default: the run's).")]
-MaxPerTaskOpt = Annotated[int | None, typer.Option("--max-per-task", help="Exported examples per task at most (default 2).")]
-RenderOpt = Annotated[str | None, typer.Option("--render", help="Export in the conversation that found each solution "
-                                               "(`found`, default) or in the deployed contract's own (`deployed`).")]
-AccumulateOpt = Annotated[bool, typer.Option("--accumulate", help="Train on every earlier generation's runs and "
-                                             "harvests too (pooled data, fresh adapter).")]
-BestOfNOpt = Annotated[bool, typer.Option("--best-of-n", help="The evaluation also runs the parent as best-of-n "
-                                          "with the coverage search's attempt budget (rsi eval --best-of-n).")]
-WeakOpt = Annotated[bool, typer.Option("--allow-weak-isolation",
-                                       help="Promote and export evidence of weakly isolated attempts (rlimits only).")]
+def _spec_options(
+    contract: Annotated[str, typer.Option("--contract", help="Contract name the generation improves.")] = "default",
+    portfolio: Annotated[str | None, typer.Option("--portfolio", help="Portfolio to run (default: the last successor).")] = None,
+    budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", help="Run budget.")] = None,
+    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N train tasks.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Attempts at once.")] = None,
+    sandbox: SandboxOpt = "auto",
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="Training step cap.")] = None,
+    threads: Annotated[int | None, typer.Option("--threads", help="torch threads for training.")] = None,
+    max_length: Annotated[int | None, typer.Option("--max-length", help="Training max_length.")] = None,
+    limit_heldout: Annotated[int | None, typer.Option("--limit-heldout", help="Heldout tasks in evaluation.")] = None,
+    limit_covered: Annotated[int | None, typer.Option("--limit-covered", help="Covered train tasks in evaluation.")] = None,
+    allow_weak_isolation: Annotated[bool, typer.Option(
+        "--allow-weak-isolation", help="Promote and export evidence of weakly isolated attempts (rlimits only).")] = False,
+    harvest_per_task: Annotated[int | None, typer.Option("--harvest-per-task", help=(
+        "Harvest up to N distinct passing solutions per train task after the run (default 0: no harvest)."))] = None,
+    harvest_budget: Annotated[int | None, typer.Option("--harvest-budget", help="Harvest attempt budget (default: the run's).")] = None,
+    max_per_task: Annotated[int | None, typer.Option("--max-per-task", help="Exported examples per task at most (default 2).")] = None,
+    render: Annotated[str | None, typer.Option("--render", help=(
+        "Export in the conversation that found each solution (`found`, default) or in the deployed contract's own "
+        "(`deployed`)."))] = None,
+    accumulate: Annotated[bool, typer.Option("--accumulate", help=(
+        "Train on every earlier generation's runs and harvests too (pooled data, fresh adapter)."))] = False,
+    best_of_n: Annotated[bool, typer.Option("--best-of-n", help=(
+        "The evaluation also runs the parent as best-of-n with the coverage search's attempt budget "
+        "(rsi eval --best-of-n)."))] = False,
+) -> None:
+    """The options `rsi generation` and `rsi nightly` share (GenerationSpec fields; `with_options` adds them to
+    both). Never called: only its signature is read."""
 
 
 def _generation_spec(flags: dict[str, Any]) -> Any:
-    """The GenerationSpec of a command's flags (its `locals()`: the parameters that are spec fields and were
-    given); a bad value is one line naming its flag (exit 2)."""
+    """The GenerationSpec of a command's flags (those that are spec fields and were given); a bad value is one
+    line naming its flag (exit 2)."""
     from pydantic import ValidationError
 
     from rsi.errors import UserInputError
@@ -124,36 +130,20 @@ def _generation_spec(flags: dict[str, Any]) -> Any:
         raise UserInputError(f"{flag}: {str(first['msg']).removeprefix('Value error, ')}") from None
 
 
+@with_options(_spec_options)
 def generation(
-    contract: ContractOpt = "default",
-    portfolio: PortfolioOpt = None,
-    budget_attempts: BudgetOpt = None,
-    limit_tasks: LimitTasksOpt = None,
-    workers: WorkersOpt = None,
-    sandbox: SandboxOpt = "auto",
     seed: Annotated[int | None, typer.Option("--seed", help="Run seed.")] = None,
-    max_steps: MaxStepsOpt = None,
-    threads: ThreadsOpt = None,
-    max_length: MaxLengthOpt = None,
-    limit_heldout: LimitHeldoutOpt = None,
-    limit_covered: LimitCoveredOpt = None,
-    allow_weak_isolation: WeakOpt = False,
-    harvest_per_task: HarvestOpt = None,
-    harvest_budget: HarvestBudgetOpt = None,
-    max_per_task: MaxPerTaskOpt = None,
-    render: RenderOpt = None,
-    accumulate: AccumulateOpt = False,
-    best_of_n: BestOfNOpt = False,
     train_method: Annotated[str | None, typer.Option("--train-method", help="sft or grpo (default: the contract's).")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume this generation id (e.g. g0003).")] = None,
     new: Annotated[bool, typer.Option("--new", help="Start a new generation even if one is unfinished.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the generation record as JSON.")] = False,
+    **options: Any,
 ) -> None:
     """Run one full generation (run, promote, propose, harvest, export, train, evaluate, promote adapter), resumably."""
     from rsi.generation.generation import run_generation
     from rsi.generation.nightly import summary_line
 
-    spec = _generation_spec(locals())
+    spec = _generation_spec({**options, "seed": seed, "train_method": train_method})
     tracker = progress_tracker("generation", json_output)
     try:
         result = run_generation(state.workspace(), spec, on_note=tracker.say, resume=resume, new=new)
@@ -165,30 +155,12 @@ def generation(
         console.print(f"{result.id} {result.status}: {summary_line(result.summary)}", markup=False)
 
 
-def nightly(
-    contract: ContractOpt = "default",
-    portfolio: PortfolioOpt = None,
-    budget_attempts: BudgetOpt = None,
-    limit_tasks: LimitTasksOpt = None,
-    workers: WorkersOpt = None,
-    sandbox: SandboxOpt = "auto",
-    max_steps: MaxStepsOpt = None,
-    threads: ThreadsOpt = None,
-    max_length: MaxLengthOpt = None,
-    limit_heldout: LimitHeldoutOpt = None,
-    limit_covered: LimitCoveredOpt = None,
-    allow_weak_isolation: WeakOpt = False,
-    harvest_per_task: HarvestOpt = None,
-    harvest_budget: HarvestBudgetOpt = None,
-    max_per_task: MaxPerTaskOpt = None,
-    render: RenderOpt = None,
-    accumulate: AccumulateOpt = False,
-    best_of_n: BestOfNOpt = False,
-) -> None:
+@with_options(_spec_options)
+def nightly(**options: Any) -> None:
     """Cron entry point: one generation under a lock (resuming an interrupted one); exit codes in docs/nightly.md."""
     from rsi.generation.nightly import run_nightly
 
-    spec = _generation_spec(locals())
+    spec = _generation_spec(options)
     outcome = run_nightly(state.workspace(), spec, log=_say(False))
     raise typer.Exit(outcome.exit_code)
 

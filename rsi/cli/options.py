@@ -8,8 +8,9 @@ that fill a spec (`rsi run --executor/--sandbox`) are checked by the spec's own 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -29,6 +30,28 @@ def registered(flag: str, check: Callable[[str], str]) -> Callable[[str | None],
             raise UserInputError(f"{flag}: {error}") from None
 
     return callback
+
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def with_options(template: Callable[..., Any]) -> Callable[[Command], Command]:
+    """A decorator: the command also takes `template`'s parameters (listed first in its --help) and receives
+    them in its `**options`.
+
+    Typer reads a command's flags from its signature, so this is how one list of options serves several
+    commands that fill the same spec (`rsi generation` and `rsi nightly`): a new field is one parameter of
+    the template, not one per command, and the two lists cannot drift apart.
+    """
+    shared = [p.replace(kind=p.KEYWORD_ONLY) for p in inspect.signature(template, eval_str=True).parameters.values()]
+
+    def decorate(command: Command) -> Command:
+        own = inspect.signature(command, eval_str=True).parameters.values()
+        params = shared + [p.replace(kind=p.KEYWORD_ONLY) for p in own if p.kind is not p.VAR_KEYWORD]
+        command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        return command
+
+    return decorate
 
 
 SANDBOX_HELP = f"Sandbox backend: {', '.join(SANDBOXES)} (rsi/sandbox/select.py)."
