@@ -1,7 +1,8 @@
 """CLI command: `rsi harvest RUN...` (rsi.run.harvest.run_harvest), many distinct solutions per train task.
 
 Parses flags, calls the one core function, renders like `rsi run` (live display on a TTY, plain lines
-otherwise, `--json` for machines). Exit codes: 0 done, 2 bad input, 130/143 stopped by a signal.
+otherwise, `--json` for machines). `--resume HARVEST_RUN` continues a killed or stopped harvest.
+Exit codes: 0 done, 2 bad input, 130/143 stopped by a signal.
 """
 
 from __future__ import annotations
@@ -16,27 +17,37 @@ from rsi.cli.state import state
 
 
 def harvest(
-    runs: Annotated[list[str], typer.Argument(help="Source run id(s) of one suite, as `rsi runs` lists them.")],
-    per_task: Annotated[int, typer.Option("--per-task", min=1, help="Distinct passing solutions wanted per task.")] = 4,
-    budget_attempts: Annotated[int, typer.Option("--budget-attempts", min=1, help="Attempts this harvest may spend.")] = 100,
-    job_size: Annotated[int, typer.Option("--job-size", min=1, help="Most tasks one harvest job targets.")] = 8,
+    runs: Annotated[list[str] | None, typer.Argument(help="Source run id(s) of one suite, as `rsi runs` lists them.")] = None,
+    per_task: Annotated[int | None, typer.Option("--per-task", min=1, help="Distinct passing solutions wanted per task (default 4).")] = None,
+    budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", min=1, help="Attempts this harvest may spend (default 100).")] = None,
+    job_size: Annotated[int | None, typer.Option("--job-size", min=1, help="Most tasks one harvest job targets (default 8).")] = None,
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="Attempts at once.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
+    seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed (default 0).")] = None,
     sandbox: SandboxOpt = "auto",
+    resume: Annotated[str | None, typer.Option("--resume", help="Resume harvest run HARVEST_RUN (after a crash, kill or Ctrl-C): its "
+                                               "recorded attempts count against its budget and are never run again.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="No live display; print the outcome as JSON.")] = False,
 ) -> None:
     """Sample the train tasks of RUN again until each has up to --per-task distinct passing solutions."""
     from rsi.display import NullDisplay, PlainDisplay, RichDisplay
-    from rsi.run.harvest import HarvestSpec, run_harvest
+    from rsi.errors import UserInputError
+    from rsi.run.harvest import HarvestSpec, resolve_harvest_spec, run_harvest
     from rsi.run.stop import StopRequest, stop_on_signals
 
-    spec = HarvestSpec(source_runs=tuple(runs), per_task=per_task, budget_attempts=budget_attempts,
-                       job_size=job_size, workers=workers, seed=seed, sandbox=sandbox)
+    plan = {"per_task": per_task, "budget_attempts": budget_attempts, "job_size": job_size, "seed": seed}
+    given = {k: v for k, v in plan.items() if v is not None}
+    if resume and (runs or given):
+        clash = (["RUN"] if runs else []) + [f"--{k.replace('_', '-')}" for k in given]
+        raise UserInputError(f"--resume continues the stored harvest; drop {', '.join(clash)}",
+                             hint="only --workers and --sandbox apply to a resume")
+    workspace = state.workspace()
+    spec = resolve_harvest_spec(workspace, HarvestSpec(source_runs=tuple(runs or ()), workers=workers, sandbox=sandbox,
+                                                       resume=resume, **given))
     display: Any = NullDisplay() if as_json else RichDisplay() if is_tty() else PlainDisplay()
     stop = StopRequest()
     try:
         with stop_on_signals(stop):
-            outcome = run_harvest(state.workspace(), spec, display, stop=stop)
+            outcome = run_harvest(workspace, spec, display, stop=stop)
     finally:
         display.close()
     if as_json:
@@ -45,7 +56,8 @@ def harvest(
         console.print(f"[bold]{outcome.run_id}[/] harvest {outcome.status}: {outcome.stop_reason}\n"
                       f"  jobs {outcome.jobs}, attempts {outcome.attempts}, passes {outcome.passes}, "
                       f"infrastructure errors {outcome.errors}, tasks {outcome.tasks}\n"
-                      f"  export: rsi trajectories export {' '.join(runs)} {outcome.run_id} --max-per-task {per_task}")
+                      f"  export: rsi trajectories export {' '.join(spec.source_runs)} {outcome.run_id} "
+                      f"--max-per-task {spec.per_task}")
     if outcome.status == "stopped" and stop.requested:
         raise typer.Exit(stop.exit_code)
 

@@ -7,12 +7,13 @@
 | run             | `run_portfolio` of this generation's portfolio on the train split     | the run id, recorded as it starts   |
 | promote         | `promote_run`: the best configuration, if it passes the gate          | the Decision-Hash trailer           |
 | propose         | `propose_portfolio` -> portfolios/<contract>-g<N+1>.toml, committed    | rewrite of the same file            |
-| harvest         | `run_harvest` (with `harvest_per_task` > 0): more distinct solutions  | the harvest run id (a killed        |
-|                 | of the run's train tasks, as its own run (never coverage search)      | harvest is started again)           |
+| harvest         | `run_harvest` (with `harvest_per_task` > 0): more distinct solutions  | the harvest run id, recorded as it  |
+|                 | of the run's train tasks, as its own run (never coverage search)      | is created (`rsi harvest --resume`) |
 | export          | `export_trajectories` of the run (+ harvest, + earlier generations'   | the manifest (written last)         |
 |                 | runs with `accumulate`) -> runs/generations/<id>/dataset/             |                                     |
 | train           | `train_stage`: LoRA on the contract's base, registered, candidate rev | the registry / Adapter-Id trailer   |
-| evaluate        | `evaluate`: candidate vs parent, heldout lift + retention             | the evaluation run id, recorded     |
+| evaluate        | `evaluate`: candidate vs parent, heldout lift + retention, transfer   | the evaluation run id, recorded     |
+|                 | (on the run's covered tasks; with `accumulate`, the pooled runs')     |                                     |
 | promote_adapter | `apply_decision`: parent revision if the gate passes, else rejected   | the Adapter-Eval trailer            |
 
 Expert iteration (issue 16): with `harvest_per_task=N`, `render="deployed"` and `accumulate=True` a
@@ -280,19 +281,24 @@ class Generation:
         return None
 
     def step_harvest(self) -> str | None:
-        from rsi.run.harvest import HarvestSpec, run_harvest
+        from rsi.run.harvest import HarvestSpec, resolve_harvest_spec, run_harvest
 
-        spec = self.spec
+        spec, recorded = self.spec, self.state.outputs(HarvestOutput)
         # With `accumulate`, every earlier generation's runs and harvests are sources too: a task covered two
-        # generations ago still gets its missing distinct solutions, sampled by today's model.
-        sources = tuple(self.export_runs()) if spec.accumulate else (self.run_id,)
-        harvest = HarvestSpec(source_runs=sources, per_task=spec.harvest_per_task,
-                              budget_attempts=spec.harvest_budget or spec.budget_attempts or 100,
-                              workers=spec.workers, seed=spec.seed or 0, sandbox=spec.sandbox)
-        display = _RunIdRecorder(lambda rid: self.record(HarvestOutput(run_id=rid)), self.note)
+        # generations ago still gets its missing distinct solutions, sampled by today's model. A harvest this
+        # step started before a crash is resumed from its stored plan (its sources, budget and solutions so far).
+        harvest = resolve_harvest_spec(self.workspace, HarvestSpec(
+            source_runs=tuple(self.export_runs()) if spec.accumulate else (self.run_id,), per_task=spec.harvest_per_task,
+            budget_attempts=spec.harvest_budget or spec.budget_attempts or 100, workers=spec.workers,
+            seed=spec.seed or 0, sandbox=spec.sandbox, resume=recorded.run_id or None))
+        sources = harvest.source_runs
+        display = _RunIdRecorder(lambda rid: None, self.note)
         try:
-            outcome = run_harvest(self.workspace, harvest, display)
+            outcome = run_harvest(self.workspace, harvest, display,
+                                  on_created=lambda rid: self.record(HarvestOutput(run_id=rid, source_runs=list(sources))))
         except UserInputError as error:
+            if harvest.resume:
+                raise  # a harvest that exists is never silently replaced by "nothing to harvest"
             return error.message  # nothing to harvest
         self.record(HarvestOutput(run_id=outcome.run_id, source_runs=list(sources), attempts=outcome.attempts,
                                   passes=outcome.passes, errors=outcome.errors, tokens=outcome.tokens))
@@ -308,6 +314,12 @@ class Generation:
                 if run_id and state.step(step).status == "done" and run_id not in runs:
                     runs.append(run_id)
         return runs
+
+    def evaluation_runs(self) -> list[str]:
+        """The runs whose covered train tasks the evaluation's retention and transfer are measured on: this
+        generation's run, or with `accumulate` the runs the export pools (`export_runs`), so the two measures
+        cover the tasks the pooled training data came from, not only the last run's handful."""
+        return self.export_runs() if self.spec.accumulate else [self.run_id]
 
     def step_export(self) -> str | None:
         from rsi.trajectories.export import export_trajectories
@@ -361,10 +373,10 @@ class Generation:
         from rsi.evaluation import EvalSpec, evaluate
 
         spec = self.spec
-        run_id, trained = self.run_id, self.state.outputs(TrainOutput)
+        trained, scope = self.state.outputs(TrainOutput), self.evaluation_runs()
         eval_spec = EvalSpec(
             candidate=trained.candidate_ref, parent=trained.parent_ref,
-            covered_runs=[run_id], transfer_runs=[run_id], control=generation_zero_ref(self.workspace, self.spec.contract),
+            covered_runs=scope, transfer_runs=scope, control=generation_zero_ref(self.workspace, self.spec.contract),
             limit_heldout=spec.limit_heldout, limit_covered=spec.limit_covered, workers=spec.workers, sandbox=spec.sandbox,
             resume=self.state.outputs(EvaluateOutput).eval_id or None, best_of_n=spec.best_of_n,
         )

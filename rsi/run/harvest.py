@@ -17,7 +17,13 @@ dedup key), under its own attempt budget:
   scheduler history) leave harvest runs out, so a harvest never counts as coverage search;
 - it runs through the orchestrator like `rsi run` (same executor, sandbox, recording, retries and
   crash safety), with the harvest plan as the session's scheduler (the `opener` and
-  `scheduler_for` hooks of `rsi.run.orchestrator.Orchestrator`). A harvest is not resumable yet.
+  `scheduler_for` hooks of `rsi.run.orchestrator.Orchestrator`);
+- it resumes (`rsi harvest --resume HARVEST_RUN`, and a generation's harvest step re-entered after a
+  crash): the run row stores the source runs, `per_task` and the budget; a resume plans from the same
+  source runs, reopens the stored run (its configurations and tasks as recorded), and hands it to the
+  orchestrator's resume, so the attempts already recorded count against the budget and are never run
+  again (the open jobs finish only their missing keys), and `HarvestScheduler` reads the distinct
+  passing solutions already recorded before it plans, so a task already at `per_task` is not asked again.
 
 `rsi trajectories export SOURCE_RUN HARVEST_RUN --max-per-task N` then exports the pooled solutions.
 The planning core (`harvest_targets`, `choose_job`) is pure; `HarvestScheduler` reads each new
@@ -27,12 +33,12 @@ passing trajectory of the harvest once to learn its code key.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rsi.errors import RsiError, UserInputError
+from rsi.errors import RsiError, StoreError, UserInputError
 from rsi.scheduler import JobProposal, ScheduleRequest
 
 if TYPE_CHECKING:
@@ -58,10 +64,13 @@ class HarvestSpec:
     workers: int | None = None
     seed: int = 0
     sandbox: str = "auto"
+    resume: str | None = None  # a harvest run id: its stored source runs, per_task, budget and seed win
 
     def __post_init__(self) -> None:
         if self.per_task < 1 or self.budget_attempts < 1 or self.job_size < 1:
             raise UserInputError("--per-task, --budget-attempts and --job-size must be at least 1")
+        if not self.source_runs and not self.resume:
+            raise UserInputError("name the source run(s) to harvest, or --resume a harvest run")
 
 
 @dataclass(frozen=True)
@@ -234,8 +243,10 @@ def plan_harvest(store: Store, workspace: Workspace, spec: HarvestSpec) -> Harve
     return HarvestPlan(stored.suite, needs, configs, source, greedy)
 
 
-def open_harvest_run(store: Store, workspace: Workspace, spec: HarvestSpec, plan: HarvestPlan) -> OpenedRun:
-    """Record the harvest as its own run (scheduler `harvest`) with its configurations and tasks."""
+def open_harvest_run(store: Store, workspace: Workspace, spec: HarvestSpec, plan: HarvestPlan,
+                     on_created: Callable[[str], None] | None = None) -> OpenedRun:
+    """Record the harvest as its own run (scheduler `harvest`) with its configurations and tasks;
+    `on_created` gets the run id as soon as the run row exists (a caller that must resume it records it)."""
     from rsi.run.setup import OpenedRun
     from rsi.run.spec import ResolvedRun, RunSpec
     from rsi.store import new_run_id
@@ -264,34 +275,107 @@ def open_harvest_run(store: Store, workspace: Workspace, spec: HarvestSpec, plan
               "harvest": {"source_runs": list(spec.source_runs), "per_task": spec.per_task,
                           "known_solutions": {k: len(n.codes) for k, n in sorted(plan.needs.items())}}},
     )
+    if on_created is not None:
+        on_created(run_id)
     return OpenedRun(run_id, resolved, plan.configs, tasks)
+
+
+def stored_harvest_spec(store: Store, spec: HarvestSpec) -> HarvestSpec:
+    """The spec the harvest `spec.resume` was started with (source runs, per_task, budget, job size, seed,
+    from its run row), with this call's execution settings (workers, sandbox)."""
+    from rsi.run.spec import ResolvedRun
+    from rsi.store.store import HARVEST_SCHEDULER
+
+    run_id = spec.resume or ""
+    try:
+        run = store.get_run(run_id)
+    except StoreError as error:
+        raise UserInputError(error.message, hint="`rsi runs` lists runs") from error
+    if run.scheduler != HARVEST_SCHEDULER:
+        raise UserInputError(f"run {run_id} is not a harvest (scheduler {run.scheduler!r})",
+                             hint=f"resume a run with `rsi run --resume {run_id}`, an evaluation with `rsi eval --resume`")
+    try:
+        stored, resolved = run.args["harvest"], ResolvedRun.model_validate(run.args["resolved"])
+        return HarvestSpec(source_runs=tuple(stored["source_runs"]), per_task=int(stored["per_task"]),
+                           budget_attempts=resolved.budget_attempts, job_size=resolved.job_size, seed=resolved.seed,
+                           workers=spec.workers, sandbox=spec.sandbox, resume=run_id)
+    except (KeyError, TypeError, ValueError) as error:
+        raise StoreError(f"run {run_id} was not written by `rsi harvest` (its args lack {error})") from error
+
+
+def resolve_harvest_spec(workspace: Workspace, spec: HarvestSpec) -> HarvestSpec:
+    """`spec` itself, or for a resume the spec its harvest was started with (`stored_harvest_spec`)."""
+    from rsi.store import open_store
+
+    if not spec.resume:
+        return spec
+    store = open_store(workspace.db_url)
+    try:
+        return stored_harvest_spec(store, spec)
+    finally:
+        store.close()
+
+
+def reopen_harvest_run(store: Store, workspace: Workspace, run_id: str) -> OpenedRun:
+    """Reopen a stored harvest with its configurations and tasks as recorded (not as the source runs read
+    today): a resume runs what was planned. Marks the run running again."""
+    from rsi.config import Configuration
+    from rsi.run.setup import OpenedRun, read_state
+    from rsi.run.spec import ResolvedRun
+    from rsi.tasks.load import load_suite
+
+    run = store.get_run(run_id)
+    resolved = ResolvedRun.model_validate(run.args["resolved"])
+    hashes, keys = list(run.args["configs"]), list(run.args["tasks"])
+    rows = {row.config_hash: row for row in store.list_configurations(hashes)}
+    missing = [h for h in hashes if h not in rows]
+    if missing:
+        raise StoreError(f"harvest {run_id}: configurations {missing} are missing from the store")
+    by_key = {t.key: t for t in load_suite(workspace, resolved.suite)}
+    gone = [k for k in keys if k not in by_key]
+    if gone:
+        raise UserInputError(f"harvest {run_id}: tasks {', '.join(gone[:5])} are no longer in suite {resolved.suite!r}",
+                             hint="restore them, or start a new harvest")
+    tasks = [by_key[k] for k in keys]
+    check_train_only(keys, {t.key: t.spec.split for t in tasks})
+    store.reopen_run(run_id)
+    elapsed = float(read_state(workspace.run_dir(run_id)).get("elapsed_s", 0.0))
+    return OpenedRun(run_id, resolved, [Configuration.model_validate(rows[h].resolved) for h in hashes], tasks, elapsed)
 
 
 def run_harvest(
     workspace: Workspace, spec: HarvestSpec, display: Display | None = None, attempt_fn: AttemptFn | None = None,
-    stop: StopRequest | None = None,
+    stop: StopRequest | None = None, on_created: Callable[[str], None] | None = None,
 ) -> RunOutcome:
-    """Plan the harvest from the source runs and execute it through the orchestrator (module docstring)."""
+    """Plan the harvest from the source runs and execute it through the orchestrator, or resume the harvest
+    `spec.resume` (module docstring). `on_created` gets a new harvest's run id once its run row exists."""
     from rsi.run.orchestrator import Orchestrator
     from rsi.run.spec import RunSpec
     from rsi.store import open_store
 
     store = open_store(workspace.db_url)
     try:
+        if spec.resume:
+            spec = stored_harvest_spec(store, spec)
         plan = plan_harvest(store, workspace, spec)
     finally:
         store.close()
-    if not plan.needs:
+    if not plan.needs and not spec.resume:  # a resume still closes its open jobs and records its end
         raise UserInputError(f"nothing to harvest: every train task of {', '.join(spec.source_runs)} already has "
                              f"{spec.per_task} distinct solutions, or the runs tried no train task")
     run_spec = RunSpec(budget_attempts=spec.budget_attempts, job_size=spec.job_size, workers=spec.workers,
-                       sandbox=spec.sandbox, seed=spec.seed, report=False)  # type: ignore[arg-type]
+                       sandbox=spec.sandbox, seed=spec.seed, report=False, resume=spec.resume)  # type: ignore[arg-type]
 
     def scheduler_for(opened: OpenedRun, run_store: Store) -> HarvestScheduler:
+        # A resumed session learns the solutions its earlier sessions recorded at its first proposal.
         return HarvestScheduler(plan.needs, spec.per_task, plan.source, plan.greedy, run_store, opened.run_id,
                                 workspace.runs_dir)
 
-    orchestrator = Orchestrator(run_spec, workspace, display, attempt_fn, stop=stop,
-                                opener=lambda store_: open_harvest_run(store_, workspace, spec, plan),
+    def opener(store_: Store) -> OpenedRun:
+        if spec.resume:
+            return reopen_harvest_run(store_, workspace, spec.resume)
+        return open_harvest_run(store_, workspace, spec, plan, on_created)
+
+    orchestrator = Orchestrator(run_spec, workspace, display, attempt_fn, stop=stop, opener=opener,
                                 scheduler_for=scheduler_for)
     return orchestrator.run()

@@ -128,8 +128,7 @@ def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
     from rsi.store.store import HARVEST_SCHEDULER
 
     if run.scheduler == HARVEST_SCHEDULER:  # its plan lives in rsi/run/harvest.py, not in a registered scheduler
-        raise UserInputError(f"run {run_id} is a harvest; a harvest cannot be resumed yet",
-                             hint="start a new harvest: `rsi harvest` with the same source runs")
+        raise UserInputError(f"run {run_id} is a harvest", hint=f"resume it with `rsi harvest --resume {run_id}`")
     if run.scheduler == EVAL_SCHEDULER:  # its plan lives in rsi/evaluation.py
         raise UserInputError(f"run {run_id} is an evaluation", hint=f"resume it with `rsi eval --resume {run_id}`")
     args = run.args

@@ -207,7 +207,81 @@ def test_deployed_rendering_frames_like_the_real_harness(harvested) -> None:
         assert rendered[2]["role"] == "assistant" and rendered[2]["content"].endswith("submit()\n```")
 
 
-def test_a_harvest_resume_is_a_one_line_error(harvested) -> None:
-    done = _rsi("run", "--resume", harvested["outcome"]["run_id"], cwd=harvested["ws"].root, env=harvested["env"])
+def test_a_harvest_is_resumed_by_rsi_harvest_not_rsi_run(harvested) -> None:
+    harvest_id = harvested["outcome"]["run_id"]
+    done = _rsi("run", "--resume", harvest_id, cwd=harvested["ws"].root, env=harvested["env"])
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"error: run {harvested['outcome']['run_id']} is a harvest; a harvest cannot be resumed")
+    assert done.stderr.startswith(f"error: run {harvest_id} is a harvest") and f"rsi harvest --resume {harvest_id}" in done.stderr
+    clash = _rsi("harvest", "--resume", harvest_id, "--per-task", "3", cwd=harvested["ws"].root, env=harvested["env"])
+    assert clash.returncode == 2 and "drop --per-task" in clash.stderr and "Traceback" not in clash.stderr
+    not_harvest = _rsi("harvest", "--resume", harvested["runs"][0], cwd=harvested["ws"].root, env=harvested["env"])
+    assert not_harvest.returncode == 2 and "is not a harvest" in not_harvest.stderr
+
+
+def _attempt_files(ws, run_id: str) -> dict[str, tuple[int, int, bytes]]:
+    """Each counted attempt's trajectory file: (inode, mtime ns, bytes); a re-run attempt would replace it."""
+    from rsi.store import open_store
+
+    store = open_store(ws.db_url)
+    try:
+        rows = [a for a in store.list_attempts(run_id) if a.counted]
+    finally:
+        store.close()
+    files = {}
+    for row in rows:
+        path = Path(row.trajectory_path) if Path(row.trajectory_path).is_absolute() else ws.runs_dir / row.trajectory_path
+        stat = path.stat()
+        files[row.idem_key] = (stat.st_ino, stat.st_mtime_ns, path.read_bytes())
+    return files
+
+
+PER_TASK, BUDGET = 3, 12
+
+
+def test_a_sigkilled_harvest_resumes_without_losing_or_repeating_work(harvested) -> None:
+    """SIGKILL a real harvest after its 5th recorded attempt (RSI_TEST_CRASH_AT), then `rsi harvest --resume`:
+    every attempt recorded before the kill stays as it was (never run again), the budget counts them (the
+    two sessions together spend exactly BUDGET), and no task is planned again once the solutions found so
+    far (source runs, then this harvest's earlier jobs, both sessions) reach PER_TASK distinct ones."""
+    from rsi.run.harvest import code_key_of
+    from rsi.store import open_store
+
+    ws, env = harvested["ws"], harvested["env"]
+    args = ("--per-task", str(PER_TASK), "--budget-attempts", str(BUDGET), "--job-size", "2", "--workers", "2", "--json")
+    killed = _rsi("harvest", *harvested["runs"], *args, cwd=ws.root, env={**env, "RSI_TEST_CRASH_AT": "attempt_recorded:5"})
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    store = open_store(ws.db_url)
+    try:
+        [harvest_id] = [r.id for r in store.list_runs("pyfuncs") if r.scheduler == "harvest"
+                        and r.id != harvested["outcome"]["run_id"]]
+    finally:
+        store.close()
+    before = _attempt_files(ws, harvest_id)
+    assert len(before) >= 5
+
+    resumed = _rsi("harvest", "--resume", harvest_id, "--json", cwd=ws.root, env=env)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    outcome = json.loads(resumed.stdout)
+    after = _attempt_files(ws, harvest_id)
+    assert {k: after[k] for k in before} == before, "an attempt recorded before the kill ran again"
+    assert outcome["run_id"] == harvest_id and outcome["attempts"] == len(after) == BUDGET, outcome
+
+    store = open_store(ws.db_url)
+    try:
+        run, jobs, rows = store.get_run(harvest_id), store.list_jobs(harvest_id), store.list_attempts(harvest_id)
+        source = [a for r in harvested["runs"] for a in store.list_attempts(r) if a.passed]
+    finally:
+        store.close()
+    assert run.status == "done" and all(job.status == "done" for job in jobs)
+    planned = Counter(f"{harvest_id}|{j.job_index}|{t}|0" for j in jobs for t in j.planned_tasks)
+    assert Counter(a.idem_key for a in rows) == planned, "each planned attempt has exactly one row"
+    found: dict[str, set[str]] = {}
+    for a in source:
+        found.setdefault(a.task_key, set()).add(code_key_of(a.trajectory_path, ws.runs_dir))
+    for job in sorted(jobs, key=lambda j: j.job_index):
+        for key in job.planned_tasks:
+            assert len(found.get(key, set())) < PER_TASK, f"job {job.job_index} asked {key} again after {PER_TASK}"
+        for a in rows:
+            if a.job_index == job.job_index and a.passed:
+                found.setdefault(a.task_key, set()).add(code_key_of(a.trajectory_path, ws.runs_dir))
+    assert any(len(codes) == PER_TASK for codes in found.values())  # the rule above was reached, so it was tested
