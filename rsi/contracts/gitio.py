@@ -126,6 +126,25 @@ def parse_commit_message(message: str) -> tuple[str, str, dict[str, str]]:
     return subject, "\n\n".join(rest), trailers
 
 
+def find_trailer_commit(workspace: Workspace, name: str, trailer: str, value: str) -> tuple[str, int] | None:
+    """(commit, revision) of the newest commit of contract `name` whose message carries `trailer: value`, if
+    any: how a rerun of a revision writer (promotion, adapter registration) finds what it already wrote."""
+    repo = open_repo(workspace)
+    try:
+        relative = repo_path(repo, workspace.contract_path(name))
+        try:
+            commits = list(repo.iter_commits(paths=relative))
+        except Exception:  # an empty repository has no HEAD to walk from
+            return None
+        for commit in commits:
+            _, _, trailers = parse_commit_message(str(commit.message))
+            if trailers.get(trailer) == value and trailers.get("HCP-Name") == name:
+                return commit.hexsha, int(trailers.get("HCP-Revision", "0") or 0)
+        return None
+    finally:
+        repo.close()
+
+
 def check_trailers(trailers: dict[str, str] | None) -> list[tuple[str, str]]:
     """Extra evidence trailers as (key, one-line value); refuses reserved or malformed keys."""
     checked = []

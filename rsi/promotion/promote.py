@@ -90,19 +90,9 @@ def load_head_contract(workspace: Workspace, name: str) -> Any:
 
 def find_decision_commit(workspace: Workspace, name: str, decision_hash: str) -> tuple[str, int] | None:
     """(commit, revision) of the commit carrying `Decision-Hash: <hash>` for this contract, if any."""
-    from rsi.contracts.gitio import open_repo, parse_commit_message, repo_path
+    from rsi.contracts.gitio import find_trailer_commit
 
-    repo = open_repo(workspace)
-    relative = repo_path(repo, workspace.contract_path(name))
-    try:
-        commits = list(repo.iter_commits(paths=relative))
-    except Exception:  # an empty repository has no HEAD to walk from
-        return None
-    for commit in commits:
-        _, _, trailers = parse_commit_message(str(commit.message))
-        if trailers.get(DECISION_TRAILER) == decision_hash and trailers.get("HCP-Name") == name:
-            return commit.hexsha, int(trailers.get("HCP-Revision", "0") or 0)
-    return None
+    return find_trailer_commit(workspace, name, DECISION_TRAILER, decision_hash)
 
 
 def ensure_tag(workspace: Workspace, name: str, revision: int, commit: str) -> tuple[str, bool]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rsi.contracts.gitio import find_trailer_commit
 from rsi.contracts.schema import SpecialistSpec
 from rsi.errors import RevisionError
 from rsi.workspace import Workspace
@@ -56,25 +57,6 @@ def candidate_name(parent: str) -> str:
 
 def _relative(workspace: Workspace, name: str) -> str:
     return workspace.contract_path(name).relative_to(workspace.root).as_posix()
-
-
-def _find_commit(workspace: Workspace, name: str, trailer: str, value: str) -> tuple[str, int] | None:
-    from rsi.contracts.gitio import open_repo, parse_commit_message, repo_path
-
-    repo = open_repo(workspace)
-    try:
-        relative = repo_path(repo, workspace.contract_path(name))
-        try:
-            commits = list(repo.iter_commits(paths=relative))
-        except Exception:  # no commit yet
-            return None
-        for commit in commits:
-            _, _, trailers = parse_commit_message(str(commit.message))
-            if trailers.get(trailer) == value and trailers.get("HCP-Name") == name:
-                return commit.hexsha, int(trailers.get("HCP-Revision", "0") or 0)
-        return None
-    finally:
-        repo.close()
 
 
 def _ref_of(workspace: Workspace, name: str, commit: str, revision: int, written: bool) -> ContractRevisionRef:
@@ -173,7 +155,7 @@ def write_candidate(workspace: Workspace, parent_name: str, adapter_id: str, ada
     from rsi.promotion.promote import load_head_contract
 
     name = candidate_name(parent_name)
-    found = _find_commit(workspace, name, ADAPTER_TRAILER, adapter_id)
+    found = find_trailer_commit(workspace, name, ADAPTER_TRAILER, adapter_id)
     if found is not None:
         return _ref_of(workspace, name, found[0], found[1], written=False)
     parent = resolve_ref(workspace, parent_ref) if parent_ref else load_head_contract(workspace, parent_name)
@@ -206,7 +188,7 @@ def promote_adapter(workspace: Workspace, parent_name: str, candidate_ref: str, 
     from rsi.contracts.revisions import revise_contract
     from rsi.promotion.promote import load_head_contract
 
-    found = _find_commit(workspace, parent_name, EVAL_TRAILER, eval_id)
+    found = find_trailer_commit(workspace, parent_name, EVAL_TRAILER, eval_id)
     if found is not None:
         return _ref_of(workspace, parent_name, found[0], found[1], written=False)
     parent = load_head_contract(workspace, parent_name)
