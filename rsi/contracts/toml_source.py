@@ -252,13 +252,8 @@ class _Scanner:
                 if self.peek() in ("}", "", "\n"):
                     self.advance()
                     return
-                line, start = self.line, self.i
-                keys = self.read_key()
-                self.record_key(path, keys, line)
-                self.skip_inline_space()
-                if self.peek() == "=":
-                    self.advance()
-                self.scan_value((*path, *keys))
+                start = self.i
+                self.scan_pair(path)
                 self.skip_inline_space()
                 if self.peek() == "," or self.i == start:
                     self.advance()
@@ -266,9 +261,17 @@ class _Scanner:
             while self.peek() and self.peek() not in ",]}\n#":
                 self.advance()
 
-    def record_key(self, table: KeyPath, keys: list[str], line: int) -> None:
+    def scan_pair(self, table: KeyPath) -> None:
+        """One `key = value` (in a table or an inline table): every prefix of the dotted key is recorded at
+        the key's line, then the value is scanned under the full path."""
+        line = self.line
+        keys = self.read_key()
         for cut in range(1, len(keys) + 1):
             self.record((*table, *keys[:cut]), line)
+        self.skip_inline_space()
+        if self.peek() == "=":
+            self.advance()
+        self.scan_value((*table, *keys))
 
     # tables
     def read_header(self) -> KeyPath:
@@ -300,13 +303,7 @@ class _Scanner:
             if self.peek() == "[":
                 table = self.read_header()
             else:
-                line = self.line
-                keys = self.read_key()
-                self.record_key(table, keys, line)
-                self.skip_inline_space()
-                if self.peek() == "=":
-                    self.advance()
-                self.scan_value((*table, *keys))
+                self.scan_pair(table)
             self.skip_inline_space()
             self.skip_comment()
             if self.i == start:  # never loop without progress on odd input
