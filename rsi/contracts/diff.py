@@ -10,7 +10,7 @@ long strings (several lines, or over 80 characters) carry a unified text diff. T
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from rsi.contracts.hashing import BOOKKEEPING, clocks_moved
@@ -37,15 +37,7 @@ class Change:
         return self.section == "hcp" and self.key.removeprefix("hcp.") in BOOKKEEPING
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "section": self.section,
-            "key": self.key,
-            "old": self.old,
-            "new": self.new,
-            "kind": self.kind,
-            "text_diff": self.text_diff,
-            "bookkeeping": self.bookkeeping,
-        }
+        return {**asdict(self), "bookkeeping": self.bookkeeping}
 
 
 @dataclass(frozen=True)
