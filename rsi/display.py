@@ -45,9 +45,10 @@ def progress_line(p: RunProgress) -> str:
 
 
 class NullDisplay:
-    """Shows nothing (for --json and library callers)."""
+    """Shows nothing (for --json and library callers). It takes any update, so it is also the null
+    `ProgressDisplay` of the other long commands (rsi.progress.NullProgress)."""
 
-    def update(self, progress: RunProgress, event: RunEvent | None = None) -> None:
+    def update(self, *_: object, **__: object) -> None:
         return None
 
     def close(self) -> None:
@@ -75,24 +76,41 @@ class PlainDisplay:
         self.stream.flush()
 
 
-class RichDisplay:
-    """A live panel (jobs, attempts, coverage, job pass rate, tokens/s, ETA) plus scrolling events."""
+class LiveView:
+    """A Rich live view drawn by the subclass's `_render` (also from Live's own refresh thread, so a
+    subclass sets what `_render` reads before calling this `__init__`, and swaps snapshots under `_lock`).
+    Shared by `rsi run`'s panel (RichDisplay) and the other long commands' bar (rsi.progress.RichProgress)."""
 
     def __init__(self, console: Any = None, refresh_per_second: float = 4.0) -> None:
-        from rich.console import Console  # lazy: only a TTY run needs the widgets
+        from rich.console import Console  # lazy: only a TTY needs the widgets
         from rich.live import Live
 
         self.console = console or Console(stderr=True)
+        self._lock = threading.Lock()
+        self._live = Live(self._render(), console=self.console, refresh_per_second=refresh_per_second,
+                          transient=False, get_renderable=self._render)
+        self._live.start()
+
+    def _render(self) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        with self._lock:
+            self._live.refresh()
+            self._live.stop()
+
+
+class RichDisplay(LiveView):
+    """A live panel (jobs, attempts, coverage, job pass rate, tokens/s, ETA) plus scrolling events."""
+
+    def __init__(self, console: Any = None, refresh_per_second: float = 4.0) -> None:
         self._progress: RunProgress | None = None
         # The clock ticks between snapshots: elapsed time is the snapshot's plus the time since it came
         # (a model load or a long attempt would otherwise freeze it, and 0m00s looks like a hang).
         self._started = time.monotonic()
         self._received = self._started
-        self._lock = threading.Lock()
-        self._live = Live(self._render(), console=self.console, refresh_per_second=refresh_per_second,
-                          transient=False, get_renderable=self._render)
-        self._live.start()
         self._last = 0.0
+        super().__init__(console, refresh_per_second)
 
     def _render(self) -> Any:
         from rich.table import Table
@@ -124,11 +142,6 @@ class RichDisplay:
             if now - self._last > 0.25:
                 self._last = now
                 self._live.refresh()
-
-    def close(self) -> None:
-        with self._lock:
-            self._live.refresh()
-            self._live.stop()
 
 
 def make_display(kind: str, stream: IO[str] | None = None) -> Display:

@@ -11,14 +11,13 @@ sites serve a terminal, a cron log and a test.
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from datetime import UTC, datetime
 from typing import IO, Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from rsi.display import format_duration
+from rsi.display import LiveView, NullDisplay, format_duration
 
 FieldValue = str | int | float
 
@@ -63,14 +62,7 @@ class ProgressDisplay(Protocol):
     def close(self) -> None: ...
 
 
-class NullProgress:
-    """Shows nothing (for --json and library callers)."""
-
-    def update(self, progress: StageProgress, message: str | None = None) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
+NullProgress = NullDisplay  # shows nothing, whichever snapshots it is given
 
 
 class PlainProgress:
@@ -105,19 +97,12 @@ class PlainProgress:
         self.stream.flush()
 
 
-class RichProgress:
+class RichProgress(LiveView):
     """A live bar with the stage's numbers; messages scroll above it."""
 
     def __init__(self, console: Any = None, refresh_per_second: float = 4.0) -> None:
-        from rich.console import Console  # lazy: only a TTY needs the widgets
-        from rich.live import Live
-
-        self.console = console or Console(stderr=True)
         self._progress: StageProgress | None = None
-        self._lock = threading.Lock()
-        self._live = Live(self._render(), console=self.console, refresh_per_second=refresh_per_second,
-                          transient=False, get_renderable=self._render)
-        self._live.start()
+        super().__init__(console, refresh_per_second)
 
     def _render(self) -> Any:
         from rich.progress_bar import ProgressBar
@@ -142,11 +127,6 @@ class RichProgress:
             if message:
                 self._live.console.print(f"[dim]{progress.command}[/] {message}", highlight=False, markup=False)
             self._live.refresh()
-
-    def close(self) -> None:
-        with self._lock:
-            self._live.refresh()
-            self._live.stop()
 
 
 def make_progress(kind: str, stream: IO[str] | None = None) -> ProgressDisplay:
