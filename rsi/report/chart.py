@@ -6,7 +6,6 @@ matplotlib (Agg) is imported lazily: it costs about half a second, paid only whe
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 
 
@@ -18,14 +17,11 @@ def portfolio_png(jobs: Sequence[int], union: Sequence[int], per_config: Mapping
     The best single configuration is drawn dashed and labelled, so the gap between what the
     portfolio reached and what any one configuration reached is the first thing a reader sees.
     """
-    import matplotlib  # lazy: a plot costs ~0.5 s of imports
+    import matplotlib  # lazy, as in coverage_axes: here only for its colour maps
 
-    matplotlib.use("Agg", force=True)
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
+    from rsi.run.plot import coverage_axes, coverage_png
 
-    figure = Figure(figsize=(8.0, 4.2), dpi=100)
-    axes = figure.add_subplot(1, 1, 1)
+    figure, axes = coverage_axes(8.0, 4.2)
     xs = [j + 1 for j in jobs]  # jobs are counted from 1 on the axis, as people count them
     colors = [matplotlib.colormaps["tab10"](i) for i in range(10)]
     ranked = sorted(per_config, key=lambda name: -(per_config[name][-1] if per_config[name] else 0))
@@ -44,17 +40,7 @@ def portfolio_png(jobs: Sequence[int], union: Sequence[int], per_config: Mapping
                           ha="right", fontsize=8, color="#d62728")
     axes.step(xs, list(union), where="post", color="#1f3b73", linewidth=2.6,
               label=f"portfolio (union) {union[-1] if union else 0}")
-    if total_tasks:
-        axes.axhline(total_tasks, color="#999999", linestyle=":", linewidth=1, label=f"all {total_tasks} tasks")
-        axes.set_ylim(0, total_tasks * 1.05 + 0.5)
-    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_xlabel("chronological jobs")
-    axes.set_ylabel("tasks covered (cumulative, unique)")
-    axes.set_title(title or "portfolio coverage against single configurations")
-    axes.grid(True, alpha=0.3)
-    axes.legend(loc="upper left", fontsize=7, ncol=2, framealpha=0.85)
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+    return coverage_png(figure, axes, total_tasks, total_style=":", xlabel="chronological jobs",
+                        ylabel="tasks covered (cumulative, unique)",
+                        title=title or "portfolio coverage against single configurations",
+                        loc="upper left", fontsize=7, ncol=2, framealpha=0.85)

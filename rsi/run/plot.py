@@ -5,34 +5,51 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 
-def curve_png(curve: Sequence[int], total_tasks: int, title: str = "") -> bytes:
-    """PNG bytes of covered tasks (y) after each counted attempt (x)."""
+def coverage_axes(width: float, height: float) -> tuple[Any, Any]:
+    """A matplotlib (Agg) figure and its one axes, for a coverage chart (this run's curve, or the run
+    report's portfolio chart)."""
     import matplotlib  # lazy: a plot costs ~0.5 s of imports
 
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), dpi=100)
+    return figure, figure.add_subplot(1, 1, 1)
+
+
+def coverage_png(figure: Any, axes: Any, total_tasks: int, *, total_style: str, xlabel: str, ylabel: str,
+                 title: str, **legend: Any) -> bytes:
+    """PNG bytes of a coverage chart once its series are drawn: the suite's size as a grey line, whole
+    numbers on both axes, the labels, a grid and the legend (`legend`: its placement)."""
     from matplotlib.ticker import MaxNLocator
 
-    figure = Figure(figsize=(6.4, 3.6), dpi=100)
-    axes = figure.add_subplot(1, 1, 1)
-    xs = list(range(1, len(curve) + 1))
-    axes.step(xs, list(curve), where="post", color="#1f77b4", linewidth=1.8, label="covered tasks")
     if total_tasks:
-        axes.axhline(total_tasks, color="#999999", linestyle="--", linewidth=1, label=f"all {total_tasks} tasks")
+        axes.axhline(total_tasks, color="#999999", linestyle=total_style, linewidth=1, label=f"all {total_tasks} tasks")
         axes.set_ylim(0, total_tasks * 1.05 + 0.5)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_xlabel("counted attempts")
-    axes.set_ylabel("tasks covered")
-    axes.set_title(title or "cumulative unique coverage")
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
     axes.grid(True, alpha=0.3)
-    axes.legend(loc="lower right", fontsize=8)
+    axes.legend(**legend)
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     return buffer.getvalue()
+
+
+def curve_png(curve: Sequence[int], total_tasks: int, title: str = "") -> bytes:
+    """PNG bytes of covered tasks (y) after each counted attempt (x)."""
+    figure, axes = coverage_axes(6.4, 3.6)
+    xs = list(range(1, len(curve) + 1))
+    axes.step(xs, list(curve), where="post", color="#1f77b4", linewidth=1.8, label="covered tasks")
+    return coverage_png(figure, axes, total_tasks, total_style="--", xlabel="counted attempts",
+                        ylabel="tasks covered", title=title or "cumulative unique coverage",
+                        loc="lower right", fontsize=8)
 
 
 def write_curve_png(curve: Sequence[int], total_tasks: int, path: Path, title: str = "") -> Path:
