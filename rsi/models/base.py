@@ -7,7 +7,9 @@ which backend serves a request.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, runtime_checkable
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -80,3 +82,17 @@ class ChatModel(Protocol):
         """How much batching happened in this process (`rsi serve`'s /stats); {} where the batching
         happens elsewhere (a remote server) or not at all."""
         ...
+
+
+Closable = TypeVar("Closable", bound=ChatModel)
+
+
+@contextmanager
+def closed_on_error(model: Closable) -> Iterator[Closable]:
+    """`model`, closed if the block raises (Ctrl-C included) while it starts up or loads its adapters: a
+    half-started model (a server process, a shared worker's reference) must not outlive the error."""
+    try:
+        yield model
+    except BaseException:
+        model.close()
+        raise

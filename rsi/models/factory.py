@@ -23,7 +23,7 @@ from typing import Any
 
 from rsi.contracts.schema import ContractSpec
 from rsi.errors import ModelError
-from rsi.models.base import ChatModel, GenerationRequest, GenerationResult
+from rsi.models.base import ChatModel, GenerationRequest, GenerationResult, closed_on_error
 from rsi.models.served import ServedFuture
 from rsi.workspace import Workspace
 
@@ -60,13 +60,10 @@ def make_embedded(spec: ContractSpec, workspace: Workspace | None, adapters: dic
         for name, path in adapters.items():
             model.load_adapter(name, str(path))
         return model
-    handle = shared_embedded(folder, name=spec.base.id, dtype=serving.dtype, max_batch=serving.max_batch)
-    try:
+    with closed_on_error(shared_embedded(folder, name=spec.base.id, dtype=serving.dtype,
+                                         max_batch=serving.max_batch)) as handle:
         for name, path in adapters.items():
             handle.load_adapter(name, str(path))
-    except Exception:
-        handle.close()
-        raise
     return handle
 
 

@@ -34,7 +34,7 @@ import httpx
 
 from rsi.contracts.schema import ContractSpec
 from rsi.errors import ModelError
-from rsi.models.base import GenerationRequest, GenerationResult
+from rsi.models.base import GenerationRequest, GenerationResult, closed_on_error
 from rsi.models.openai_backend import OpenAIModel
 from rsi.workspace import Workspace
 
@@ -160,14 +160,10 @@ class VllmModel:
         client = OpenAIModel(
             f"http://127.0.0.1:{port}", base_model=spec.base.id, timeout_s=spec.harness.timeouts.model_s
         )
-        model = cls(process, client, log_path, spec.base.id)
-        try:
+        with closed_on_error(cls(process, client, log_path, spec.base.id)) as model:
             model.wait_healthy(startup_timeout_s)
             for name, path in adapters.items():
                 model.load_adapter(name, str(path))
-        except BaseException:
-            model.close()
-            raise
         return model
 
     def wait_healthy(self, timeout_s: float) -> None:
