@@ -18,6 +18,7 @@ new user waits for them.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -25,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -36,6 +37,8 @@ REPO = Path(__file__).resolve().parent.parent
 HIDDEN = frozenset(
     ["bwrap", "podman", "docker", "dockerd", "containerd", "runc", "crun", "sbatch", "srun", "salloc", "sinfo", "squeue", "scontrol", "sacct", "scancel", "slurmctld", "slurmd", "slurmdbd", "psql", "pg_ctl", "pg_ctlcluster", "initdb", "postgres", "chromium", "chromium-browser", "google-chrome", "apptainer", "singularity"]
 )
+SECTION = "## fresh machine proof"
+RECORD = "outcomes.jsonl"  # one JSON line per finished run: a stopped proof resumes and renders what ran
 UNSET = ("RSI_REQUIRE_SERVICES", "DOCKER_HOST", "RSI_DOCKER_HOST", "RSI_VLLM_PYTHON", "RSI_DB", "RSI_PG_URL",
          "RSI_POSTGRES_URL", "RSI_TORCH_THREADS", "RSI_DTYPE", "RSI_SANDBOX")
 
@@ -95,13 +98,13 @@ def run_one(command: str, rnd: int, clone: Path, env: dict[str, str], logs: Path
     return outcome
 
 
-def render(outcomes: list[Outcome], commit: str, rounds: int, args_line: str) -> str:
+def render(outcomes: list[Outcome], commit: str, rounds: int, args_line: str, busy: int, note: str = "") -> str:
     lines = [
-        "## fresh machine proof", "",
+        SECTION, "",
         f"Issue 11's proof, {datetime.now(UTC):%Y-%m-%d}: a fresh `git clone` of commit `{commit}` (no `.venv`, an",
         "empty `RSI_CACHE`), on this 2-core machine with bubblewrap, podman/docker, SLURM, PostgreSQL and Chromium",
-        "*absent* from PATH (a folder of links to every other executable), no service variables set, and two",
-        f"busy-looping processes for the whole time. `make demo` and `make test` alternate, {rounds} times each;",
+        "*absent* from PATH (a folder of links to every other executable), no service variables set, and",
+        f"{busy} busy-looping process(es) for the whole time. `make demo` and `make test` alternate, {rounds} times each;",
         "the first command of the clone includes `make install` and the model's conversion.", "",
         "| command | round | started (UTC) | wall | exit | 1-min load start -> end | result |",
         "|---|---:|---|---:|---:|---|---|",
@@ -115,6 +118,7 @@ def render(outcomes: list[Outcome], commit: str, rounds: int, args_line: str) ->
     for o in outcomes:
         if o.closing:
             lines += ["", f"`make demo` round {o.round}, its closing lines:", "", *[f"    {c}" for c in o.closing]]
+    lines += ["", note] if note else []
     lines += ["", f"Reproduce: `{args_line}`"]
     return "\n".join(lines)
 
@@ -126,6 +130,7 @@ def main() -> None:
     parser.add_argument("--busy", type=int, default=2, help="busy-looping processes beside the runs")
     parser.add_argument("--only", choices=["both", "test", "demo"], default="both")
     parser.add_argument("--write", action="store_true", help="replace the section in bench/RESULTS.md")
+    parser.add_argument("--note", default="", help="a paragraph for the section (what else ran, and when)")
     args = parser.parse_args()
     root = args.dir or Path(tempfile.mkdtemp(prefix="rsi-fresh-proof-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -139,22 +144,26 @@ def main() -> None:
     env["PATH"] = fresh_path(root / "bin")
     env["RSI_CACHE"] = str(root / "cache")
     print(f"fresh proof in {root} (commit {commit}); logs in {logs}", flush=True)
+    line = (f".venv/bin/python bench/fresh_proof.py --rounds {args.rounds} --busy {args.busy}"
+            + (f" --only {args.only}" if args.only != "both" else "") + " --write")
+    record = root / RECORD
+    outcomes = [Outcome(**json.loads(row)) for row in record.read_text().splitlines()] if record.exists() else []
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
     commands = {"both": ["make demo", "make test"], "test": ["make test"], "demo": ["make demo"]}[args.only]
-    outcomes: list[Outcome] = []
     try:
         for rnd in range(1, args.rounds + 1):
-            outcomes += [run_one(command, rnd, clone, env, logs) for command in commands]
+            for command in commands:
+                if any(o.command == command and o.round == rnd for o in outcomes):
+                    continue  # recorded by an earlier, stopped invocation on the same folder
+                outcomes.append(run_one(command, rnd, clone, env, logs))
+                with record.open("a") as out:  # each run is kept as soon as it ends
+                    out.write(json.dumps(asdict(outcomes[-1])) + "\n")
+                if args.write:
+                    results.replace_section(SECTION, render(outcomes, commit, args.rounds, line, args.busy, args.note))
     finally:
         for process in busy:
             process.kill()
-    args_line = f".venv/bin/python bench/fresh_proof.py --rounds {args.rounds}" + \
-        (f" --only {args.only}" if args.only != "both" else "") + " --write"
-    block = render(outcomes, commit, args.rounds, args_line)
-    print(block)
-    if args.write:
-        results.replace_section("## fresh machine proof", block)
-
+    print(render(outcomes, commit, args.rounds, line, args.busy, args.note))
 
 if __name__ == "__main__":
     main()
