@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from rsi.cli.options import SANDBOX_HELP
-from rsi.cli.render import console, is_tty, print_json
+from rsi.cli.render import console, print_json, run_displayed
 from rsi.cli.state import state
 from rsi.executors.registry import EXECUTORS
 
@@ -63,9 +63,7 @@ def run_command(
     as_json: Annotated[bool, typer.Option("--json", help="No live display; print the outcome as JSON.")] = False,
 ) -> None:
     """Run a portfolio on a task suite under a budget (or resume an interrupted run)."""
-    from rsi.display import NullDisplay, PlainDisplay, RichDisplay
     from rsi.run.orchestrator import run_portfolio
-    from rsi.run.stop import StopRequest, stop_on_signals
 
     flags = {
         "portfolio": portfolio, "suite": suite, "split": split, "limit_tasks": limit_tasks, "job_size": job_size,
@@ -79,24 +77,8 @@ def run_command(
              "time_min": slurm_time_min}
     spec = _run_spec(flags, slurm, spec_file)
     workspace = state.workspace()
-    if as_json:
-        display: Any = NullDisplay()
-    elif is_tty():
-        display = RichDisplay()
-    else:
-        display = PlainDisplay()
-    stop = StopRequest()
-    try:
-        with stop_on_signals(stop):  # Ctrl-C and SIGTERM (cron, SLURM): stop gracefully, resumable
-            outcome = run_portfolio(spec, workspace, display, stop=stop)
-    finally:
-        display.close()
-    if as_json:
-        print_json(outcome.model_dump(mode="json"))
-    else:
-        _print_outcome(outcome)
-    if outcome.status == "stopped" and stop.requested:
-        raise typer.Exit(stop.exit_code)  # 130 for Ctrl-C, 143 for SIGTERM
+    run_displayed(as_json, lambda display, stop: run_portfolio(spec, workspace, display, stop=stop),
+                  _print_outcome)
 
 
 def _run_spec(flags: dict[str, Any], slurm_flags: dict[str, Any], spec_file: Path | None) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -42,3 +43,28 @@ def progress_tracker(command: str, json_output: bool) -> Any:
     if json_output:
         return Tracker(command, PlainProgress(sys.stderr))
     return Tracker(command, RichProgress() if is_tty() else PlainProgress(sys.stdout))
+
+
+def run_displayed(as_json: bool, work: Callable[[Any, Any], Any], show: Callable[[Any], None]) -> None:
+    """Run `work(display, stop)` the way `rsi run` and `rsi harvest` run: a live display on a TTY, plain
+    lines otherwise, none under --json; Ctrl-C and SIGTERM (cron, SLURM) ask it to stop gracefully
+    (resumable). Then the outcome as JSON, or `show(outcome)`; a run stopped by a signal exits 130
+    (Ctrl-C) or 143 (SIGTERM)."""
+    import typer
+
+    from rsi.display import NullDisplay, PlainDisplay, RichDisplay
+    from rsi.run.stop import StopRequest, stop_on_signals
+
+    display: Any = NullDisplay() if as_json else RichDisplay() if is_tty() else PlainDisplay()
+    stop = StopRequest()
+    try:
+        with stop_on_signals(stop):
+            outcome = work(display, stop)
+    finally:
+        display.close()
+    if as_json:
+        print_json(outcome.model_dump(mode="json"))
+    else:
+        show(outcome)
+    if outcome.status == "stopped" and stop.requested:
+        raise typer.Exit(stop.exit_code)
