@@ -142,12 +142,3 @@ class RichDisplay(LiveView):
             if now - self._last > 0.25:
                 self._last = now
                 self._live.refresh()
-
-
-def make_display(kind: str, stream: IO[str] | None = None) -> Display:
-    """`rich`, `plain` or `none`."""
-    if kind == "rich":
-        return RichDisplay()
-    if kind == "plain":
-        return PlainDisplay(stream)
-    return NullDisplay()

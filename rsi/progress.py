@@ -130,7 +130,7 @@ class RichProgress(LiveView):
 
 
 def make_progress(kind: str, stream: IO[str] | None = None) -> ProgressDisplay:
-    """`rich`, `plain` or `none` (the same names as rsi.display.make_display)."""
+    """`rich`, `plain` or `none` (the kinds `progress_kind` names)."""
     if kind == "rich":
         return RichProgress()
     if kind == "plain":
