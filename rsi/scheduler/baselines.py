@@ -25,6 +25,30 @@ from rsi.scheduler.common import Evidence, open_for, prepare, seeded_rng
 from rsi.scheduler.types import ConfigOption, JobProposal, ScheduleRequest, TaskOption
 
 
+class _Baseline:
+    """What every baseline does first: fold the history, and stop when nothing is open or the budget
+    cannot pay an attempt; `_pick` then chooses among what is left."""
+
+    name: str
+
+    def propose(self, request: ScheduleRequest) -> JobProposal | None:
+        prepared = prepare(request)
+        if prepared is None:
+            return None
+        evidence, targets, capacity = prepared
+        return self._pick(request, evidence, targets, capacity)
+
+    def _pick(
+        self, request: ScheduleRequest, evidence: Evidence, targets: list[TaskOption], capacity: int
+    ) -> JobProposal | None:
+        raise NotImplementedError
+
+
+def _usable(request: ScheduleRequest, targets: list[TaskOption], evidence: Evidence) -> list[tuple[ConfigOption, list[TaskOption]]]:
+    """Each configuration that may still try an open task, with those tasks (portfolio order)."""
+    return [(c, mine) for c in request.configs if (mine := open_for(c, targets, evidence))]
+
+
 def _least_tried(tasks: list[TaskOption], evidence: Evidence, config: str, capacity: int) -> list[str]:
     """Tasks this configuration tried least (stable in the task order): a fair rotation."""
     ranked = sorted(enumerate(tasks), key=lambda it: (evidence.tries.get((config, it[1].key), 0), it[0]))
@@ -32,16 +56,14 @@ def _least_tried(tasks: list[TaskOption], evidence: Evidence, config: str, capac
 
 
 @dataclass
-class RoundRobinScheduler:
+class RoundRobinScheduler(_Baseline):
     """Configurations in turn (job i uses configuration i mod N) on the tasks each tried least."""
 
     name: str = "round-robin"
 
-    def propose(self, request: ScheduleRequest) -> JobProposal | None:
-        prepared = prepare(request)
-        if prepared is None:
-            return None
-        evidence, targets, capacity = prepared
+    def _pick(
+        self, request: ScheduleRequest, evidence: Evidence, targets: list[TaskOption], capacity: int
+    ) -> JobProposal | None:
         n = len(request.configs)
         for step in range(n):  # the configuration whose turn it is, or the next that may still try a task
             config = request.configs[(request.job_index + step) % n]
@@ -53,7 +75,7 @@ class RoundRobinScheduler:
 
 
 @dataclass
-class ConfigMajorScheduler:
+class ConfigMajorScheduler(_Baseline):
     """One configuration sweeps the open tasks, then the next (in `order`, else the portfolio's).
 
     Stateless: the sweep in progress is read from the history. Round r is the least number of tries any
@@ -64,11 +86,9 @@ class ConfigMajorScheduler:
     name: str = "config-major"
     order: Sequence[str] | None = None
 
-    def propose(self, request: ScheduleRequest) -> JobProposal | None:
-        prepared = prepare(request)
-        if prepared is None:
-            return None
-        evidence, targets, capacity = prepared
+    def _pick(
+        self, request: ScheduleRequest, evidence: Evidence, targets: list[TaskOption], capacity: int
+    ) -> JobProposal | None:
         by_hash = {c.config_hash: c for c in request.configs}
         ranked: list[ConfigOption] = (
             [by_hash[h] for h in self.order if h in by_hash] if self.order is not None else list(request.configs)
@@ -91,18 +111,16 @@ class ConfigMajorScheduler:
 
 
 @dataclass
-class RandomScheduler:
+class RandomScheduler(_Baseline):
     """A uniformly random configuration (that may still try a task) on a random batch of open tasks."""
 
     name: str = "random"
 
-    def propose(self, request: ScheduleRequest) -> JobProposal | None:
-        prepared = prepare(request)
-        if prepared is None:
-            return None
-        evidence, targets, capacity = prepared
+    def _pick(
+        self, request: ScheduleRequest, evidence: Evidence, targets: list[TaskOption], capacity: int
+    ) -> JobProposal | None:
         rng = seeded_rng(request, self.name)
-        choices = [(c, mine) for c in request.configs if (mine := open_for(c, targets, evidence))]
+        choices = _usable(request, targets, evidence)
         if not choices:
             return None
         config, mine = rng.choice(choices)
@@ -111,24 +129,22 @@ class RandomScheduler:
 
 
 @dataclass
-class BestSingleScheduler:
+class BestSingleScheduler(_Baseline):
     """One job per configuration to probe, then always the best observed pass rate (Laplace) among the
     configurations that may still try an open task."""
 
     name: str = "best-single"
 
-    def propose(self, request: ScheduleRequest) -> JobProposal | None:
-        prepared = prepare(request)
-        if prepared is None:
-            return None
-        evidence, targets, capacity = prepared
+    def _pick(
+        self, request: ScheduleRequest, evidence: Evidence, targets: list[TaskOption], capacity: int
+    ) -> JobProposal | None:
         n: dict[str, int] = defaultdict(int)
         s: dict[str, int] = defaultdict(int)
         for (c, _), k in evidence.tries.items():
             n[c] += k
         for (c, _), k in evidence.wins.items():
             s[c] += k
-        usable = [(c, mine) for c in request.configs if (mine := open_for(c, targets, evidence))]
+        usable = _usable(request, targets, evidence)
         if not usable:
             return None
         unprobed = [(c, mine) for c, mine in usable if not n[c.config_hash]]
