@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from rsi.config import Configuration
 from rsi.errors import RsiError
@@ -40,6 +40,7 @@ from rsi.harness.agent import (
 from rsi.harness.repl import ReplSession
 from rsi.harness.tools import install_library, write_saved_tools
 from rsi.harness.trajectory import (
+    AttemptEnding,
     ConfigurationRef,
     FinalMetrics,
     FinalOutcome,
@@ -61,15 +62,10 @@ TOOLS_DIR_ENV = "RSI_TOOLS_DIR"
 Verify = Callable[[Task, Path, Sandbox], VerifierOutcome]
 
 
-class AttemptOutcome(BaseModel):
+class AttemptOutcome(AttemptEnding):
     """How one attempt ended (what executors store; the trajectory holds the details)."""
 
     attempt_id: str
-    verdict: Verdict
-    reason: str = ""
-    error_class: str = Field(default="", description="Exception class of an infrastructure error ('' otherwise).")
-    ended_by: str = Field(default="", description="submit, end_marker, max_turns, agent_timeout, session_died, text.")
-    reward: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     turns: int = 0
@@ -168,12 +164,8 @@ def run_attempt(
     written = _write_evidence(trajectory, steps.path, out_dir, final)
     totals = trajectory.final_metrics
     return AttemptOutcome(
+        **final.model_dump(include=set(AttemptEnding.model_fields)),
         attempt_id=attempt_id,
-        verdict=final.verdict,
-        reason=final.reason,
-        error_class=final.error_class,
-        ended_by=final.ended_by,
-        reward=final.reward,
         prompt_tokens=totals.prompt_tokens,
         completion_tokens=totals.completion_tokens,
         turns=totals.turns,

@@ -126,12 +126,18 @@ class SavedToolRecord(_Model):
     _texts = field_validator("name", "function", "source", "cell", mode="before")(_clean)
 
 
-class FinalOutcome(_Model):
+class AttemptEnding(BaseModel):
+    """How an attempt ended: the trajectory's FinalOutcome and the executors' AttemptOutcome
+    (rsi.harness.attempt) both carry it, the second copied from the first."""
+
     verdict: Verdict
     reason: str = ""
-    error_class: str = Field(default="", description="Exception class of an infrastructure error.")
+    error_class: str = Field(default="", description="Exception class of an infrastructure error ('' otherwise).")
     ended_by: str = Field(default="", description="submit, end_marker, max_turns, agent_timeout, session_died, text, error.")
     reward: float = 0.0
+
+
+class FinalOutcome(_Model, AttemptEnding):
     verifier_wall_s: float = 0.0
     final_code: str | None = Field(default=None, description="The solution file as verified (None: not written).")
 
