@@ -28,7 +28,7 @@ def harvest(
                                                "recorded attempts count against its budget and are never run again.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="No live display; print the outcome as JSON.")] = False,
 ) -> None:
-    """Sample the train tasks of RUN again until each has up to --per-task distinct passing solutions."""
+    """Sample the train tasks of RUN again until each has up to --per-task distinct passing solutions (or --resume one)."""
     from rsi.display import NullDisplay, PlainDisplay, RichDisplay
     from rsi.errors import UserInputError
     from rsi.run.harvest import HarvestSpec, resolve_harvest_spec, run_harvest
