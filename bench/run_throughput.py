@@ -619,6 +619,38 @@ def _first(row: dict[str, Any]) -> str:
     return f"{row['first_attempt_s']:.0f} s" if row["first_attempt_s"] < row["minutes"] * 60 else "none recorded"
 
 
+def _invocations(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The rows grouped by the benchmark run that measured them (consecutive rows of one command)."""
+    groups: list[list[dict[str, Any]]] = []
+    for row in rows:
+        if groups and groups[-1][-1].get("command") == row.get("command"):
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    return groups
+
+
+def same_run_pairs(rows: list[dict[str, Any]]) -> list[str]:
+    """Each newer variant against each old one within one benchmark run (interleaved rows, one stretch of
+    the machine's load): the like-for-like comparisons, where the pooled lines mix sessions and loads."""
+    lines = []
+    for group in _invocations(rows):
+        keys = list(dict.fromkeys(_key(r) for r in group))
+        every = list(dict.fromkeys(r["portfolio"] for r in group))
+        for ours_key in [k for k in keys if k.startswith("new")]:
+            for old in [k for k in keys if k.startswith("old")]:
+                ours, theirs = _pooled(group, ours_key, every), _pooled(group, old, every)
+                ratio = (f"**{ours[0] / theirs[0]:.2f}x**" if theirs[0] else "no ratio: neither counted an attempt"
+                         if not ours[0] else "no finite ratio: only the newer code counted attempts")
+                lines.append(
+                    f"- run started {group[0]['at']} ({', '.join(every)}): "
+                    f"{' / '.join(dict.fromkeys(r['variant'] for r in group if _key(r) == ours_key))} {ours[0]:.2f} "
+                    f"attempts/min ({ours[1]} rows, mean load {ours[2]:.1f}) against "
+                    f"{' / '.join(dict.fromkeys(r['variant'] for r in group if _key(r) == old))} {theirs[0]:.2f} "
+                    f"({theirs[1]} rows, mean load {theirs[2]:.1f}): {ratio}")
+    return lines
+
+
 def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "") -> str:
     machine = f"{os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}"
     variants = list(dict.fromkeys(_key(r) for r in rows))
@@ -662,7 +694,10 @@ def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "") -> 
         "shipped default portfolio. The old code runs from a worktree of its commit with this venv's libraries.",
         "", *[f"    {c}" for c in dict.fromkeys([*(r.get("command", command) for r in rows)])], "", *table, "",
         "Attempts per minute, each newer variant / each variant of the old code (issue 14's target: >= 3x the "
-        "code it was filed against):", "", *summary, "", notes,
+        "code it was filed against), pooled over every row of each variant (rows of different sessions and loads):",
+        "", *summary, "",
+        "The same, within each benchmark run (its rows interleaved, so they share one stretch of the machine's load):",
+        "", *same_run_pairs(rows), "", notes,
     ]).rstrip("\n") + "\n"
 
 
