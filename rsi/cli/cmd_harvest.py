@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from rsi.cli.options import SandboxOpt
-from rsi.cli.render import console, is_tty, print_json
+from rsi.cli.render import console, run_displayed
 from rsi.cli.state import state
 
 
@@ -29,10 +29,8 @@ def harvest(
     as_json: Annotated[bool, typer.Option("--json", help="No live display; print the outcome as JSON.")] = False,
 ) -> None:
     """Sample the train tasks of RUN again until each has up to --per-task distinct passing solutions (or --resume one)."""
-    from rsi.display import NullDisplay, PlainDisplay, RichDisplay
     from rsi.errors import UserInputError
     from rsi.run.harvest import HarvestSpec, resolve_harvest_spec, run_harvest
-    from rsi.run.stop import StopRequest, stop_on_signals
 
     plan = {"per_task": per_task, "budget_attempts": budget_attempts, "job_size": job_size, "seed": seed}
     given = {k: v for k, v in plan.items() if v is not None}
@@ -43,23 +41,15 @@ def harvest(
     workspace = state.workspace()
     spec = resolve_harvest_spec(workspace, HarvestSpec(source_runs=tuple(runs or ()), workers=workers, sandbox=sandbox,
                                                        resume=resume, **given))
-    display: Any = NullDisplay() if as_json else RichDisplay() if is_tty() else PlainDisplay()
-    stop = StopRequest()
-    try:
-        with stop_on_signals(stop):
-            outcome = run_harvest(workspace, spec, display, stop=stop)
-    finally:
-        display.close()
-    if as_json:
-        print_json(outcome.model_dump(mode="json"))
-    else:
+
+    def show(outcome: Any) -> None:
         console.print(f"[bold]{outcome.run_id}[/] harvest {outcome.status}: {outcome.stop_reason}\n"
                       f"  jobs {outcome.jobs}, attempts {outcome.attempts}, passes {outcome.passes}, "
                       f"infrastructure errors {outcome.errors}, tasks {outcome.tasks}\n"
                       f"  export: rsi trajectories export {' '.join(spec.source_runs)} {outcome.run_id} "
                       f"--max-per-task {spec.per_task}")
-    if outcome.status == "stopped" and stop.requested:
-        raise typer.Exit(stop.exit_code)
+
+    run_displayed(as_json, lambda display, stop: run_harvest(workspace, spec, display, stop=stop), show)
 
 
 def register(app: typer.Typer) -> None:
