@@ -16,6 +16,11 @@ Testing hooks (documented in docs, never set by a normal run):
   `rsi.executors.noop.NoopAttempt` (no model, no sandbox) to test the orchestration alone; with
   a log file, each executed key is appended to it (crash tests count executions).
 
+A caller that owns a live model (GRPO's policy, rsi/training/rollouts.py) passes it as `model_for`
+(`ModelFor`: the attempt spec and its task -> the `ChatModel` to talk to) instead of the contract's
+shared model; the sandbox, harness, verifier and folders stay the same. Such a model lives in this
+process, so it runs with the local executor only (the orchestrator checks).
+
 Setting: `RSI_SANDBOX_MODE=bwrap|namespaces|userns|bare` makes the local sandbox use that mode (an
 error if it does not work here) instead of the strongest one; `bare` is how tests make a weakly
 isolated run on a machine that isolates (docs/sandbox.md).
@@ -28,6 +33,7 @@ import json
 import os
 import socket
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,10 +43,13 @@ from pydantic import BaseModel, ConfigDict
 from rsi.errors import UserInputError
 from rsi.executors.base import AttemptFn, AttemptResult, AttemptSpec
 from rsi.executors.noop import NoopAttempt
+from rsi.models.base import ChatModel
 from rsi.run.layout import staging_dir
+from rsi.tasks.spec import Task
 from rsi.verdict import Verdict
 from rsi.verifier.tree import remove_tree
 
+ModelFor = Callable[[AttemptSpec, Task], ChatModel]  # a live model an attempt talks to (module docstring)
 ENV_MODEL_OVERRIDE = "RSI_MODEL_OVERRIDE"
 ENV_SANDBOX_MODE = "RSI_SANDBOX_MODE"
 ENV_ATTEMPT_OVERRIDE = "RSI_ATTEMPT_OVERRIDE"
@@ -200,6 +209,7 @@ class HarnessAttempt(BaseModel):
     workspace_root: str
     sandbox: str = "auto"
     model_override: str = ""
+    model_for: ModelFor | None = None  # a live model of this process (module docstring); None: the contract's
 
     def isolation(self) -> Any:
         """What this process's sandbox isolates (`rsi.sandbox.base.Isolation`; builds it if needed)."""
@@ -210,7 +220,9 @@ class HarnessAttempt(BaseModel):
 
         started = datetime.now(UTC)
         task = _load_task(spec.task_dir, spec.task_key)
-        if self.model_override.startswith("scripted:"):
+        if self.model_for is not None:
+            model = self.model_for(spec, task)
+        elif self.model_override.startswith("scripted:"):
             model = _scripted_model(self.model_override.partition(":")[2], task.id)
         else:
             model = _shared_model(spec.config, self.workspace_root)
@@ -229,8 +241,8 @@ class HarnessAttempt(BaseModel):
         return result
 
 
-def make_attempt_fn(workspace_root: Path, sandbox: str) -> AttemptFn:
-    """The attempt function for a run, honouring the testing hooks (module docstring)."""
+def make_attempt_fn(workspace_root: Path, sandbox: str, model_for: ModelFor | None = None) -> AttemptFn:
+    """The attempt function for a run, honouring the testing hooks; `model_for` a live model (module docstring)."""
     override = os.environ.get(ENV_ATTEMPT_OVERRIDE, "")
     if override:
         kind, _, rest = override.partition(":")
@@ -255,4 +267,5 @@ def make_attempt_fn(workspace_root: Path, sandbox: str) -> AttemptFn:
         model_override = f"scripted:{Path(path).resolve()}"
     if os.environ.get(ENV_SANDBOX_MODE):
         _checked_mode(os.environ[ENV_SANDBOX_MODE], sandbox)  # a typo fails the run at start, not every attempt
-    return HarnessAttempt(workspace_root=str(workspace_root), sandbox=sandbox, model_override=model_override)
+    return HarnessAttempt(workspace_root=str(workspace_root), sandbox=sandbox, model_override=model_override,
+                          model_for=model_for)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from rsi.crashpoint import crash_point
 from rsi.display import Display, NullDisplay
-from rsi.errors import RsiError, StoreError
+from rsi.errors import RsiError, StoreError, UserInputError
 from rsi.executors import AttemptFn, make_executor
 from rsi.run.layout import RunLayout
 from rsi.run.liveness import RunLock
@@ -49,6 +49,7 @@ from rsi.run.stop import StopRequest
 from rsi.workspace import Workspace
 
 if TYPE_CHECKING:
+    from rsi.run.attempt_fn import ModelFor
     from rsi.scheduler import Scheduler
     from rsi.store import Store
 
@@ -66,12 +67,15 @@ class Orchestrator:
         stop: StopRequest | None = None,
         opener: Callable[[Store], OpenedRun] | None = None,
         scheduler_for: Callable[[OpenedRun, Store], Scheduler] | None = None,
+        model_for: ModelFor | None = None,
     ) -> None:
         """`opener` records and opens the run instead of `open_new_run` (its configurations and tasks
         need not come from a portfolio file; with `spec.resume` it reopens the stored run instead of
         `open_stored_run`), and `scheduler_for` gives the session its scheduler: the hooks a harvest
-        (rsi/run/harvest.py) and an evaluation (rsi/evaluation.py) use to run a plan of their own on
-        this same path."""
+        (rsi/run/harvest.py), an evaluation (rsi/evaluation.py) and GRPO's rollouts
+        (rsi/training/rollouts.py) use to run a plan of their own on this same path. `model_for` gives
+        each attempt a live model of this process instead of the contract's (the policy GRPO trains;
+        rsi/run/attempt_fn.py), so it needs the local executor."""
         self.spec = spec
         self.workspace = workspace
         self.display = display or NullDisplay()
@@ -80,13 +84,17 @@ class Orchestrator:
         self.stop = stop
         self.opener = opener
         self.scheduler_for = scheduler_for
+        self.model_for = model_for
 
     def run(self) -> RunOutcome:
         from rsi.run.attempt_fn import make_attempt_fn
         from rsi.store import open_store
 
         # Built first: a bad testing hook or sandbox setting is refused before a run row exists.
-        fn = self.attempt_fn or make_attempt_fn(self.workspace.root, self.spec.sandbox)
+        if self.model_for is not None and self.spec.executor != "local":
+            raise UserInputError(f"a live model runs attempts in this process: executor {self.spec.executor!r} "
+                                 "cannot reach it", hint="use the local executor")
+        fn = self.attempt_fn or make_attempt_fn(self.workspace.root, self.spec.sandbox, self.model_for)
         store = open_store(self.spec.db or self.workspace.db_url)
         try:
             if self.spec.resume:

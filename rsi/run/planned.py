@@ -1,4 +1,4 @@
-"""Runs whose jobs are fixed in advance (`rsi eval`; the rollouts that come next), on the `rsi run` path.
+"""Runs whose jobs are fixed in advance (`rsi eval`, GRPO's rollouts), on the `rsi run` path.
 
 A planned run hands the orchestrator (rsi/run/orchestrator.py) a list of jobs instead of a
 scheduler that searches: `PlannedScheduler` proposes job i of the plan as the run's job i, and
@@ -7,6 +7,10 @@ attempt folders, retries, recording, the run lock, and resume. On resume the ses
 stored jobs' attempts without a counted outcome, and the scheduler proposes only the planned jobs
 not yet stored, so a killed planned run loses and repeats nothing.
 
+`PlannedRun` is the whole plan as the orchestrator's `opener` and `scheduler_for` hooks: it records
+the run (configurations, tasks, then the run row naming them, with the caller's own `args`) or
+reopens it to resume (rsi/training/rollouts.py uses it).
+
 `TrackerDisplay` shows such a run through a `rsi.progress.Tracker` (one stage of attempts with its
 total), the way `rsi train` and `rsi generation` show themselves.
 """
@@ -14,15 +18,19 @@ total), the way `rsi train` and `rsi generation` show themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from rsi.scheduler import JobProposal, ScheduleRequest
 
 if TYPE_CHECKING:
     from rsi.config import Configuration
     from rsi.progress import Tracker
-    from rsi.run.spec import RunEvent, RunProgress
+    from rsi.run.setup import OpenedRun
+    from rsi.run.spec import ResolvedRun, RunEvent, RunProgress
+    from rsi.store import Store
+    from rsi.tasks.spec import Task
+    from rsi.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,50 @@ class PlannedScheduler:
         job = self.jobs[request.job_index]
         return JobProposal(job.config.config_hash, job.task_keys, job.attempts_per_task,
                            reason=f"planned: {job.label}")
+
+
+@dataclass
+class PlannedRun:
+    """A run of fixed jobs, recorded or (with `resume`) reopened: the orchestrator's `opener` (`open`)
+    and `scheduler_for` (`scheduler`). `resolved.scheduler` is the name the run is stored under."""
+
+    workspace: Workspace
+    run_id: str
+    resolved: ResolvedRun
+    jobs: list[PlannedJob]
+    tasks: list[Task]  # every task a job names, once
+    args: dict[str, Any] = field(default_factory=dict)  # the caller's own record, stored beside the plan
+    resume: bool = False
+
+    def configs(self) -> list[Configuration]:
+        """The jobs' configurations, once each, in plan order."""
+        by_hash: dict[str, Configuration] = {}
+        for job in self.jobs:
+            by_hash.setdefault(job.config.config_hash, job.config)
+        return list(by_hash.values())
+
+    def open(self, store: Store) -> OpenedRun:
+        """Record identities first and the run row that names them last (rsi/run/setup.py), or reopen."""
+        from rsi.run.setup import OpenedRun, read_state
+
+        configs, r = self.configs(), self.resolved
+        if self.resume:
+            store.reopen_run(self.run_id)
+            elapsed = float(read_state(self.workspace.run_dir(self.run_id)).get("elapsed_s", 0.0))
+            return OpenedRun(self.run_id, r, configs, self.tasks, elapsed)
+        store.record_configurations(configs)
+        store.record_tasks(self.tasks)
+        store.create_run(
+            run_id=self.run_id, portfolio=r.portfolio, suite=r.suite, split=r.split,
+            budget={"attempts": r.budget_attempts, "tokens": r.budget_tokens, "minutes": r.budget_minutes},
+            seed=r.seed, scheduler=r.scheduler,
+            args={**self.args, "resolved": r.model_dump(mode="json"), "configs": [c.config_hash for c in configs],
+                  "tasks": [t.key for t in self.tasks]},
+        )
+        return OpenedRun(self.run_id, r, configs, self.tasks)
+
+    def scheduler(self, opened: OpenedRun, store: Store) -> PlannedScheduler:
+        return PlannedScheduler(self.resolved.scheduler, self.jobs)
 
 
 class TrackerDisplay:

@@ -55,10 +55,14 @@ from rsi.store.types import utc_now
 from rsi.verdict import Verdict
 
 RUN_STATUSES = ("running", "done", "stopped", "failed")
-# Runs recorded with this scheduler are harvests (rsi/run/harvest.py): sampling for more distinct
-# solutions, not coverage search. Reads over all runs (run_ids=None) leave them out, so coverage,
-# statistics and the scheduler's history never count them; asked for by id, they are read like any run.
+# Runs recorded with these schedulers sample for another purpose than coverage search: harvests
+# (rsi/run/harvest.py: more distinct solutions of tasks) and GRPO rollouts (rsi/training/rollouts.py:
+# groups of attempts of the policy being trained). Reads over all runs (run_ids=None) leave them out,
+# so coverage, statistics and the scheduler's history never count them; asked for by id, they are
+# read like any run.
 HARVEST_SCHEDULER = "harvest"
+ROLLOUT_SCHEDULER = "grpo-rollouts"
+NON_SEARCH_SCHEDULERS = (HARVEST_SCHEDULER, ROLLOUT_SCHEDULER)
 JOB_STATUSES = ("running", "done", "failed", "cancelled")
 
 A: Table = AttemptRow.__table__  # type: ignore[attr-defined]
@@ -503,11 +507,11 @@ class Store:
         cond = [T.c.suite == suite]
         if split is not None:
             cond.append(T.c.split == split)
-        cond.append(S.c.run_id.in_(list(run_ids)) if run_ids is not None else S.c.run_id.not_in(_harvest_runs()))
+        cond.append(S.c.run_id.in_(list(run_ids)) if run_ids is not None else S.c.run_id.not_in(_non_search_runs()))
         return and_(*cond)
 
     def covered_tasks(self, suite: str, split: str | None = "train", run_ids: Sequence[str] | None = None) -> set[str]:
-        """Keys of tasks with at least one passing attempt (across all runs but harvests, or only `run_ids`)."""
+        """Keys of tasks with at least one passing attempt (across all coverage-search runs, or only `run_ids`)."""
         with self._read() as conn:
             return self._covered(conn, suite, split, run_ids)
 
@@ -517,7 +521,7 @@ class Store:
         cond = [A.c.passed, T.c.suite == suite]
         if split is not None:
             cond.append(T.c.split == split)
-        cond.append(A.c.run_id.in_(list(run_ids)) if run_ids is not None else A.c.run_id.not_in(_harvest_runs()))
+        cond.append(A.c.run_id.in_(list(run_ids)) if run_ids is not None else A.c.run_id.not_in(_non_search_runs()))
         query = select(A.c.task_key).distinct().join(T, T.c.key == A.c.task_key).where(*cond)
         return set(conn.execute(query).scalars())
 
@@ -624,7 +628,7 @@ class Store:
         covered: set[str] = set()
         if include_prior:
             prior = [r.id for r in self.list_runs(run.suite)
-                     if (r.created, r.id) < (run.created, run.id) and r.scheduler != HARVEST_SCHEDULER]
+                     if (r.created, r.id) < (run.created, run.id) and r.scheduler not in NON_SEARCH_SCHEDULERS]
             covered = self.covered_tasks(run.suite, run.split, prior) if prior else set()
         curve = []
         with self._read() as conn:
@@ -638,11 +642,12 @@ class Store:
         self, suite: str, split: str | None = None, run_ids: Sequence[str] | None = None
     ) -> list[AttemptFact]:
         """(configuration hash, task key, passed) of every counted attempt, chronological per run:
-        the scheduler's `history`. Harvest runs are left out unless named in `run_ids`."""
+        the scheduler's `history`. Harvest and rollout runs (NON_SEARCH_SCHEDULERS) are left out unless
+        named in `run_ids`."""
         cond = [T.c.suite == suite, A.c.counted]
         if split is not None:
             cond.append(T.c.split == split)
-        cond.append(A.c.run_id.in_(list(run_ids)) if run_ids is not None else R.c.scheduler != HARVEST_SCHEDULER)
+        cond.append(A.c.run_id.in_(list(run_ids)) if run_ids is not None else R.c.scheduler.not_in(NON_SEARCH_SCHEDULERS))
         query = (
             select(A.c.configuration_hash, A.c.task_key, A.c.passed)
             .join(T, T.c.key == A.c.task_key)
@@ -654,9 +659,9 @@ class Store:
             return [AttemptFact(r[0], r[1], bool(r[2])) for r in conn.execute(query)]
 
 
-def _harvest_runs() -> Any:
-    """Ids of harvest runs, as a subquery (see HARVEST_SCHEDULER)."""
-    return select(R.c.id).where(R.c.scheduler == HARVEST_SCHEDULER)
+def _non_search_runs() -> Any:
+    """Ids of the runs that are not coverage search, as a subquery (see NON_SEARCH_SCHEDULERS)."""
+    return select(R.c.id).where(R.c.scheduler.in_(NON_SEARCH_SCHEDULERS))
 
 
 class _Tx:

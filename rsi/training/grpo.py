@@ -5,8 +5,11 @@ LoRA adapter. One readable loop, resumable like SFT (rsi.training.train).
              the contract's model backend for sampling (one handle, the policy adapter loaded into it
              each step), the suite's train tasks (rsi.training.rollouts.train_tasks)
     step     save the current LoRA and serve it; sample `group_size` rollouts on each of
-             `prompts_per_step` planned train tasks under the candidate's harness (all at once: the
-             backend batches them); score each with the hidden verifier; group-normalise the rewards;
+             `prompts_per_step` planned train tasks under the candidate's harness, as a planned run
+             through the orchestrator (rsi.training.rollouts: sandboxed, retried on infrastructure
+             errors, recorded in the store as its own `grpo-rollouts` run, never coverage; all at
+             once: the backend batches them); score each with the hidden verifier; group-normalise
+             the rewards;
              drop groups whose rewards are all equal (no signal: every advantage is 0) and rollouts
              that ended in an infrastructure error (never a failure); then `updates_per_step` times:
              the clipped policy-gradient + KL loss over every kept response (rsi.training.grpo_loss,
@@ -17,7 +20,8 @@ Killed and run again with the same request, training resumes after the last fini
 the optimizer, the RNG and the step records are checkpointed (atomically) after every step under a
 fingerprint of the request. The task plan and the rollout seeds are pure functions of (seed, step),
 so a resumed step samples what the killed one would have (exactly so with the scripted-rollout hook;
-with a real model, as exactly as the backend's batched sampling is deterministic).
+with a real model, as exactly as the backend's batched sampling is deterministic). A step killed while
+sampling resumes its rollout run: the rollouts already recorded under the same policy are kept.
 
 Trade-offs, measured in bench/RESULTS.md: the sampler (the serving backend, bf16 by default) and the
 trainer (float32 on the CPU) hold separate weights, and `old` log-probabilities are the trainer's own,
@@ -32,13 +36,17 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from rsi.config import Configuration
 from rsi.contracts.schema import TrainingSpec
 from rsi.errors import TrainingError
+
+if TYPE_CHECKING:
+    from rsi.run.attempt_fn import ModelFor
+    from rsi.training.rollouts import RolloutBatch
 
 
 class GrpoRequest(BaseModel):
@@ -76,6 +84,7 @@ class GrpoStepRecord(BaseModel):
     clipped: float
     sample_s: float
     train_s: float
+    rollout_run: str = Field(default="", description="The run in the store that recorded the step's rollouts.")
 
 
 class GrpoProgress(BaseModel):
@@ -200,7 +209,6 @@ class _GrpoRun:
         self.fingerprint = grpo_fingerprint(request, [t.content_hash for t in self.tasks], self.device)
         self.scripted = scripted_override(os.environ.get(ENV_ROLLOUT_OVERRIDE, ""))
         self.sampler: Any = None
-        self.sandbox: Any = None
 
     def close(self) -> None:
         if self.sampler is not None:
@@ -250,7 +258,8 @@ class _GrpoRun:
             self.model.save_pretrained(str(folder))
         return folder
 
-    def _model_for(self, policy: Path) -> Callable[[Any], Any]:
+    def _model_for(self, policy: Path) -> ModelFor:
+        """The live policy every rollout of the step talks to (the orchestrator's `model_for` hook)."""
         from rsi.training.candidate import SPECIALIST_NAME
 
         if self.scripted is not None:
@@ -263,27 +272,40 @@ class _GrpoRun:
             self.sampler = make_model(spec.model_copy(update={"specialists": [], "serving": serving}), self.workspace)
         self.sampler.load_adapter(SPECIALIST_NAME, str(policy))  # replaces the previous step's policy
         sampler = self.sampler
-        return lambda _task: sampler
+        return lambda _spec, _task: sampler
 
-    def sample(self, step: int) -> list[list[Any]]:
-        from rsi.sandbox.select import make_sandbox
-        from rsi.training.rollouts import plan_step_tasks, rollout_configuration, rollout_seed, sample_groups
+    def _reuse_key(self, step: int, policy: Path) -> str:
+        """What the step samples: this training, the step and the exact policy weights (module docstring
+        of rsi.training.rollouts: a step resumed from the checkpoint reuses its recorded rollouts)."""
+        import hashlib
+        import json
+
+        weights = hashlib.sha256((policy / "adapter_model.safetensors").read_bytes()).hexdigest()
+        identity = {"fingerprint": self.fingerprint, "out_dir": str(Path(self.request.out_dir).resolve()),
+                    "step": step, "policy": weights}
+        return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+    def sample(self, step: int) -> RolloutBatch:
+        """The step's rollouts, planned as a run and executed through the orchestrator."""
+        from rsi.training.rollouts import (
+            RolloutStep,
+            plan_step_tasks,
+            rollout_configuration,
+            sample_groups,
+            step_seed,
+        )
 
         policy = self._policy_dir(step)
-        model_for = self._model_for(policy)
         config = rollout_configuration(self.request.parent, policy, self.grpo.temperature, self.hyper.rank,
                                        list(self.hyper.target_modules))
         picks = plan_step_tasks(len(self.tasks), self.grpo.prompts_per_step, self.hyper.seed, step)
-        groups = [(self.tasks[i], [rollout_seed(self.hyper.seed, step, slot, k) for k in range(self.grpo.group_size)])
-                  for slot, i in enumerate(picks)]
-        if self.sandbox is None:
-            self.sandbox = make_sandbox(self.request.sandbox)
-        out = self.work / f"rollouts-s{step}"
-        shutil.rmtree(out, ignore_errors=True)
-        sampled = sample_groups(config, groups, model_for, self.sandbox, out, self.workspace.runs_dir / "tools",
-                                self.grpo.reward)
-        shutil.rmtree(policy, ignore_errors=True)
-        return sampled
+        plan = RolloutStep(step, config, tuple(self.tasks[i] for i in picks), self.grpo.group_size,
+                           step_seed(self.hyper.seed, step), self._reuse_key(step, policy))
+        try:
+            return sample_groups(self.workspace, plan, self._model_for(policy), sandbox=self.request.sandbox,
+                                 reward_kind=self.grpo.reward)
+        finally:
+            shutil.rmtree(policy, ignore_errors=True)
 
     # -- learning ---------------------------------------------------------------------------------
 
@@ -319,7 +341,8 @@ class _GrpoRun:
 
     def step(self, step: int) -> GrpoStepRecord:
         started = time.monotonic()
-        sampled = self.sample(step)
+        batch = self.sample(step)
+        sampled = batch.groups
         sampled_at = time.monotonic()
         groups = build_groups(self.tokenizer, sampled, self.grpo.max_response_tokens)
         with warnings.catch_warnings():
@@ -337,6 +360,7 @@ class _GrpoRun:
             errors=len(rollouts) - len(valid), groups_trained=len(groups),
             sequences=sum(len(g.responses) for g in groups), trained_tokens=tokens, loss=loss, kl=kl, clipped=clipped,
             sample_s=round(sampled_at - started, 3), train_s=round(time.monotonic() - sampled_at, 3),
+            rollout_run=batch.run_id,
         )
 
     def train(self, progress: Callable[[GrpoProgress], None] | None) -> GrpoOutcome:

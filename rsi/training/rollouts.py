@@ -1,16 +1,27 @@
 """GRPO rollouts: groups of real attempts on train tasks under the deployed harness, scored by the
-hidden verifier, turned into token ids for the trainer.
+hidden verifier, turned into messages for the trainer.
 
-A rollout IS an attempt: `rsi.harness.attempt.run_attempt` (the entry point executors and `rsi attempt`
-use) with the candidate's configuration (the parent contract's harness, routing fixed to the policy
-adapter under the name the candidate will serve it, `sft`), a seed, a fresh working directory, the
-sandbox and the task's hidden verifier. The one deliberate difference from the deployed harness is the
-sampling temperature (`[training.grpo] temperature`): a group of greedy rollouts would be identical and
-its advantages all zero.
+A rollout IS an attempt, planned and run like any other: a step's groups are the jobs of a planned
+run (rsi/run/planned.py; job i is group i: one task, `group_size` attempts) that goes through the
+orchestrator (rsi/run/orchestrator.py), so attempt specs, time limits, the sandbox, the attempt
+folders, retries of infrastructure errors, recording and crash safety are the ones `rsi run` has.
+The run is stored under the scheduler `grpo-rollouts` (ROLLOUT_SCHEDULER in rsi/store/store.py):
+one run per step, never counted as coverage, statistics or scheduler history. The configuration is
+the candidate's (the parent contract's harness, routing fixed to the policy adapter under the name
+the candidate will serve it, `sft`); the one deliberate difference from the deployed harness is the
+sampling temperature (`[training.grpo] temperature`): a group of greedy rollouts would be identical
+and its advantages all zero.
 
-Every rollout of a step runs at once in its own thread against one model handle, so the embedded
-backend serves a group's requests in one batched generate (its batching loop gathers concurrent
-calls, up to `[serving] max_batch` rows), exactly as concurrent attempts of a run are served.
+The model is the live policy: the caller hands the orchestrator a `ModelFor` (rsi/run/attempt_fn.py)
+that returns the sampler it loaded this step's LoRA into, so the attempts talk to the weights being
+trained, never to a model built from the contract. Every rollout of a step runs at once (as many
+workers as rollouts) against that one handle, so the embedded backend serves a group's requests in
+one batched generate, exactly as concurrent attempts of a run are served.
+
+A step's run carries a reuse key (GRPO's: the training's fingerprint and output folder, the step and
+a hash of the policy weights). A step sampled again with the same key (GRPO killed mid-step, then
+resumed from its checkpoint: the same policy) resumes that run instead of starting a new one: the
+rollouts already recorded are kept and only the missing ones run.
 
 What the trainer sees of a rollout is the conversation the harness held (rsi.trajectories.render: the
 system prompt, the task message, each reply and the observation shown after it); the verifier's
@@ -20,32 +31,38 @@ Heldout tasks are never sampled: `train_tasks` keeps the train split minus any t
 is a heldout task's (as trajectory selection does), and `sample_groups` refuses a heldout task outright.
 
 Testing hook: `RSI_GRPO_ROLLOUT_OVERRIDE=scripted:<file.json>` (`{"replies": [...]}` or
-`{"tasks": {"<task id>": [...]}}`) answers every rollout with reply `seed % len(replies)` of a
-ScriptedModel instead of the policy (sandbox, harness and verifier stay real), so tests get groups
-with mixed rewards from a model that cannot yet solve anything.
+`{"tasks": {"<task id>": [...]}}`) answers rollout k of every group with reply `k % len(replies)` of
+a ScriptedModel instead of the policy (sandbox, harness, verifier and orchestrator stay real), so
+tests get groups with mixed rewards from a model that cannot yet solve anything.
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rsi.config import Configuration
 from rsi.errors import TrainingError, UserInputError
 from rsi.tasks.spec import Task
 from rsi.verdict import Verdict
 
+if TYPE_CHECKING:
+    from rsi.executors import AttemptSpec
+    from rsi.models.base import ChatModel
+    from rsi.run.attempt_fn import ModelFor
+    from rsi.run.planned import PlannedRun
+    from rsi.store import AttemptRow, Store
+    from rsi.workspace import Workspace
+
 ENV_ROLLOUT_OVERRIDE = "RSI_GRPO_ROLLOUT_OVERRIDE"
 
 
 @dataclass(frozen=True)
 class Rollout:
-    """One scored attempt of a group."""
+    """One scored attempt of a group (a recorded attempt of the step's rollout run)."""
 
     task_key: str
     seed: int
@@ -54,6 +71,26 @@ class Rollout:
     messages: list[dict[str, str]]
     completion_tokens: int
     trajectory_path: str
+
+
+@dataclass(frozen=True)
+class RolloutStep:
+    """What one GRPO step samples: group i is `group_size` attempts of `tasks[i]` (a task may recur)."""
+
+    step: int
+    config: Configuration
+    tasks: tuple[Task, ...]
+    group_size: int
+    seed: int
+    reuse_key: str = ""  # equal keys sample the same thing: the run is resumed, not repeated ("": never)
+
+
+@dataclass(frozen=True)
+class RolloutBatch:
+    """A step's groups, in plan order (rollouts by attempt index), and the run that recorded them."""
+
+    run_id: str
+    groups: list[list[Rollout]]
 
 
 def train_tasks(tasks: list[Task]) -> list[Task]:
@@ -76,10 +113,10 @@ def plan_step_tasks(n_tasks: int, prompts_per_step: int, seed: int, step: int) -
     return picks
 
 
-def rollout_seed(seed: int, step: int, slot: int, index: int) -> int:
-    """The sampling seed of rollout `index` of the `slot`-th group of `step`: fixed, so a resumed step
-    samples what the killed one would have."""
-    return (seed * 1_000_003 + step * 10_007 + slot * 101 + index) % 2**31
+def step_seed(seed: int, step: int) -> int:
+    """The seed of `step`'s rollout run (each attempt's seed derives from it, its group and its index,
+    rsi/run/jobs.py): fixed, so a resumed step samples what the killed one would have."""
+    return (seed * 1_000_003 + step * 10_007) % 2**31
 
 
 def rollout_configuration(parent: Configuration, adapter_dir: Path, temperature: float, rank: int,
@@ -114,8 +151,8 @@ def rollout_messages(trajectory: Any) -> list[dict[str, str]]:
     return [*shown, {"role": "assistant", "content": agent.message}]
 
 
-def scripted_override(value: str) -> Callable[[Task], Any] | None:
-    """The testing hook's model factory (module docstring), or None when the hook is unset."""
+def scripted_override(value: str) -> ModelFor | None:
+    """The testing hook's models (module docstring), or None when the hook is unset."""
     if not value:
         return None
     kind, _, path = value.partition(":")
@@ -123,43 +160,114 @@ def scripted_override(value: str) -> Callable[[Task], Any] | None:
         raise UserInputError(f"{ENV_ROLLOUT_OVERRIDE}={value!r}: expected scripted:<existing file.json>")
     data = json.loads(Path(path).read_text(encoding="utf-8"))
 
-    def factory(task: Task) -> Any:
+    def model_for(spec: AttemptSpec, task: Task) -> ChatModel:
         from rsi.models.scripted import ScriptedModel
 
         replies = list(data.get("tasks", {}).get(task.id) or data.get("replies") or ["(no reply)"])
-        return ScriptedModel(lambda request: replies[(request.seed or 0) % len(replies)], name="scripted-rollouts")
+        reply = replies[spec.attempt_index % len(replies)]
+        return ScriptedModel(lambda _request: reply, name="scripted-rollouts")
 
-    return factory
-
-
-def _one(config: Configuration, task: Task, model: Any, sandbox: Any, out_dir: Path, seed: int,
-         tools_root: Path, reward_kind: str) -> Rollout:
-    from rsi.harness.attempt import run_attempt
-    from rsi.harness.trajectory import read_trajectory
-
-    outcome = run_attempt(config, task, model, sandbox, out_dir, seed, tools_root=tools_root)
-    messages: list[dict[str, str]] = []
-    if outcome.verdict is not Verdict.ERROR and outcome.trajectory_path is not None:
-        messages = rollout_messages(read_trajectory(outcome.trajectory_path))
-    passed = outcome.verdict is Verdict.PASSED
-    reward = (1.0 if passed else 0.0) if reward_kind == "verdict" else (1.0 if passed else float(outcome.reward))
-    return Rollout(task.key, seed, outcome.verdict, reward, messages, outcome.completion_tokens,
-                   str(outcome.trajectory_path or ""))
+    return model_for
 
 
-def sample_groups(config: Configuration, groups: list[tuple[Task, list[int]]], model_for: Callable[[Task], Any],
-                  sandbox: Any, out_root: Path, tools_root: Path, reward_kind: str = "cases") -> list[list[Rollout]]:
-    """Run every rollout of every group at once (one thread each); groups in order, rollouts by seed."""
-    for task, _ in groups:
+def rollout_run(workspace: Workspace, plan: RolloutStep, run_id: str, resume: bool, max_error_retries: int,
+                retry_backoff_s: float) -> PlannedRun:
+    """The step as a planned run of the orchestrator (rsi/run/planned.py), under ROLLOUT_SCHEDULER."""
+    from rsi.run.planned import PlannedJob, PlannedRun
+    from rsi.run.spec import ResolvedRun
+    from rsi.store.store import ROLLOUT_SCHEDULER
+
+    for task in plan.tasks:
         if task.spec.split != "train":
             raise TrainingError(f"GRPO refused to sample {task.key}: it is a {task.spec.split} task")
-    jobs = [(g, task, seed) for g, (task, seeds) in enumerate(groups) for seed in seeds]
-    models = [model_for(task) for task, _ in groups]
-    with ThreadPoolExecutor(max_workers=max(1, len(jobs)), thread_name_prefix="rsi-rollout") as pool:
-        futures = [pool.submit(_one, config, task, models[g], sandbox, out_root / f"g{g}-{task.id}-s{seed}", seed,
-                               tools_root, reward_kind) for g, task, seed in jobs]
-        done = [f.result() for f in futures]
-    out: list[list[Rollout]] = [[] for _ in groups]
-    for (g, _, _), rollout in zip(jobs, done, strict=True):
-        out[g].append(rollout)
-    return out
+    suite = plan.tasks[0].key.rpartition("/")[0] if plan.tasks else ""
+    jobs = [PlannedJob(f"step {plan.step} group {g}", plan.config, (task.key,), plan.group_size)
+            for g, task in enumerate(plan.tasks)]
+    resolved = ResolvedRun(
+        portfolio=f"grpo-rollouts:{plan.config.name} step {plan.step}", suite=suite, split="train",
+        budget_attempts=max(1, sum(job.attempts for job in jobs)), budget_tokens=None, budget_minutes=None,
+        attempts_per_task=plan.group_size, job_size=1, scheduler=ROLLOUT_SCHEDULER, seed=plan.seed,
+        limit_tasks=None, max_error_retries=max_error_retries, retry_backoff_s=retry_backoff_s,
+    )
+    tasks = list({t.key: t for t in plan.tasks}.values())
+    args = {"rollouts": {"step": plan.step, "group_size": plan.group_size, "reuse_key": plan.reuse_key,
+                         "groups": [t.key for t in plan.tasks]}}
+    return PlannedRun(workspace, run_id, resolved, jobs, tasks, args, resume)
+
+
+def reusable_run(store: Store, suite: str, reuse_key: str) -> str | None:
+    """The rollout run recorded under `reuse_key` (the newest), if any."""
+    from rsi.store.store import ROLLOUT_SCHEDULER
+
+    if not reuse_key:
+        return None
+    found = [r for r in store.list_runs(suite) if r.scheduler == ROLLOUT_SCHEDULER
+             and (r.args or {}).get("rollouts", {}).get("reuse_key") == reuse_key]
+    return max(found, key=lambda r: (r.created, r.id)).id if found else None
+
+
+def sample_groups(
+    workspace: Workspace, plan: RolloutStep, model_for: ModelFor, *, sandbox: str = "auto",
+    reward_kind: str = "cases", max_error_retries: int = 2, retry_backoff_s: float = 1.0,
+) -> RolloutBatch:
+    """Run every rollout of the step through the orchestrator (all at once) and read them back scored."""
+    from rsi.run.orchestrator import Orchestrator
+    from rsi.run.spec import RunSpec
+    from rsi.store import new_run_id, open_store
+
+    if not plan.tasks or plan.group_size < 1:
+        raise TrainingError("a GRPO step needs at least one group of at least one rollout")
+    store = open_store(workspace.db_url)
+    try:
+        found = reusable_run(store, plan.tasks[0].key.rpartition("/")[0], plan.reuse_key)
+    finally:
+        store.close()
+    run = rollout_run(workspace, plan, found or new_run_id(), found is not None, max_error_retries, retry_backoff_s)
+    attempts = run.resolved.budget_attempts
+    spec = RunSpec(executor="local", workers=attempts, sandbox=sandbox, seed=plan.seed, report=False,
+                   resume=run.run_id if found else None, max_error_retries=max_error_retries,
+                   retry_backoff_s=retry_backoff_s)
+    outcome = Orchestrator(spec, workspace, opener=run.open, scheduler_for=run.scheduler, model_for=model_for).run()
+    if outcome.status != "done":
+        raise TrainingError(f"GRPO step {plan.step}: rollout run {run.run_id} ended {outcome.status}: "
+                            f"{outcome.stop_reason}")
+    store = open_store(workspace.db_url)
+    try:
+        rows = store.list_attempts(run.run_id)
+    finally:
+        store.close()
+    return RolloutBatch(run.run_id, read_groups(rows, plan, workspace.runs_dir, reward_kind))
+
+
+def read_groups(rows: list[AttemptRow], plan: RolloutStep, runs_dir: Path, reward_kind: str) -> list[list[Rollout]]:
+    """The recorded attempts as groups (job i -> group i, by attempt index); a planned attempt with no
+    row is a fault of ours, never a zero reward."""
+    by_place = {(r.job_index, r.attempt_index): r for r in rows}
+    groups: list[list[Rollout]] = []
+    for g, task in enumerate(plan.tasks):
+        group = []
+        for k in range(plan.group_size):
+            row = by_place.get((g, k))
+            if row is None or row.task_key != task.key:
+                raise TrainingError(f"GRPO step {plan.step}: rollout {k} of group {g} ({task.key}) was not recorded")
+            group.append(rollout_of(row, runs_dir, reward_kind))
+        groups.append(group)
+    return groups
+
+
+def rollout_of(row: AttemptRow, runs_dir: Path, reward_kind: str) -> Rollout:
+    """One recorded attempt as a rollout: its conversation and reward come from its trajectory."""
+    from rsi.harness.trajectory import read_trajectory
+
+    verdict = Verdict(row.verdict)
+    path = Path(row.trajectory_path) if row.trajectory_path else None
+    if path is not None and not path.is_absolute():
+        path = runs_dir / path
+    if verdict is Verdict.ERROR or path is None:  # infrastructure: never trained on, never a reward
+        return Rollout(row.task_key, row.seed, verdict, 0.0, [], 0, str(path or ""))
+    trajectory = read_trajectory(path)
+    passed = verdict is Verdict.PASSED
+    cases = float(trajectory.outcome.reward) if trajectory.outcome is not None else 0.0
+    reward = (1.0 if passed else 0.0) if reward_kind == "verdict" else (1.0 if passed else cases)
+    return Rollout(row.task_key, row.seed, verdict, reward, rollout_messages(trajectory),
+                   trajectory.final_metrics.completion_tokens, str(path))

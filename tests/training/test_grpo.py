@@ -3,9 +3,10 @@
 The policy is a tiny randomly initialised Llama built here (2 layers, hidden 64) with the embedded
 model's tokenizer, saved as an HF folder: nothing is downloaded and a step takes seconds. It cannot
 solve a task yet, so most tests answer rollouts through the scripted-rollout hook
-(`RSI_GRPO_ROLLOUT_OVERRIDE`: reply `seed % n` of a fixed list: the reference solution, a wrong
-function, no code) to get groups with mixed rewards from the real verifier; one test samples from
-the tiny policy itself through the embedded backend, with its LoRA served as the `sft` specialist.
+(`RSI_GRPO_ROLLOUT_OVERRIDE`: rollout k of a group gets reply `k % n` of a fixed list: the reference
+solution, a wrong function, no code) to get groups with mixed rewards from the real verifier (the
+rollouts themselves: tests/training/test_rollouts.py); one test samples from the tiny policy itself
+through the embedded backend, with its LoRA served as the `sft` specialist.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from rsi.contracts.schema import GrpoSpec, TrainingSpec
-from rsi.errors import TrainingError
-from rsi.training.rollouts import ENV_ROLLOUT_OVERRIDE, plan_step_tasks, sample_groups, train_tasks
+from rsi.training.rollouts import ENV_ROLLOUT_OVERRIDE, plan_step_tasks, train_tasks
 from rsi.verdict import Verdict
 
 
@@ -102,38 +102,7 @@ def test_plan_visits_every_task_once_per_epoch_and_is_pure() -> None:
     assert steps != [plan_step_tasks(7, 3, seed=6, step=s) for s in range(1, 8)]
 
 
-def test_sampling_a_heldout_task_is_refused(workspace, tmp_path) -> None:
-    from rsi.tasks.load import load_suite
-
-    heldout = next(t for t in load_suite(workspace, "pyfuncs") if t.spec.split == "heldout")
-    with pytest.raises(TrainingError, match="heldout"):
-        sample_groups(None, [(heldout, [0, 1])], lambda _t: None, None, tmp_path, tmp_path)  # type: ignore[arg-type]
-
-
 # -- real harness, sandbox, verifier --------------------------------------------------------------
-
-
-def test_rollouts_are_scored_by_the_hidden_verifier_and_never_show_it(workspace, tiny_base, tmp_path) -> None:
-    from rsi.sandbox.select import make_sandbox
-    from rsi.tasks.load import load_suite
-    from rsi.training.rollouts import rollout_configuration, scripted_override
-
-    task = train_tasks(load_suite(workspace, "pyfuncs"))[0]
-    factory = scripted_override(f"scripted:{write_replies(tmp_path / 'r.json', [task])}")
-    assert factory is not None
-    config = rollout_configuration(tiny_parent(workspace, tiny_base), tmp_path / "policy", 1.0, 8, ["q_proj", "v_proj"])
-    assert config.spec.routing.specialist == "sft" and config.spec.harness.sampling.temperature == 1.0
-    [group] = sample_groups(config, [(task, [0, 1, 2, 3])], factory, make_sandbox("local"), tmp_path / "out",
-                            tmp_path / "tools")
-    assert [r.seed for r in group] == [0, 1, 2, 3]
-    assert [r.verdict for r in group] == [Verdict.PASSED, Verdict.FAILED, Verdict.FAILED, Verdict.PASSED]
-    assert [r.reward for r in group] == [1.0, 0.0, 0.0, 1.0]
-    for rollout in group:
-        trajectory = json.loads(Path(rollout.trajectory_path).read_text())
-        reason = trajectory["outcome"]["reason"]
-        assert rollout.messages[-1]["role"] == "assistant" and rollout.messages[1]["role"] == "user"
-        assert all(reason not in m["content"] for m in rollout.messages)  # the verifier's words never reach it
-    assert group[2].messages[-1]["content"] == "I am not sure."  # a reply without code is trained on too
 
 
 def test_grpo_learns_from_verifier_rewards_on_train_tasks(workspace, tiny_base, tmp_path, monkeypatch) -> None:
@@ -152,7 +121,7 @@ def test_grpo_learns_from_verifier_rewards_on_train_tasks(workspace, tiny_base, 
     keys = {t.key for t in tasks}
     for record in outcome.records:
         assert set(record.tasks) <= keys and len(record.tasks) == 2  # train tasks only
-        assert all(sorted(r) == [0.0, 0.0, 1.0] for r in record.rewards)  # seeds 3k..3k+2 -> replies 0, 1, 2
+        assert all(sorted(r) == [0.0, 0.0, 1.0] for r in record.rewards)  # rollouts 0, 1, 2 -> replies 0, 1, 2
         assert record.groups_trained == 2 and record.sequences == 6 and record.trained_tokens > 0
         assert record.errors == 0 and record.kl >= 0.0 and torch.isfinite(torch.tensor(record.loss))
     assert outcome.records[0].kl == pytest.approx(0.0, abs=1e-6)  # LoRA B starts at 0: policy == base
@@ -166,7 +135,7 @@ def test_grpo_samples_the_policy_in_one_batch_through_the_embedded_backend(works
 
     run = _GrpoRun(grpo_request(workspace, tiny_base, tmp_path, steps=1, group=4, prompts=1))
     try:
-        [group] = run.sample(1)
+        [group] = run.sample(1).groups
         model = run.sampler.model  # the shared EmbeddedModel behind the handle
         assert len(group) == 4 and all(r.verdict in (Verdict.FAILED, Verdict.PASSED) for r in group)
         assert model.stats.largest_batch_rows == 4 and model.stats.requests == 4  # the group shared one batch
