@@ -11,7 +11,7 @@ import numpy as np
 from rsi.scheduler import AttemptFact, Budget, ConfigOption, ScheduleRequest, TaskOption, make_scheduler
 from rsi.scheduler.ability import fit
 from rsi.scheduler.common import Evidence
-from rsi.scheduler.thompson import _data
+from rsi.scheduler.thompson import ThompsonScheduler, _data
 from rsi.scheduler.world import check_world
 from rsi.simulate import MatrixSpec, RankedSpec, generate_matrix, generate_ranked, simulate
 
@@ -131,3 +131,30 @@ def test_the_model_is_pure_and_its_prediction_well_formed():
     assert np.array_equal(first.a, again.a) and first.pi == again.pi
     rates = np.array(matrix.config_rates())
     assert np.corrcoef(first.a, rates)[0, 1] > 0.6  # the fitted abilities follow the true ranking
+
+
+def _exploit_after_probes(histories: dict[str, list[bool]], job_size: int = 8, sure_jobs: bool = True):
+    """The default's first job after every configuration's probe, `histories` saying how each probe went."""
+    configs = [ConfigOption(c, max_tries_per_task=1) for c in histories]
+    tasks = [TaskOption(f"s/t{i}") for i in range(60)]
+    history, i = [], 0
+    for c, outcomes in histories.items():
+        for passed in outcomes:
+            history.append(AttemptFact(c, f"s/t{i}", passed))
+            i += 1
+    request = ScheduleRequest(configs=configs, tasks=tasks, history=history, job_size=job_size)
+    return ThompsonScheduler(sure_jobs=sure_jobs).propose(request)
+
+
+def test_with_sure_jobs_a_job_is_as_long_as_the_choice_of_its_configuration_is_sure():
+    """The variant (`sure_jobs`, off by default): two configurations with the same record make the choice
+    a coin toss, so the job is short (a wrong pick costs few attempts); one far ahead: its job is full.
+    The default fills the job either way (issue 15: jobs are filled up to job_size)."""
+    tied = _exploit_after_probes({"a": [True, False, True, False], "b": [True, False, True, False]})
+    clear = _exploit_after_probes({"a": [True] * 12, "b": [False] * 12})
+    assert "probe" not in tied.reason and "probe" not in clear.reason
+    assert 2 <= len(tied.task_keys) <= 5
+    assert clear.config_hash == "a" and len(clear.task_keys) == 8
+    assert f"{len(tied.task_keys)} of 8 tasks (how sure the choice is)" in tied.reason
+    default = _exploit_after_probes({"a": [True, False, True, False], "b": [True, False, True, False]}, sure_jobs=False)
+    assert len(default.task_keys) == 8
