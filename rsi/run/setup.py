@@ -125,8 +125,11 @@ def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
         run = store.get_run(run_id)
     except StoreError as error:
         raise UserInputError(error.message, hint="`rsi runs` lists runs") from error
-    from rsi.store.store import HARVEST_SCHEDULER
+    from rsi.store.store import HARVEST_SCHEDULER, ROLLOUT_SCHEDULER
 
+    if run.scheduler == ROLLOUT_SCHEDULER:  # a GRPO step's rollouts need the live policy: the training resumes them
+        raise UserInputError(f"run {run_id} holds a GRPO step's rollouts",
+                             hint="run the same `rsi train --method grpo` again: it resumes the step and its rollouts")
     if run.scheduler == HARVEST_SCHEDULER:  # its plan lives in rsi/run/harvest.py, not in a registered scheduler
         raise UserInputError(f"run {run_id} is a harvest", hint=f"resume it with `rsi harvest --resume {run_id}`")
     if run.scheduler == EVAL_SCHEDULER:  # its plan lives in rsi/evaluation.py

@@ -117,6 +117,12 @@ def test_rollouts_are_their_own_recorded_run_and_never_coverage(workspace) -> No
             assert rollout.messages[1]["role"] == "user" and rollout.messages[-1]["role"] == "assistant"
             assert all(reason not in m["content"] for m in rollout.messages)  # the verifier's words never reach it
     assert batch.groups[0][2].messages[-1]["content"] == "I am not sure."  # a reply without code is trained on too
+    # `rsi run --resume` cannot resume it (the live policy is gone): a one-line refusal naming what does.
+    from rsi.run.setup import open_stored_run
+
+    with _store(workspace) as store, pytest.raises(UserInputError, match="holds a GRPO step's rollouts") as refused:
+        open_stored_run(store, workspace, batch.run_id)
+    assert "rsi train --method grpo" in (refused.value.hint or "")
 
 
 def test_infrastructure_errors_are_retried_by_the_orchestrator_not_trained_on(workspace) -> None:
