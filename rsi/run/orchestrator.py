@@ -43,7 +43,7 @@ from rsi.executors import AttemptFn, make_executor
 from rsi.run.layout import RunLayout
 from rsi.run.liveness import RunLock
 from rsi.run.session import RunSession
-from rsi.run.setup import OpenedRun, open_new_run, open_stored_run
+from rsi.run.setup import OpenedRun, open_new_run, open_stored_run, resume_command
 from rsi.run.spec import RunOutcome, RunSpec
 from rsi.run.stop import StopRequest
 from rsi.workspace import Workspace
@@ -137,7 +137,7 @@ class Orchestrator:
             reason = session.execute()
             status = "stopped" if session.stopped else "done"
         except KeyboardInterrupt:
-            status, reason = "stopped", f"interrupted (resume with `rsi run --resume {opened.run_id}`)"
+            status, reason = "stopped", f"interrupted (resume with `{resume_command(opened.resolved.scheduler, opened.run_id)}`)"
             executor.cancel()
             raise
         except Exception as error:

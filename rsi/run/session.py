@@ -34,7 +34,7 @@ from rsi.errors import ExecutorError, StoreError
 from rsi.executors import AttemptResult, AttemptSpec, Executor
 from rsi.run.jobs import JobInFlight, build_specs
 from rsi.run.layout import RunLayout
-from rsi.run.setup import STATE_FILE, OpenedRun
+from rsi.run.setup import STATE_FILE, OpenedRun, resume_command
 from rsi.run.spec import RunEvent, RunOutcome, RunProgress, RunSpec
 from rsi.run.stop import StopRequest
 from rsi.run.totals import RunTotals, attempt_costs
@@ -90,6 +90,7 @@ class RunSession:
         r = opened.resolved
         self.opened, self.spec, self.store, self.executor = opened, spec, store, executor
         self.run_id, self.run_dir, self.display, self.clock, self.stop = opened.run_id, run_dir, display, clock, stop
+        self._resume = resume_command(opened.resolved.scheduler, opened.run_id)  # what a stopped run tells
         self.layout = RunLayout(run_dir)
         self.scheduler = scheduler or make_scheduler(r.scheduler)
         self.target_keys = {t.key for t in opened.tasks if r.split == "all" or t.spec.split == r.split}
@@ -314,7 +315,7 @@ class RunSession:
             # only quarantined.)
             raise ExecutorError(
                 f"job {job.index}: all {len(job.specs)} attempts ended in infrastructure errors",
-                hint=f"see `rsi status {self.run_id}`; fix the cause, then `rsi run --resume {self.run_id}`",
+                hint=f"see `rsi status {self.run_id}`; fix the cause, then `{self._resume}`",
             )
 
     # -- results ----------------------------------------------------------------------------------
@@ -430,5 +431,5 @@ class RunSession:
                 self._handle(results, stopping=True)
         self.executor.cancel()
         open_keys = sum(len(job.open_keys) for job in self.jobs.values())
-        return (f"stopped by {what}; {open_keys} planned attempts left for "
-                f"`rsi run --resume {self.run_id}`" if open_keys else f"stopped by {what}")
+        return (f"stopped by {what}; {open_keys} planned attempts left for `{self._resume}`" if open_keys
+                else f"stopped by {what}")

@@ -117,6 +117,18 @@ def open_new_run(store: Any, workspace: Workspace, spec: RunSpec) -> OpenedRun:
     return OpenedRun(run_id, resolved, configs, tasks)
 
 
+def resume_command(scheduler: str, run_id: str) -> str:
+    """The command that resumes a stopped run of this kind (a harvest, an evaluation and a GRPO step's
+    rollouts keep their plans outside the scheduler registry, so `rsi run --resume` refuses them)."""
+    from rsi.store.store import HARVEST_SCHEDULER, ROLLOUT_SCHEDULER
+
+    return {
+        HARVEST_SCHEDULER: f"rsi harvest --resume {run_id}",
+        EVAL_SCHEDULER: f"rsi eval --resume {run_id}",
+        ROLLOUT_SCHEDULER: "the same `rsi train --method grpo` again",
+    }.get(scheduler, f"rsi run --resume {run_id}")
+
+
 def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
     """Read a stored run's plan back and mark it running again (`--resume`)."""
     from rsi.tasks.load import load_suite

@@ -66,3 +66,13 @@ def test_planned_scheduler_proposes_job_i_as_the_runs_job_i_then_nothing() -> No
     assert second is not None and second.config_hash == "c" and second.task_keys == ("s/a", "s/b", "s/c")
     assert second.reason == "planned: candidate" and jobs[1].attempts == 6
     assert scheduler.propose(_request(2, ["s/a"])) is None
+
+
+def test_a_stopped_run_names_the_command_that_resumes_its_kind() -> None:
+    from rsi.run.setup import EVAL_SCHEDULER, resume_command
+    from rsi.store.store import HARVEST_SCHEDULER, ROLLOUT_SCHEDULER
+
+    assert resume_command("thompson", "R1") == "rsi run --resume R1"
+    assert resume_command(HARVEST_SCHEDULER, "R2") == "rsi harvest --resume R2"
+    assert resume_command(EVAL_SCHEDULER, "R3") == "rsi eval --resume R3"
+    assert "rsi train --method grpo" in resume_command(ROLLOUT_SCHEDULER, "R4")
