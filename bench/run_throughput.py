@@ -239,8 +239,26 @@ def run_row(ws: Path, mode: str, minutes: float, limit: int) -> dict[str, Any]:
     n = run_overlap.counted_in(ws / "runs" / "rsi.sqlite", run_id, start, end)
     wall_s = (end - start).total_seconds()
     return {"mode": mode, "run_id": run_id, "wall_s": wall_s, "busy_s": wall_s - n["first_attempt_s"], **n,
+            "completion_tokens": completion_tokens(ws, run_id, start, end),
             "per_min_wall": n["attempts"] / (wall_s / 60), "load": f"{load_before:.1f} -> {_load():.1f}",
             "stop": stop}
+
+
+def completion_tokens(ws: Path, run_id: str, start: datetime, end: datetime) -> int:
+    """Completion tokens of the counted attempts that finished in [start, end], from their trajectory files
+    (the store's `tokens` is prompt plus completion; the raw figure counts completion tokens only)."""
+    with sqlite3.connect(ws / "runs" / "rsi.sqlite") as conn:
+        rows = conn.execute("SELECT finished, trajectory_path FROM attempts WHERE run_id = ? AND counted",
+                            (run_id,)).fetchall()
+    total = 0
+    for finished, path in rows:
+        if start <= datetime.fromisoformat(finished).replace(tzinfo=UTC) <= end:
+            try:  # a relative path is under the workspace
+                doc = json.loads((ws / (path or "missing")).read_text(encoding="utf-8"))
+                total += int((doc.get("final_metrics") or {})["completion_tokens"])
+            except (OSError, ValueError, KeyError, TypeError) as error:
+                raise SystemExit(f"{ws / (path or 'missing')}: no completion_tokens ({error})") from error
+    return total
 
 
 def measure_run(args: argparse.Namespace) -> list[Figure] | str:
@@ -256,13 +274,17 @@ def measure_run(args: argparse.Namespace) -> list[Figure] | str:
     with tempfile.TemporaryDirectory(prefix="rsi-bench-run-") as tmp:
         ws = run_overlap.make_workspace(Path(tmp))
         for mode in run_overlap.MODES:
-            r = run_row(ws, mode, args.run_minutes, args.run_tasks)
+            try:
+                r = run_row(ws, mode, args.run_minutes, args.run_tasks)
+            except SystemExit as error:  # an unreadable trajectory: say so rather than lose the other row
+                return f"not measured: {mode}: {str(error)[:300]}"
             print(json.dumps(r), flush=True)
             stop = f"; {r['stop']}" if r["stop"] else ""
             figures.append(Figure(
                 f"`rsi run`, text configurations, {mode}: {r['attempts']} attempts in {args.run_minutes:g} min, "
-                f"{r['errors']} errors, first attempt at {r['first_attempt_s']:.0f} s{stop}",
-                int(r["tokens"]), float(r["busy_s"]), r["load"], note=f"{r['per_min_wall']:.2f}",
+                f"{r['errors']} errors, first attempt at {r['first_attempt_s']:.0f} s; completion tokens "
+                f"(prompt + completion: {r['tokens']}){stop}",
+                int(r["completion_tokens"]), float(r["busy_s"]), r["load"], note=f"{r['per_min_wall']:.2f}",
             ))
     return figures
 
@@ -317,6 +339,22 @@ def stop_busy(processes: list[subprocess.Popen[bytes]]) -> None:
         process.wait()
 
 
+def rerun_run(args: argparse.Namespace) -> dict[str, Any]:
+    """The run rows of a `--save` pickle measured again, with the raw batched figure (the chosen number
+    format, 1 thread) measured just before them in the same process; the earlier run rows stay, renamed."""
+    result: dict[str, Any] = pickle.loads(Path(args.rerun_run).read_bytes())  # our own file, written by --save
+    if isinstance(result["run"], list):
+        result["run_earlier"] = [Figure(f"{f.label}, in the first process", f.tokens, f.wall_s, f.load, f.note)
+                                 for f in result["run"]]
+    dtype = str(result["choices"]["dtype"].value)
+    result["rerun"] = f"{datetime.now(UTC):%H:%M} UTC, load {_load():.1f}"
+    raw = raw_batched(_folder(), dtype, 1, 8, args.max_tokens)
+    result["raw_beside_run"] = [Figure(f"{raw.label}, beside the run rows", raw.tokens, raw.wall_s, raw.load)]
+    result["run"] = measure_run(args)
+    _save(result, args.save)
+    return result
+
+
 def resume_vllm(args: argparse.Namespace) -> dict[str, Any]:
     """The vLLM rows of a `--save` pickle whose measurement stopped before them, measured now, with the
     embedded backend's 8-client rows measured again just before them (the embedded / vLLM ratios compare
@@ -324,8 +362,9 @@ def resume_vllm(args: argparse.Namespace) -> dict[str, Any]:
     from rsi.models.embedded import EmbeddedModel
 
     result: dict[str, Any] = pickle.loads(Path(args.resume).read_bytes())  # our own file, written by --save
-    if isinstance(result["vllm"], list):
-        raise SystemExit(f"{args.resume}: the vLLM rows are already measured")
+    if isinstance(result["vllm"], list):  # measured again beside the embedded rows; the first ones stay, renamed
+        result["vllm_earlier"] = [Figure(f"{f.label}, in the first process", f.tokens, f.wall_s, f.load)
+                                  for f in result["vllm"]]
     folder = _folder()
     args.dtype_used = str(result["choices"]["dtype"].value)
     adapter = make_adapter(folder, Path(tempfile.mkdtemp(prefix="rsi-bench-adapter-")) / "bench")
@@ -415,6 +454,7 @@ def render(result: dict[str, Any], command: str) -> str:
     static8 = _find(result["static"], "8 client", "base")
     run = result["run"]
     vllm = result["vllm"]
+    run_raw = (result.get("raw_beside_run") or [best_raw])[0]  # the raw figure measured nearest the run rows
     beside = result.get("beside_vllm") or embedded  # the embedded rows measured next to the vLLM ones
     beside8, beside_adapter8 = _find(beside, "8 client", "base"), _find(beside, "8 client", "adapter")
     lines = [
@@ -425,8 +465,14 @@ def render(result: dict[str, Any], command: str) -> str:
         f"The embedded backend chose: torch threads {choices['threads'].value} ({choices['threads'].why}); "
         f"number format {dtype} ({choices['dtype'].why}); load incl. probes and warm-up {choices['load_s']:.1f} s.\n",
         "| measured | completion tokens | wall s | tokens/s | load |\n| --- | ---: | ---: | ---: | --- |\n"
-        + _rows(raw) + _rows(embedded) + _rows(result["static"]) + (_rows(run) if isinstance(run, list) else "")
-        + _rows(result.get("beside_vllm", [])) + (_rows(vllm) if isinstance(vllm, list) else ""),
+        + _rows(raw) + _rows(embedded) + _rows(result["static"]) + (_rows(run) if isinstance(run, list) and not result.get("rerun") else "")
+        + _rows(result.get("run_earlier", [])) + _rows(result.get("raw_beside_run", []))
+        + (_rows(run) if isinstance(run, list) and result.get("rerun") else "")
+        + _rows(result.get("vllm_earlier", [])) + _rows(result.get("beside_vllm", []))
+        + (_rows(vllm) if isinstance(vllm, list) else ""),
+        (f"The rows from `beside the run rows` on were measured in a second process ({result['rerun']}, "
+         "`--rerun-run`), the raw figure again just before the run rows; the run ratio uses that one.\n"
+         if result.get("rerun") else ""),
         (f"The rows from `beside vLLM` on were measured in a second process ({result['resumed']}, `--resume`), "
          "the embedded rows again just before the vLLM ones; the embedded / vLLM ratios use those.\n"
          if result.get("resumed") else ""),
@@ -439,7 +485,8 @@ def render(result: dict[str, Any], command: str) -> str:
         f"- embedded base, 8 clients / raw batched ({best_raw.label}): **{_ratio(base8, best_raw)}** "
         f"(mean rows per decoding step {result['mean_rows']:.1f})",
         f"- continuous / static batching, 8 clients, base: **{_ratio(base8, static8)}**",
-        f"- run tokens/s / raw batched: {run if isinstance(run, str) else _ratio(_find(run, 'overlapping'), best_raw)}"
+        f"- run completion tokens/s (overlapping jobs) / raw batched ({run_raw.label}): "
+        f"{run if isinstance(run, str) else _ratio(_find(run, 'overlapping'), run_raw)}"
         " (target >= 0.6)",
         f"- attempts per minute of a run, overlapping jobs / one job at a time: "
         f"{run if isinstance(run, str) else _attempts_ratio(run)} (target >= 3, with every issue-14 change)",
@@ -730,6 +777,7 @@ def main() -> None:
                         help="Client timeout (s) of each vLLM request (the contract's model_s is 120).")
     parser.add_argument("--save", default="/tmp/rsi-run-throughput.pickle", help="Pickle of the figures ('' skips).")
     parser.add_argument("--render-from", default="", help="Render a --save pickle instead of measuring.")
+    parser.add_argument("--rerun-run", default="", help="Measure a --save pickle's run rows again (and save).")
     parser.add_argument("--resume", default="", help="Measure the vLLM rows a --save pickle lacks (and save).")
     parser.add_argument("--notes", default="", help="A text file of notes put under the rendered section.")
     parser.add_argument("--versus-old", default="", help="Worktree of the old commit: measure attempts/min against it.")
@@ -745,7 +793,9 @@ def main() -> None:
         versus_main(args)
         return
     # --render-from reads our own file, written by --save
-    if args.resume:
+    if args.rerun_run:
+        result = rerun_run(args)
+    elif args.resume:
         result = resume_vllm(args)
     else:
         result = pickle.loads(Path(args.render_from).read_bytes()) if args.render_from else measure(args)
