@@ -179,16 +179,21 @@ def runs_command(
     if not lines:
         console.print("no runs yet: start one with `rsi run`")
         return
-    # Fits 80 columns: no box, and the year left out of "started" (the run id carries the full date).
+    # Fits the terminal (80 columns too): no box, no "started" column (the run id is the UTC start time). The run
+    # id is what every other command takes, so it and the figures are never cut; a long portfolio gives way.
+    rows = [(line.run_id, line.state, line.portfolio, f"{line.covered}/{line.tasks} {line.coverage:.0%}",
+             f"{line.attempts}{f'/{line.budget_attempts}' if line.budget_attempts else ''}") for line in lines]
+    columns = ("run", "state", "portfolio", "coverage", "attempts")
+    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(columns)]
+    room = console.width - sum(w for i, w in enumerate(widths) if columns[i] != "portfolio") - 2 * len(columns)
     table = Table(box=None, padding=(0, 2, 0, 0), header_style="bold")
-    for column in ("run", "started", "state", "portfolio"):
-        table.add_column(column, no_wrap=True)
-    for column in ("coverage", "attempts"):
-        table.add_column(column, justify="right", no_wrap=True)
-    for line in lines:
-        budget = f"/{line.budget_attempts}" if line.budget_attempts else ""
-        table.add_row(line.run_id, line.created.strftime("%m-%d %H:%M"), line.state, line.portfolio,
-                      f"{line.covered}/{line.tasks} {line.coverage:.0%}", f"{line.attempts}{budget}")
+    for i, column in enumerate(columns):
+        if column == "portfolio":
+            table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=max(12, room))
+        else:
+            table.add_column(column, no_wrap=True, min_width=widths[i], justify="right" if i > 2 else "left")
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
 
 

@@ -124,3 +124,17 @@ def test_text_plots() -> None:
     assert lines[-3].count("#") == 6  # every column but the first has at least one covered task
     assert sparkline([0, 2, 4], 4, width=3) == " ▄█"
     assert text_curve([], 3) == ["(no counted attempts yet)"]
+
+
+def test_rsi_runs_never_cuts_the_run_id_or_the_figures(finished_run, cli) -> None:
+    import sqlite3
+
+    ws, outcome = finished_run
+    run_id = outcome["run_id"]
+    with sqlite3.connect(ws.runs_dir / "rsi.sqlite") as conn:  # a harvest's label: as long as it gets
+        conn.execute("UPDATE runs SET portfolio = ? WHERE id = ?", ("harvest of " + ", ".join([run_id] * 4), run_id))
+    text = cli("runs", cwd=ws.root, env={"COLUMNS": "80"})
+    assert text.returncode == 0, text.stderr
+    [row] = [line for line in text.stdout.splitlines() if line.startswith(run_id)]  # the whole id
+    assert len(row.rstrip()) <= 80 and "harvest of" in row and "…" in row  # the label gave way
+    assert f"{outcome['covered']}/9 " in row and row.rstrip().endswith(f"{outcome['attempts']}/18")
