@@ -88,14 +88,26 @@ def run_one(command: str, rnd: int, clone: Path, env: dict[str, str], logs: Path
     if command == "make test":
         finals = re.findall(r"^=+ (.*(?:passed|failed|error).*) =+$", text, flags=re.M)
         outcome.summary = finals[-1] if finals else "(no pytest summary: see the log)"
-        outcome.skips = sorted({re.sub(r"^SKIPPED \[\d+\] ", "", line) for line in text.splitlines()
-                                if line.startswith("SKIPPED")})
+        outcome.skips = [line for line in text.splitlines() if line.startswith("SKIPPED")]
     else:
         tail = text[text.rfind("portfolio effect:"):] if "portfolio effect:" in text else text[-1500:]
         outcome.closing = [line for line in tail.splitlines() if line.strip()]
         outcome.summary = outcome.closing[0] if outcome.closing else "(no closing lines: see the log)"
     print(f"{command} round {rnd}: rc {rc}, {wall / 60:.1f} min, load {outcome.load}: {outcome.summary}", flush=True)
     return outcome
+
+
+def skip_reasons(outcomes: list[Outcome]) -> dict[str, list[int]]:
+    """pytest's `-ra` lines ("SKIPPED [n] file:line: reason") summed by reason, one count per test run."""
+    tests = [o for o in outcomes if o.command == "make test"]
+    by_reason: dict[str, list[int]] = {}
+    for i, o in enumerate(tests):
+        for line in o.skips:
+            match = re.match(r"SKIPPED \[(\d+)\] [^ ]+?(?::\d+)?: (.*)", line)
+            if match:
+                reason = re.sub(r": Error while.*", "", match.group(2)).strip()  # an engine's error text varies
+                by_reason.setdefault(reason, [0] * len(tests))[i] += int(match.group(1))
+    return dict(sorted(by_reason.items(), key=lambda item: -sum(item[1])))
 
 
 def render(outcomes: list[Outcome], commit: str, rounds: int, args_line: str, busy: int, note: str = "") -> str:
@@ -112,9 +124,8 @@ def render(outcomes: list[Outcome], commit: str, rounds: int, args_line: str, bu
     for o in outcomes:
         lines.append(f"| `{o.command}` | {o.round} | {o.started} | {o.wall_s / 60:.1f} min | {o.rc} | {o.load} | "
                      f"{o.summary} |")
-    skips = sorted({s for o in outcomes for s in o.skips})
-    lines += ["", f"Skip reasons seen in the `make test` runs ({len(skips)} distinct; each names what is absent):", ""]
-    lines += [f"- {s}" for s in skips] or ["- (none)"]
+    lines += ["", "What the `make test` runs skipped, by reason (tests skipped per run; each names what is absent):", ""]
+    lines += [f"- {reason}: {', '.join(str(n) for n in counts)}" for reason, counts in skip_reasons(outcomes).items()]
     for o in outcomes:
         if o.closing:
             lines += ["", f"`make demo` round {o.round}, its closing lines:", "", *[f"    {c}" for c in o.closing]]
