@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,8 +36,10 @@ from typing import Any
 
 from recipe_sweep import (  # bench/ (scripts run from bench/)
     bucket,
-    copy_workspace,
     export,
+    head_commit,
+    make_note,
+    open_copy,
     source_runs,
     subset,
 )
@@ -168,27 +169,11 @@ def main() -> None:
     args = parser.parse_args()
     by_name = {a.name: a for a in ARMS}
     args.selected = [by_name[n] for n in args.arms.split(",")]
-    for var, value in {"GIT_AUTHOR_NAME": "rsi bench", "GIT_AUTHOR_EMAIL": "bench@rsi.local",
-                       "GIT_COMMITTER_NAME": "rsi bench", "GIT_COMMITTER_EMAIL": "bench@rsi.local"}.items():
-        os.environ.setdefault(var, value)
-    for var in ("RSI_DB", "RSI_MODEL_OVERRIDE"):
-        os.environ.pop(var, None)
-    from rsi.workspace import Workspace
-
     started = time.monotonic()
-
-    def note(line: str) -> None:
-        print(f"{datetime.now(UTC):%H:%M:%S} {time.monotonic() - started:6.0f}s load {os.getloadavg()[0]:4.1f} "
-              f"{line}", flush=True)
-
-    target = args.workspace.resolve()
-    if not target.exists():
-        copy_workspace(args.source.resolve(), target)
-    workspace = Workspace(target)
+    note = make_note(started)
+    workspace = open_copy(args.source, args.workspace)
     runs, paths, sizes = datasets(workspace, args, note)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=Path(__file__).parent).stdout.strip()
-    info: dict[str, Any] = {"runs": runs, "commit": commit, "node": os.uname().nodename}
+    info: dict[str, Any] = {"runs": runs, "commit": head_commit(), "node": os.uname().nodename}
     done: list[Measured] = []
     for arm in args.selected:
         key = f"{arm.render}-{arm.data}"

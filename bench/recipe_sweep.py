@@ -91,6 +91,34 @@ def copy_workspace(source: Path, target: Path) -> None:
     src.close()
 
 
+def open_copy(source: Path, target: Path) -> Any:
+    """The benchmark's own copy of `source` (made once, then reused), opened with a bench git identity and
+    no store or model override from the caller's environment."""
+    for var, value in {"GIT_AUTHOR_NAME": "rsi bench", "GIT_AUTHOR_EMAIL": "bench@rsi.local",
+                       "GIT_COMMITTER_NAME": "rsi bench", "GIT_COMMITTER_EMAIL": "bench@rsi.local"}.items():
+        os.environ.setdefault(var, value)
+    for var in ("RSI_DB", "RSI_MODEL_OVERRIDE"):
+        os.environ.pop(var, None)
+    from rsi.workspace import Workspace
+
+    if not target.resolve().exists():
+        copy_workspace(source.resolve(), target.resolve())
+    return Workspace(target.resolve())
+
+
+def make_note(started: float) -> Any:
+    """A progress printer: UTC time, seconds since `started`, the 1-minute load, the line."""
+    def note(line: str) -> None:
+        print(f"{datetime.now(UTC):%H:%M:%S} {time.monotonic() - started:6.0f}s load {os.getloadavg()[0]:4.1f} "
+              f"{line}", flush=True)
+    return note
+
+
+def head_commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          cwd=Path(__file__).parent).stdout.strip()
+
+
 def source_runs(workspace: Any, suite: str) -> list[str]:
     """Every finished coverage run and harvest of the suite (evaluation runs hold no training data)."""
     from rsi.run.setup import EVAL_SCHEDULER
@@ -266,28 +294,12 @@ def main() -> None:
     args = parser.parse_args()
     by_name = {a.name: a for a in ARMS}
     args.selected = [by_name[n] for n in args.arms.split(",")]
-    for var, value in {"GIT_AUTHOR_NAME": "rsi bench", "GIT_AUTHOR_EMAIL": "bench@rsi.local",
-                       "GIT_COMMITTER_NAME": "rsi bench", "GIT_COMMITTER_EMAIL": "bench@rsi.local"}.items():
-        os.environ.setdefault(var, value)
-    for var in ("RSI_DB", "RSI_MODEL_OVERRIDE"):
-        os.environ.pop(var, None)
-    from rsi.workspace import Workspace
-
     started = time.monotonic()
-
-    def note(line: str) -> None:
-        print(f"{datetime.now(UTC).strftime('%H:%M:%S')} {time.monotonic() - started:6.0f}s load "
-              f"{os.getloadavg()[0]:4.1f} {line}", flush=True)
-
-    target = args.workspace.resolve()
-    if not target.exists():
-        copy_workspace(args.source.resolve(), target)
-    workspace = Workspace(target)
+    note = make_note(started)
+    workspace = open_copy(args.source, args.workspace)
     info, datasets, sizes, validation = prepare_data(workspace, args, note)
     note(f"split: {info['fit']} fit / {info['val']} validation train tasks; scoring {len(validation)}")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=Path(__file__).parent).stdout.strip()
-    info.update(source=str(args.source), commit=commit, node=os.uname().nodename)
+    info.update(source=str(args.source), commit=head_commit(), node=os.uname().nodename)
     hh, mm = (int(x) for x in args.deadline.split(":"))
     deadline = datetime.now(UTC).replace(hour=hh, minute=mm, second=0, microsecond=0).timestamp()
     results: list[ArmResult] = []
