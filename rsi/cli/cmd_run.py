@@ -121,7 +121,7 @@ def status_command(
     """Progress of a run: whether it is running now, jobs, attempts against the budget, coverage, errors."""
     from rsi.run.liveness import probe
     from rsi.run.plot import sparkline
-    from rsi.run.setup import read_state
+    from rsi.run.setup import read_state, resume_command
     from rsi.run.summary import run_state, summarize_run
 
     if all_runs:
@@ -129,6 +129,7 @@ def status_command(
         return
     with _open_store(db) as store:
         s = summarize_run(store, run_id)
+        scheduler = store.get_run(s.run_id).scheduler  # a harvest or an evaluation resumes with its own command
     run_dir = state.workspace().run_dir(s.run_id)
     live = probe(run_dir)
     now = run_state(s.status, live.live, live.known)
@@ -143,7 +144,7 @@ def status_command(
     if now == "running":
         console.print(f"  running      in process {live.pid} on {live.host} since {live.since[:19]}")
     elif now == "interrupted":
-        console.print(f"  interrupted  no process runs it: resume with `rsi run --resume {s.run_id}`")
+        console.print(f"  interrupted  no process runs it: resume with `{resume_command(scheduler, s.run_id)}`")
     elif end_reason:
         console.print(f"  ended        {end_reason}")
     console.print(f"  jobs         {s.jobs}" + (f" ({s.jobs_open} open)" if s.jobs_open else ""))
