@@ -95,7 +95,19 @@ def test_a_job_of_only_errors_stops_the_run(mini_ws) -> None:
         assert run.status == "failed"
 
 
-def test_resume_finishes_an_interrupted_job_without_repeating_work(mini_ws) -> None:
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt, as at an interactive terminal. A shell starts background jobs with
+    SIGINT ignored and Python keeps that (bench/fresh_proof.py's `make test` ran so): the test's own Ctrl-C
+    would then be lost and the interrupted run would simply finish."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_resume_finishes_an_interrupted_job_without_repeating_work(mini_ws, ctrl_c_raises) -> None:
     import os
     import signal
 
