@@ -6,9 +6,11 @@ modules inside their bodies so that `rsi --help` stays instant.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -86,23 +88,53 @@ def main() -> None:
         returned = app(standalone_mode=False)
     except RsiError as error:
         if debug:
+            _settle()
             raise
         print_error(error.lines(), error.hint)
-        sys.exit(error.exit_code)
+        _exit(error.exit_code)
     except KeyboardInterrupt:
         print_error(["interrupted"])
-        sys.exit(130)
+        _exit(130)
     except typer.Exit as done:
-        sys.exit(done.exit_code)
+        _exit(done.exit_code)
     except typer.Abort:
         print_error(["aborted"])
-        sys.exit(130)
+        _exit(130)
     except Exception as error:  # usage errors (click's, or the copy typer vendors) and anything unexpected
         if _is_usage_error(error):
             error.show()  # type: ignore[attr-defined]
-            sys.exit(2)
+            _exit(2)
         if debug:
+            _settle()
             raise
         print_error([f"internal error: {type(error).__name__}: {error}"], "rerun with --debug for the traceback")
-        sys.exit(1)
-    sys.exit(returned if isinstance(returned, int) else 0)
+        _exit(1)
+    _exit(returned if isinstance(returned, int) else 0)
+
+
+# How long the exit waits for a thread inside torch (a decoding step, a model load) to leave it.
+EXIT_WAIT_S = 5.0
+
+
+def _settle() -> bool:
+    """Wait for this process's threads inside torch (rsi.models.native); True when none is left. Free when no
+    model was ever loaded: the module is looked up, not imported."""
+    native = sys.modules.get("rsi.models.native")
+    return native is None or bool(native.settle(EXIT_WAIT_S))
+
+
+def _exit(code: int) -> NoReturn:
+    if not _settle():
+        # A thread is still inside torch (a model load, a long prefill). Shutting the interpreter down now
+        # would end that thread with pthread_exit and abort the process ("terminate called without an
+        # active exception", SIGABRT) when it takes the GIL back: rsi.models.native. Nothing is left to
+        # save (a run has recorded its end and closed its store before returning), so end the process
+        # here, with its own exit code, after flushing what it printed.
+        import logging
+
+        logging.shutdown()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -22,6 +22,11 @@ that could split a batch is done per row instead (`rsi.models.rows`):
 request left the queue, so callers time the model from then (model load and queue wait are not the
 model's time), and `abandon()` drops a request nobody waits for at the next step.
 
+Stopping: `close()` ends the worker at the next decoding step (rows in flight fail), so a stopped run
+waits one step, not for its generations to end. Every call into torch off the main thread (a step,
+a load, an adapter change) runs in a `rsi.models.native` section, so that the process never shuts
+the interpreter down while one runs: that aborted the process (SIGABRT) on Ctrl-C.
+
 Threads and number format are chosen by measurement on the machine at hand (`rsi.models.tuning`):
 in float32 a row batched with others decodes the same greedy tokens as alone (tested); in bfloat16
 padding and batch shape change the kernels' rounding, so a near-tie can flip. Attention is SDPA: for
@@ -44,6 +49,7 @@ from typing import Any
 from rsi.errors import ModelError, UserInputError
 from rsi.models.base import Completion, GenerationRequest, GenerationResult
 from rsi.models.batcher import RunningBatch, prefill, select_rows
+from rsi.models.native import ProcessExiting, exiting, native_section
 from rsi.models.rows import Row
 from rsi.models.served import ServedFuture
 from rsi.models.tuning import ENV_THREADS, Choice, choose_dtype, choose_threads, pick_device
@@ -137,11 +143,13 @@ class EmbeddedModel:
         self._queue: queue.Queue[Any] = queue.Queue()
         self._batch = RunningBatch()
         self._closed = False
+        self._stopping = threading.Event()  # set by close(): the worker ends before its next step
         self.device = pick_device(device)
         self.threads: Choice = choose_threads()
         self.dtype: Choice = choose_dtype(dtype, self.device)
         started = time.monotonic()
-        self._load(str(self.dtype.value))
+        with native_section(f"loading model {name!r}"):
+            self._load(str(self.dtype.value))
         self.load_s = time.monotonic() - started
         self._worker = threading.Thread(target=self._serve_forever, name=f"rsi-embedded-{name}", daemon=True)
         self._worker.start()
@@ -200,7 +208,7 @@ class EmbeddedModel:
         if not (folder / "adapter_config.json").is_file():
             raise UserInputError(f"{folder}: not a PEFT adapter folder (no adapter_config.json)")
         internal = f"rsi_adapter_{next(self._counter)}"
-        with self._lock, warnings.catch_warnings():
+        with self._lock, native_section(f"loading adapter {name!r}"), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # peft calls transformers' deprecated helpers
             try:
                 if isinstance(self._model, PeftModel):
@@ -221,7 +229,7 @@ class EmbeddedModel:
 
     def unload_adapter(self, name: str) -> None:
         """Stop serving `name` (rows already generating with it finish). Raises `UnknownAdapterError`."""
-        with self._lock:
+        with self._lock, native_section(f"unloading adapter {name!r}"):
             internal = self._adapters.pop(name, None)
             if internal is None:
                 raise UnknownAdapterError(f"adapter {name!r} is not loaded")
@@ -275,42 +283,54 @@ class EmbeddedModel:
     def batch_stats(self) -> dict[str, int]:
         return dict(vars(self.stats))
 
-    def close(self) -> None:
-        """Cancel queued work, fail the rows in flight after the current step, stop the worker, drop the model.
+    def close(self, timeout_s: float = 600.0) -> None:
+        """Cancel queued work, fail the rows in flight at the next step, stop the worker, drop the model.
 
         Requests still open at close time are abandoned ones (a caller that timed out, or a run that
-        ended): finishing them would only delay exit, and a process that exits while torch is
-        mid-forward in the worker thread aborts ("terminate called without an active exception").
+        ended): finishing them would only delay exit. The worker is waited for up to `timeout_s`
+        (one decoding step, normally); a process that must exit sooner relies on `rsi.models.native`.
         """
         if self._closed:
             return
         self._closed = True
-        self._queue.put(_STOP)
-        self._worker.join(timeout=600)
-        if not self._worker.is_alive():  # free the weights now, not when the last reference goes
+        self._stopping.set()
+        self._queue.put(_STOP)  # wakes an idle worker
+        self._worker.join(timeout=timeout_s)
+        if not self._worker.is_alive() and not exiting():  # free the weights now, not at the last reference
             self._model = self._base = None
 
     def _serve_forever(self) -> None:
         waiting: deque[_Pending] = deque()
         try:
-            while True:
+            while not self._stopping.is_set():
                 if not self._batch.rows and not waiting:  # idle: sleep until a request comes
                     first = self._queue.get()
                     if first is _STOP or self._drain(waiting, self.gather_s, first):
                         break
                 with self._lock:
-                    if self._drain(waiting, 0.0):  # whatever queued until now joins at this step
+                    if self._drain(waiting, 0.0) or self._stopping.is_set():  # queued until now joins this step
                         break
-                    try:
-                        self._admit(waiting)
-                        self._retire_rows()
-                        if self._batch.rows:
-                            self._step()
-                            self._retire_rows()
-                    except Exception as error:  # noqa: BLE001 - fail what is in flight, keep serving
-                        self._fail_batch(ModelError(f"generation failed: {type(error).__name__}: {error}"))
+                    with native_section(f"model {self.name!r} generating"):
+                        self._serve_step(waiting)
+        except ProcessExiting:
+            pass  # the process is exiting: no more steps
         finally:
-            self._abort(waiting)
+            try:
+                with native_section(f"model {self.name!r} closing"):
+                    self._abort(waiting)
+            except ProcessExiting:  # tell the callers, but leave the tensors alone: freeing them is torch's work
+                self._abort(waiting, free=False)
+
+    def _serve_step(self, waiting: deque[_Pending]) -> None:
+        """Admit what waits, then one decoding step for the batch (the worker holds the lock)."""
+        try:
+            self._admit(waiting)
+            self._retire_rows()
+            if self._batch.rows and not self._stopping.is_set():
+                self._step()
+                self._retire_rows()
+        except Exception as error:  # noqa: BLE001 - fail what is in flight, keep serving
+            self._fail_batch(ModelError(f"generation failed: {type(error).__name__}: {error}"))
 
     def _fail_batch(self, error: ModelError) -> None:
         for row in self._batch.rows:
@@ -332,9 +352,14 @@ class EmbeddedModel:
                 return True
             waiting.append(item)
 
-    def _abort(self, waiting: deque[_Pending]) -> None:
+    def _abort(self, waiting: deque[_Pending], free: bool = True) -> None:
         with self._lock:
-            self._fail_batch(ModelError(f"model {self.name!r} was closed before the request finished"))
+            error = ModelError(f"model {self.name!r} was closed before the request finished")
+            if free:
+                self._fail_batch(error)
+            else:
+                for row in self._batch.rows:
+                    self._fail(row.owner, error)
         leftovers = list(waiting)
         while True:
             try:

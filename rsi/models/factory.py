@@ -173,12 +173,13 @@ class SharedModelHandle:
             if self._closed:
                 return
             self._closed = True
-            for served in list(self._served.values()):
-                self._release(served)
-            self._served.clear()
             self._entry.handles -= 1
             last = self._entry.handles <= 0
-            if last:
+            if last:  # the adapters go with the model: no unload, which waits for the worker's lock
                 _registry.pop(self._key, None)
+            else:
+                for served in list(self._served.values()):
+                    self._release(served)
+            self._served.clear()
         if last:
             self._entry.model.close()

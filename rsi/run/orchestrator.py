@@ -187,7 +187,9 @@ def _note_weak_isolation(session: RunSession, fn: AttemptFn) -> None:
 
 def _close_models(close_shared: Callable[..., None], timeout_s: float) -> None:
     """Release the process's models, waiting at most `timeout_s`: a stopped run must exit within
-    seconds, and closing can wait on a model still loading in an attempt's thread."""
+    seconds, and closing can wait on a model still loading in an attempt's thread. An embedded model
+    ends its worker at the next decoding step; whatever is still inside torch when this gives up is
+    waited for, or outlived by `os._exit`, at the process's exit (rsi.models.native, rsi.cli.app)."""
     closer = threading.Thread(target=close_shared, kwargs={"timeout_s": timeout_s}, name="rsi-close", daemon=True)
     closer.start()
     closer.join(timeout_s + 1.0)

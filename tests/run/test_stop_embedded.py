@@ -1,0 +1,135 @@
+"""Ctrl-C to a real `rsi run` on the real embedded model (SmolLM2-135M in this process): exit 130 and the run
+recorded `stopped`, never an abort.
+
+The stop lands where the process has a thread inside torch: while a generation is in flight, and while
+the model is still loading. Exiting then used to abort the process ("terminate called without an active
+exception", SIGABRT, exit -6) when that thread took the GIL back during interpreter shutdown; see
+rsi/models/native.py. Tiny on purpose: one text task, one turn per attempt; the run is stopped at its first generation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from rsi.run.layout import STAGING_PREFIX
+
+pytestmark = pytest.mark.slow
+
+ONE_TEXT = """schema_version = 1
+[portfolio]
+name = "one"
+base = "default"
+
+[[variants]]
+name = "text"
+[variants.overrides]
+"harness.substrate" = "text"
+"harness.max_turns" = 1
+"harness.sampling.max_tokens" = 200
+"harness.sampling.temperature" = 0.7
+"""
+
+# Grace 0: started attempts are cancelled at once, so the model is closed while it still generates (the
+# throughput benchmark's setting, where the abort was seen).
+# Sampled, with budget to spare: the task is tried again and again, so a generation is always coming (a greedy
+# configuration is tried once per task, and one short reply could end the run before the test sees it).
+RUN = ("run", "-p", "one", "--limit-tasks", "1", "--budget-attempts", "50", "--attempts-per-task", "1",
+       "--job-size", "1", "--workers", "1", "--no-report", "--json", "--sandbox", "local", "--stop-grace-s", "0")
+# The model stops at its next decoding step, else the exit waits 5 s and ends by os._exit; the rest is the
+# interpreter's own teardown, which took up to 50 s at nice 19 on 2 cores at load 12 (the bound is for that).
+EXIT_BOUND_S = 120
+
+
+def query(ws, sql: str, *params):
+    with sqlite3.connect(ws.runs_dir / "rsi.sqlite", timeout=30) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def jobs_planned(ws) -> int:
+    try:
+        [(n,)] = query(ws, "SELECT COUNT(*) FROM jobs")
+    except sqlite3.OperationalError:
+        return 0  # no store or no schema yet
+    return n
+
+
+def generating(ws) -> list[Path]:
+    """Attempts whose first (only) turn is in progress: the staged working folder is there, its trajectory
+    not yet (it is checkpointed after the turn), so the model call is what runs."""
+    return [stage for stage in ws.runs_dir.rglob(f"{STAGING_PREFIX}*")
+            if (stage / "workdir").is_dir() and not (stage / "trajectory.json").exists()]
+
+
+def staged(ws) -> list[Path]:
+    return list(ws.runs_dir.rglob(f"{STAGING_PREFIX}*"))
+
+
+@pytest.fixture
+def one_ws(workspace, monkeypatch):
+    (workspace.portfolios_dir / "one.toml").write_text(ONE_TEXT)
+    for var in ("RSI_DB", "RSI_ATTEMPT_OVERRIDE", "RSI_MODEL_OVERRIDE"):
+        monkeypatch.delenv(var, raising=False)
+    return workspace
+
+
+def start(ws) -> subprocess.Popen[str]:
+    exe = str(Path(os.sys.executable).parent / "rsi")
+    env = {**os.environ, "RSI_TORCH_THREADS": "1"}  # robust on an oversubscribed machine (models/embedded.py)
+    # Its own process group: the signal goes to the group, as a terminal's Ctrl-C does.
+    return subprocess.Popen([exe, *RUN], cwd=ws.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+
+
+def wait_until(proc: subprocess.Popen[str], ready, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None and not ready():
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.fail(f"the run ended before the signal: {proc.communicate()[1][-2000:]}")
+    if not ready():
+        proc.kill()
+        pytest.fail(f"not ready after {timeout_s:.0f}s: {proc.communicate()[1][-2000:]}")
+
+
+def interrupt_and_check(ws, proc: subprocess.Popen[str]) -> None:
+    sent = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    took = time.monotonic() - sent
+    print(f"exit {proc.returncode} {took:.1f}s after SIGINT (load {os.getloadavg()[0]:.1f})")
+    assert "terminate called" not in err, err[-3000:]
+    assert proc.returncode == 130, f"exit {proc.returncode}: {err[-3000:]}"
+    assert took < EXIT_BOUND_S, f"{took:.1f}s from the signal to the exit"
+    outcome = json.loads(out)
+    assert outcome["status"] == "stopped", outcome
+    [(stored,)] = query(ws, "SELECT status FROM runs WHERE id = ?", outcome["run_id"])
+    assert stored == "stopped"
+    assert query(ws, "SELECT COUNT(*) FROM attempts WHERE run_id = ? AND counted", outcome["run_id"]) == [(0,)]
+    assert "planned attempts left for `rsi run --resume" in outcome["stop_reason"], outcome  # resumable
+
+
+def test_ctrl_c_while_the_model_generates_exits_130_stopped(one_ws) -> None:
+    proc = start(one_ws)
+    wait_until(proc, lambda: bool(generating(one_ws)), timeout_s=1800)  # model load under a loaded machine
+    assert generating(one_ws), "the signal must land while the first turn's generation runs"
+    interrupt_and_check(one_ws, proc)
+
+
+def test_ctrl_c_while_the_model_loads_exits_130_stopped(one_ws) -> None:
+    proc = start(one_ws)
+    wait_until(proc, lambda: jobs_planned(one_ws) > 0, timeout_s=600)  # the attempt starts, loading the model
+    time.sleep(1.0)
+    assert not staged(one_ws), "the signal must land before the model has loaded"
+    interrupt_and_check(one_ws, proc)
