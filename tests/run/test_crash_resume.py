@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 BUDGET = 20
-RUN_ARGS = ("run", "-p", "mini", "--budget-attempts", str(BUDGET), "--limit-tasks", "10", "--job-size", "4",
+TASKS = 10  # --limit-tasks below: a run that covers all of them ends before its budget
+RUN_ARGS = ("run", "-p", "mini", "--budget-attempts", str(BUDGET), "--limit-tasks", str(TASKS), "--job-size", "4",
             "--workers", "2", "--no-report")
 
 
@@ -46,7 +47,8 @@ def executed(log: Path) -> list[str]:
 
 
 def check_complete(ws, run_id: str) -> None:
-    """Every planned key recorded exactly once, the budget spent exactly, the database intact."""
+    """Every planned key recorded exactly once, the budget spent exactly (or every task covered first),
+    the database intact."""
     assert query(ws, "PRAGMA integrity_check") == [("ok",)]
     jobs = query(ws, "SELECT job_index, planned_tasks, attempts_per_task, status FROM jobs WHERE run_id = ?", run_id)
     import json
@@ -59,12 +61,15 @@ def check_complete(ws, run_id: str) -> None:
     assert rows == planned, "each planned idempotency key has exactly one row"
     assert all(status == "done" for *_, status in jobs)
     [(counted,)] = query(ws, "SELECT COUNT(*) FROM attempts WHERE run_id = ? AND counted", run_id)
-    assert counted == BUDGET
+    [(covered,)] = query(ws, "SELECT COUNT(DISTINCT task_key) FROM attempts WHERE run_id = ? AND passed", run_id)
+    # The no-op attempt's outcomes follow the run's seed, so now and then the run covers all its tasks
+    # before the budget is spent, and stops there (as it should): then fewer attempts are counted.
+    assert counted == BUDGET or (covered == TASKS and counted < BUDGET), (counted, covered)
     [(status,)] = query(ws, "SELECT status FROM runs WHERE id = ?", run_id)
     assert status == "done"
     # The coverage summary agrees with the attempts table.
     [(stat_attempts,)] = query(ws, "SELECT SUM(attempts) FROM attempt_stats WHERE run_id = ?", run_id)
-    assert stat_attempts == BUDGET
+    assert stat_attempts == counted
 
 
 @pytest.mark.parametrize(
@@ -129,7 +134,7 @@ def test_sigkill_while_two_jobs_are_in_flight_then_resume(mini_ws, cli, tmp_path
     # and the kill lands (0.4 s let a job finish in between on a loaded machine: a flaky test).
     env = {**os.environ, "RSI_ATTEMPT_OVERRIDE": f"noop:0.3:1.5:{log}"}
     exe = str(Path(os.sys.executable).parent / "rsi")
-    args = ("run", "-p", "mini", "--budget-attempts", str(BUDGET), "--limit-tasks", "10", "--job-size", "2",
+    args = ("run", "-p", "mini", "--budget-attempts", str(BUDGET), "--limit-tasks", str(TASKS), "--job-size", "2",
             "--workers", "4", "--no-report")
     proc = subprocess.Popen([exe, *args], cwd=mini_ws.root, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
