@@ -120,7 +120,10 @@ def _settle() -> bool:
     """Wait for this process's threads inside torch (rsi.models.native); True when none is left. Free when no
     model was ever loaded: the module is looked up, not imported."""
     native = sys.modules.get("rsi.models.native")
-    return native is None or bool(native.settle(EXIT_WAIT_S))
+    try:
+        return native is None or bool(native.settle(EXIT_WAIT_S))
+    except KeyboardInterrupt:  # a second Ctrl-C while waiting: do not wait, and do not shut down under torch
+        return False
 
 
 def _exit(code: int) -> NoReturn:
