@@ -49,9 +49,9 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.atomic import write_json_atomic
 from rsi.errors import ExecutorError, RsiError, StoreError, UserInputError
@@ -61,7 +61,7 @@ from rsi.run.planned import PlannedJob, PlannedScheduler
 from rsi.run.setup import EVAL_SCHEDULER, OpenedRun
 from rsi.run.spec import ResolvedRun, RunOutcome, RunSpec
 from rsi.sandbox.select import SandboxName
-from rsi.training.stage import RevisionWritten
+from rsi.training.stage import EMPTY_IS_NONE, RevisionWritten, none_as_empty
 from rsi.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -195,16 +195,8 @@ class EvalOutcome(BaseModel):
     attempts: int = 0
     tokens: int = 0
     wall_s: float = 0.0
-    applied: AppliedDecision | None = Field(default=None, description="What apply_decision wrote (JSON: {} before).")
-
-    @field_validator("applied", mode="before")
-    @classmethod
-    def _not_applied(cls, value: Any) -> Any:
-        return None if value == {} else value
-
-    @field_serializer("applied")
-    def _applied_json(self, value: AppliedDecision | None) -> dict[str, Any]:
-        return value.model_dump(mode="json", exclude_defaults=True) if value is not None else {}
+    applied: Annotated[AppliedDecision | None, EMPTY_IS_NONE, none_as_empty(exclude_defaults=True)] = Field(
+        default=None, description="What apply_decision wrote (JSON: {} before).")
 
     @property
     def promote(self) -> bool:
@@ -538,13 +530,12 @@ class _EvalRun:
 
     def open(self, store: Store) -> OpenedRun:
         """Record the run (configurations, tasks, then the run row with the plan), or reopen it to resume."""
-        from rsi.run.setup import read_state
+        from rsi.run.setup import StoredPlan, reopen_stored_run
 
         plan, resolved = self.plan, self.resolved()
-        elapsed = 0.0
         if self.spec.resume:
-            store.reopen_run(plan.run_id)
-            elapsed = float(read_state(self.workspace.run_dir(plan.run_id)).get("elapsed_s", 0.0))
+            opened = reopen_stored_run(store, self.workspace, plan.run_id,
+                                       StoredPlan(resolved, plan.unique_configs(), self.tasks))
         else:
             store.record_configurations(plan.unique_configs())
             store.record_tasks(self.tasks)
@@ -558,10 +549,11 @@ class _EvalRun:
                       "configs": [plan.configs[j].config_hash for j in sorted(plan.configs)],
                       "tasks": plan.all_task_keys()},
             )
+            opened = OpenedRun(plan.run_id, resolved, plan.unique_configs(), self.tasks)
         self.to_run = plan.attempts - _settled(store, plan.run_id, self.spec.max_error_retries)
         if self.on_created is not None:
             self.on_created(plan.run_id)
-        return OpenedRun(plan.run_id, resolved, plan.unique_configs(), self.tasks, elapsed)
+        return opened
 
     def scheduler(self, opened: OpenedRun, store: Store) -> PlannedScheduler:
         return PlannedScheduler(SCHEDULER, self.plan.jobs())

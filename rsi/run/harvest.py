@@ -319,28 +319,11 @@ def resolve_harvest_spec(workspace: Workspace, spec: HarvestSpec) -> HarvestSpec
 def reopen_harvest_run(store: Store, workspace: Workspace, run_id: str) -> OpenedRun:
     """Reopen a stored harvest with its configurations and tasks as recorded (not as the source runs read
     today): a resume runs what was planned. Marks the run running again."""
-    from rsi.config import Configuration
-    from rsi.run.setup import OpenedRun, read_state
-    from rsi.run.spec import ResolvedRun
-    from rsi.tasks.load import load_suite
+    from rsi.run.setup import reopen_stored_run, stored_plan
 
-    run = store.get_run(run_id)
-    resolved = ResolvedRun.model_validate(run.args["resolved"])
-    hashes, keys = list(run.args["configs"]), list(run.args["tasks"])
-    rows = {row.config_hash: row for row in store.list_configurations(hashes)}
-    missing = [h for h in hashes if h not in rows]
-    if missing:
-        raise StoreError(f"harvest {run_id}: configurations {missing} are missing from the store")
-    by_key = {t.key: t for t in load_suite(workspace, resolved.suite)}
-    gone = [k for k in keys if k not in by_key]
-    if gone:
-        raise UserInputError(f"harvest {run_id}: tasks {', '.join(gone[:5])} are no longer in suite {resolved.suite!r}",
-                             hint="restore them, or start a new harvest")
-    tasks = [by_key[k] for k in keys]
-    check_train_only(keys, {t.key: t.spec.split for t in tasks})
-    store.reopen_run(run_id)
-    elapsed = float(read_state(workspace.run_dir(run_id)).get("elapsed_s", 0.0))
-    return OpenedRun(run_id, resolved, [Configuration.model_validate(rows[h].resolved) for h in hashes], tasks, elapsed)
+    plan = stored_plan(store, workspace, store.get_run(run_id), "harvest")
+    check_train_only((t.key for t in plan.tasks), {t.key: t.spec.split for t in plan.tasks})
+    return reopen_stored_run(store, workspace, run_id, plan)
 
 
 def run_harvest(

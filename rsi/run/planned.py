@@ -83,13 +83,11 @@ class PlannedRun:
 
     def open(self, store: Store) -> OpenedRun:
         """Record identities first and the run row that names them last (rsi/run/setup.py), or reopen."""
-        from rsi.run.setup import OpenedRun, read_state
+        from rsi.run.setup import OpenedRun, StoredPlan, reopen_stored_run
 
         configs, r = self.configs(), self.resolved
         if self.resume:
-            store.reopen_run(self.run_id)
-            elapsed = float(read_state(self.workspace.run_dir(self.run_id)).get("elapsed_s", 0.0))
-            return OpenedRun(self.run_id, r, configs, self.tasks, elapsed)
+            return reopen_stored_run(store, self.workspace, self.run_id, StoredPlan(r, configs, self.tasks))
         store.record_configurations(configs)
         store.record_tasks(self.tasks)
         store.create_run(

@@ -2,8 +2,9 @@
 
 `open_new_run` writes identities first and the run row that names them last, so a crash in between
 leaves nothing to resume; after the run row, everything a resume needs is in the store.
-`open_stored_run` reads the stored plan back (the resolved configurations as they were, not
-today's portfolio file): a resume runs what was planned.
+`open_stored_run` reads the stored plan back (`stored_plan`: the resolved configurations as they
+were, not today's portfolio file): a resume runs what was planned. Every resume, of any kind of run,
+reopens the run through `reopen_stored_run`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rsi.run.spec import ResolvedRun, RunSpec
 from rsi.workspace import Workspace
 
 if TYPE_CHECKING:
+    from rsi.store.rows import RunRow
     from rsi.tasks.spec import Task
 
 STATE_FILE = "state.json"
@@ -130,9 +132,7 @@ def resume_command(scheduler: str, run_id: str) -> str:
 
 
 def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
-    """Read a stored run's plan back and mark it running again (`--resume`)."""
-    from rsi.tasks.load import load_suite
-
+    """Read a stored `rsi run` plan back and mark the run running again (`--resume`)."""
     try:
         run = store.get_run(run_id)
     except StoreError as error:
@@ -146,26 +146,50 @@ def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
         raise UserInputError(f"run {run_id} is a harvest", hint=f"resume it with `rsi harvest --resume {run_id}`")
     if run.scheduler == EVAL_SCHEDULER:  # its plan lives in rsi/evaluation.py
         raise UserInputError(f"run {run_id} is an evaluation", hint=f"resume it with `rsi eval --resume {run_id}`")
-    args = run.args
+    return reopen_stored_run(store, workspace, run_id, stored_plan(store, workspace, run))
+
+
+@dataclass(frozen=True)
+class StoredPlan:
+    """What a resumed run executes: its resolved plan, configurations and tasks."""
+
+    resolved: ResolvedRun
+    configs: list[Configuration]
+    tasks: list[Task]
+
+
+def stored_plan(store: Any, workspace: Workspace, run: RunRow, kind: str = "run") -> StoredPlan:
+    """The plan a run row recorded (`rsi run` and `rsi harvest` write it): the resolved configurations as
+    they were, not today's portfolio file, so a resume runs what was planned. `kind` names the run and
+    the command that writes it in the errors ("run", "harvest")."""
+    from rsi.tasks.load import load_suite
+
+    run_id, args = run.id, run.args
     try:
         resolved = ResolvedRun.model_validate(args["resolved"])
         hashes: list[str] = list(args["configs"])
         task_keys: list[str] = list(args["tasks"])
     except (KeyError, ValueError) as error:
-        raise StoreError(f"run {run_id} was not written by `rsi run` (args lack {error})") from error
+        raise StoreError(f"{kind} {run_id} was not written by `rsi {kind}` (args lack {error})") from error
     rows = {row.config_hash: row for row in store.list_configurations(hashes)}
     missing = [h for h in hashes if h not in rows]
     if missing:
-        raise StoreError(f"run {run_id}: configurations {missing} are missing from the store")
-    # The stored resolved configurations, not today's portfolio file: a resume runs what was planned.
+        raise StoreError(f"{kind} {run_id}: configurations {missing} are missing from the store")
     configs = [Configuration.model_validate(rows[h].resolved) for h in hashes]
     by_key = {t.key: t for t in load_suite(workspace, resolved.suite)}
     gone = [k for k in task_keys if k not in by_key]
     if gone:
         raise UserInputError(
-            f"run {run_id}: tasks {', '.join(gone[:5])} are no longer in suite {resolved.suite!r}",
-            hint="restore them, or start a new run",
+            f"{kind} {run_id}: tasks {', '.join(gone[:5])} are no longer in suite {resolved.suite!r}",
+            hint=f"restore them, or start a new {kind}",
         )
+    return StoredPlan(resolved, configs, [by_key[k] for k in task_keys])
+
+
+def reopen_stored_run(store: Any, workspace: Workspace, run_id: str, plan: StoredPlan) -> OpenedRun:
+    """Mark a stored run running again and open it with `plan`, counting the wall time of its earlier
+    sessions. Every resume goes through here: `rsi run` and `rsi harvest` with the plan their run row
+    recorded (`stored_plan`), a planned run (`rsi eval`, GRPO's rollouts) with the plan it rebuilt."""
     store.reopen_run(run_id)
     elapsed = float(read_state(workspace.run_dir(run_id)).get("elapsed_s", 0.0))
-    return OpenedRun(run_id, resolved, configs, [by_key[k] for k in task_keys], elapsed)
+    return OpenedRun(run_id, plan.resolved, plan.configs, plan.tasks, elapsed)

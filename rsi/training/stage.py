@@ -32,9 +32,9 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from rsi.contracts.schema import TrainingSpec
 from rsi.sandbox.select import SandboxName
@@ -97,6 +97,20 @@ class TrainMetrics(BaseModel):
     transformers_version: str = ""
 
 
+# A record that may be absent is None in Python and {} in the JSON (how `rsi train --json` and eval.json
+# have always written a missing candidate or decision): Annotated[Record | None, EMPTY_IS_NONE, none_as_empty()].
+EMPTY_IS_NONE = BeforeValidator(lambda value: None if value == {} else value)
+
+
+def none_as_empty(exclude_defaults: bool = False) -> PlainSerializer:
+    """The serializer of such a field: the record's JSON, or {} for None."""
+
+    def dump(value: BaseModel | None) -> dict[str, Any]:
+        return value.model_dump(mode="json", exclude_defaults=exclude_defaults) if value is not None else {}
+
+    return PlainSerializer(dump)
+
+
 class RevisionWritten(BaseModel):
     """A contract revision written (or found already written) for an adapter: the candidate that routes
     to it, or the parent's revision it was promoted into (rsi.training.candidate.ContractRevisionRef)."""
@@ -122,18 +136,10 @@ class TrainStageOutcome(BaseModel):
     adapter_id: str
     adapter_dir: str
     registered: bool = Field(description="False when these weights were already registered.")
-    candidate: RevisionWritten | None = Field(default=None, description="The candidate revision (JSON: {} when none).")
+    candidate: Annotated[RevisionWritten | None, EMPTY_IS_NONE, none_as_empty()] = Field(
+        default=None, description="The candidate revision (JSON: {} when none).")
     metrics: TrainMetrics
     lineage: StageLineage
-
-    @field_validator("candidate", mode="before")
-    @classmethod
-    def _no_candidate(cls, value: Any) -> Any:
-        return None if value == {} else value
-
-    @field_serializer("candidate")
-    def _candidate_json(self, value: RevisionWritten | None) -> dict[str, Any]:
-        return value.model_dump(mode="json") if value is not None else {}
 
 
 def resolve_hyper(training: TrainingSpec, spec: TrainStageSpec) -> tuple[TrainingSpec, int | None]:
