@@ -218,19 +218,13 @@ class _GrpoRun:
     # -- checkpoints (the SFT format: rsi.training.train) -----------------------------------------
 
     def resume(self) -> int:
-        import torch
-
-        from rsi.training.train import _load_checkpoint
+        from rsi.training.train import _load_checkpoint, _restore_checkpoint
 
         folder = Path(self.request.checkpoint_dir) if self.request.checkpoint_dir else None
         state = _load_checkpoint(folder, self.fingerprint)
         if state is None:
             return 0
-        with torch.no_grad():
-            for name, value in state["lora"].items():
-                self.named[name].copy_(value.to(self.device))
-        self.optimizer.load_state_dict(state["optimizer"])
-        torch.set_rng_state(state["rng"])
+        _restore_checkpoint(state, self.named, self.optimizer, self.device)  # GRPO's holds no CUDA random state
         self.records = [GrpoStepRecord.model_validate(r) for r in state["records"]]
         self.prior_s = float(state["elapsed_s"])
         return len(self.records)

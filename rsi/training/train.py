@@ -169,6 +169,19 @@ def _load_checkpoint(folder: Path | None, fingerprint: str) -> dict[str, Any] | 
     return state if state.get("fingerprint") == fingerprint else None
 
 
+def _restore_checkpoint(state: dict[str, Any], named: dict[str, Any], optimizer: Any, device: str) -> None:
+    """Put a checkpoint's LoRA weights, optimizer state and random state back (SFT's and GRPO's share it)."""
+    import torch
+
+    with torch.no_grad():
+        for name, value in state["lora"].items():
+            named[name].copy_(value.to(device))
+    optimizer.load_state_dict(state["optimizer"])
+    torch.set_rng_state(state["rng"])
+    if device == "cuda" and state.get("cuda_rng") is not None:
+        torch.cuda.set_rng_state(state["cuda_rng"])
+
+
 def load_lora_model(
     base_folder: str, hyper: TrainingSpec, device: str, dtype: Any, init_adapter: str | None = None
 ) -> tuple[Any, Any]:
@@ -283,18 +296,10 @@ class _SftLoop:
 
     def resume(self) -> int:
         """Restore the matching checkpoint, if any; the steps it had done (0 without one)."""
-        import torch
-
         resumed = _load_checkpoint(self.checkpoint_dir, self.fingerprint)
         if resumed is None:
             return 0
-        with torch.no_grad():
-            for name, value in resumed["lora"].items():
-                self.named[name].copy_(value.to(self.device))
-        self.optimizer.load_state_dict(resumed["optimizer"])
-        torch.set_rng_state(resumed["rng"])
-        if self.device == "cuda" and resumed.get("cuda_rng") is not None:
-            torch.cuda.set_rng_state(resumed["cuda_rng"])
+        _restore_checkpoint(resumed, self.named, self.optimizer, self.device)
         self.losses, self.tokens = list(resumed["losses"]), int(resumed["tokens"])
         self.prior_s = float(resumed["elapsed_s"])
         return len(self.losses)
