@@ -10,8 +10,10 @@ takes the GIL back after every op of a decoding step, so exiting while it decode
 on Ctrl-C; a thread loading the model is in the same position.
 
 So the code that calls into torch from a thread other than the main one runs inside
-`native_section()`, and the process's exit calls `settle()`: no new section may start, and the ones
-running are waited for (a decoding step ends in well under a second; a model load can take longer).
+`native_section()`, and the process's exit calls `settle()`: no new section may start, the ones
+running are waited for (a decoding step ends in well under a second; a model load can take longer),
+and so are the threads that ran one: freeing a tensor gives the GIL up and takes it back too, so a
+thread still unwinding its frames aborts the exit the same way (seen 2 in 6 exits before it was waited for).
 Whoever exits with a section still running must not let the interpreter shut down: `rsi`'s entry
 point then ends the process with `os._exit` (its results are already recorded). `settle` also runs
 at exit (`atexit`, before the interpreter starts ending threads) for any other process that loaded
@@ -44,6 +46,10 @@ class NativeWork:
     def __init__(self, on_first_use: Callable[[NativeWork], None] | None = None) -> None:
         self._cond = threading.Condition()
         self._busy: dict[int, str] = {}  # section token -> what runs there
+        # Threads that ever ran a section. Between two sections such a thread still holds tensors in its
+        # frames; if it frees one while the interpreter shuts down (a tensor's deallocation gives the GIL up
+        # and takes it back) it aborts the process just the same, so `settle` also waits for them to end.
+        self._threads: set[threading.Thread] = set()
         self._tokens = itertools.count()
         self._exiting = False
         self._on_first_use = on_first_use
@@ -56,6 +62,8 @@ class NativeWork:
                 raise ProcessExiting(f"{what}: the process is exiting")
             token = next(self._tokens)
             self._busy[token] = what
+            if threading.current_thread() is not threading.main_thread():
+                self._threads.add(threading.current_thread())
             first, self._on_first_use = self._on_first_use, None
         if first is not None:
             first(self)
@@ -75,8 +83,9 @@ class NativeWork:
     def exiting(self) -> bool:
         return self._exiting
 
-    def settle(self, timeout_s: float) -> bool:
-        """Refuse new sections, wait up to `timeout_s` for the running ones; True when none is left."""
+    def settle(self, timeout_s: float, join_threads: bool = True) -> bool:
+        """Refuse new sections, wait up to `timeout_s` for the running ones and (with `join_threads`) for
+        every thread that ran one to end; True when none is left."""
         deadline = time.monotonic() + max(0.0, timeout_s)
         with self._cond:
             self._exiting = True
@@ -85,13 +94,18 @@ class NativeWork:
                 if left <= 0:
                     return False
                 self._cond.wait(left)
-            return True
+            threads = list(self._threads) if join_threads else []
+        for thread in threads:  # a thread refused a new section ends soon: its frames free their tensors
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(thread.is_alive() for thread in threads)
 
 
 def _settle_at_exit(work: NativeWork) -> None:
     # Registered on first use, so a process that never touches torch pays nothing. atexit runs before
     # the interpreter starts ending daemon threads, so the sections can still finish then.
-    atexit.register(work.settle, ATEXIT_WAIT_S)
+    # Sections only: a model left open keeps an idle worker thread alive, and waiting for it would hold up
+    # the exit of every such process (a test session) for the whole bound.
+    atexit.register(work.settle, ATEXIT_WAIT_S, False)
 
 
 PROCESS = NativeWork(on_first_use=_settle_at_exit)

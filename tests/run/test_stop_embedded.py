@@ -66,10 +66,17 @@ def jobs_planned(ws) -> int:
 
 
 def generating(ws) -> list[Path]:
-    """Attempts whose first (only) turn is in progress: the staged working folder is there, its trajectory
-    not yet (it is checkpointed after the turn), so the model call is what runs."""
-    return [stage for stage in ws.runs_dir.rglob(f"{STAGING_PREFIX}*")
-            if (stage / "workdir").is_dir() and not (stage / "trajectory.json").exists()]
+    """Attempts whose first (only) turn is in progress: the staged trajectory holds the prompt (checkpointed
+    just before the model call, rewritten atomically) and no reply yet, so the model call is what runs."""
+    return [stage for stage in ws.runs_dir.rglob(f"{STAGING_PREFIX}*") if _awaits_reply(stage / "trajectory.json")]
+
+
+def _awaits_reply(trajectory: Path) -> bool:
+    try:
+        steps = json.loads(trajectory.read_text())["steps"]
+    except (OSError, ValueError, KeyError):
+        return False  # not written yet (the attempt is still being set up), or just moved into place
+    return bool(steps) and not any(step.get("source") == "agent" for step in steps)
 
 
 def staged(ws) -> list[Path]:
