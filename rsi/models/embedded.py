@@ -332,10 +332,12 @@ class EmbeddedModel:
         except Exception as error:  # noqa: BLE001 - fail what is in flight, keep serving
             self._fail_batch(ModelError(f"generation failed: {type(error).__name__}: {error}"))
 
-    def _fail_batch(self, error: ModelError) -> None:
+    def _fail_batch(self, error: ModelError, free: bool = True) -> None:
+        """Fail every row in flight; with `free`, drop the batch (and its tensors) too."""
         for row in self._batch.rows:
             self._fail(row.owner, error)
-        self._batch = RunningBatch()
+        if free:
+            self._batch = RunningBatch()
 
     def _drain(self, waiting: deque[_Pending], wait_s: float, first: Any = None) -> bool:
         """Move `first` and queued requests into `waiting` (for up to `wait_s`); True when the stop marker came."""
@@ -354,12 +356,7 @@ class EmbeddedModel:
 
     def _abort(self, waiting: deque[_Pending], free: bool = True) -> None:
         with self._lock:
-            error = ModelError(f"model {self.name!r} was closed before the request finished")
-            if free:
-                self._fail_batch(error)
-            else:
-                for row in self._batch.rows:
-                    self._fail(row.owner, error)
+            self._fail_batch(ModelError(f"model {self.name!r} was closed before the request finished"), free)
         leftovers = list(waiting)
         while True:
             try:
