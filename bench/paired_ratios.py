@@ -73,7 +73,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     def raw() -> Figure:
         return raw_batched(folder, dtype, threads, 8, args.max_tokens)
 
-    pairs: dict[str, list[tuple[Figure, Figure]]] = {name: [] for name in TARGETS}
+    pairs: dict[str, list[tuple[Figure, Figure]]] = {name: [] for name in TARGETS if name != "run / raw"}
     for r in range(args.rounds):
         reverse = r % 2 == 1
         print(f"round {r + 1}/{args.rounds} (load {_load():.1f})", flush=True)
@@ -97,17 +97,18 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
         with tempfile.TemporaryDirectory(prefix="rsi-bench-paired-") as tmp:
             ws = run_overlap.make_workspace(Path(tmp))
-            for _ in range(args.run_rounds):
+            for workers in [int(w) if w != "default" else None for w in args.run_workers.split(",")]:
                 before = raw()
-                row = run_row(ws, "overlapping jobs", args.run_minutes, args.run_tasks)
+                row = run_row(ws, "overlapping jobs", args.run_minutes, args.run_tasks, workers)
                 after = raw()
                 print(f"  run: {row}", flush=True)
-                run = Figure(f"`rsi run`, text configurations, overlapping jobs: {row['attempts']} attempts in "
-                             f"{args.run_minutes:g} min, {row['errors']} errors, first after {row['first_attempt_s']:.0f} s",
+                run = Figure(f"`rsi run`, text configurations, overlapping jobs, workers {row['workers']}: "
+                             f"{row['attempts']} attempts in {args.run_minutes:g} min, {row['errors']} errors, "
+                             f"first after {row['first_attempt_s']:.0f} s",
                              int(row["completion_tokens"]), float(row["busy_s"]), row["load"])
                 mean_raw = Figure(f"raw before and after ({before.tps:.1f}, {after.tps:.1f})", before.tokens + after.tokens,
                                   before.wall_s + after.wall_s, f"{before.load}; {after.load}")
-                pairs["run / raw"].append((run, mean_raw))
+                pairs.setdefault(f"run / raw, workers {row['workers']}", []).append((run, mean_raw))
                 runs.append({**row, "raw_before": before.tps, "raw_after": after.tps})
     return {"pairs": pairs, "runs": runs, "dtype": model.dtype, "threads": model.threads,
             "vllm": vllm if isinstance(vllm, str) else f"started in {args.vllm_start_s:.0f} s; {args.vllm_env}",
@@ -132,14 +133,14 @@ def render(result: dict[str, Any], command: str) -> str:
         if not ratios:
             summary.append(f"- {name}: not measured")
             continue
-        target = TARGETS[name]
+        target = TARGETS[name.split(",")[0]]
         verdict = "" if target is None else f" (target >= {target}: **{'met' if statistics.median(ratios) >= target else 'missed'}**)"
         summary.append(f"- {name}: median **{statistics.median(ratios):.2f}** over {len(ratios)} pairs "
                        f"(range {min(ratios):.2f}-{max(ratios):.2f}){verdict}")
     lines += ["", "Ratios:", "", *summary]
     for run in result["runs"]:
         use = "; ".join(run.get("model_use") or ["(no model_use in the outcome)"])
-        lines += ["", f"The run {run['run_id']} ({run['load']}): {run['attempts']} counted attempts, "
+        lines += ["", f"The run {run['run_id']} (workers {run['workers']}, load {run['load']}): {run['attempts']} counted attempts, "
                       f"{run['completion_tokens']} completion tokens in {run['busy_s']:.0f} s after its first attempt; "
                       f"its own account of the model: {use}."]
     lines += ["", f"Reproduce: `{command}`"]
@@ -152,7 +153,8 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--per-client", type=int, default=2, help="Requests each of the 8 clients sends.")
     parser.add_argument("--run-minutes", type=float, default=6.0, help="Wall time of each `rsi run` (0 skips).")
-    parser.add_argument("--run-rounds", type=int, default=1)
+    parser.add_argument("--run-workers", default="default",
+                        help="One run per value, comma-separated: a --workers value or 'default' (the run's own choice).")
     parser.add_argument("--run-tasks", type=int, default=40)
     parser.add_argument("--no-vllm", dest="vllm", action="store_false")
     parser.add_argument("--vllm-model-s", type=float, default=600.0, help="Client timeout (s) of each vLLM request.")
@@ -163,6 +165,7 @@ def main() -> None:
     result = measure(args)
     command = (("RSI_VLLM_PYTHON=.venv-vllm/bin/python " if os.environ.get("RSI_VLLM_PYTHON") else "")
                + f".venv/bin/python bench/paired_ratios.py --rounds {args.rounds} --run-minutes {args.run_minutes:g}"
+               + (f" --run-workers {args.run_workers}" if args.run_workers != "default" else "")
                + ("" if args.vllm else " --no-vllm") + " --write")
     block = render(result, command) + f"\n({time.monotonic() - started:.0f} s in all.)\n"
     print(block)

@@ -208,7 +208,7 @@ def embedded_figures(
     return figures
 
 
-def run_row(ws: Path, mode: str, minutes: float, limit: int) -> dict[str, Any]:
+def run_row(ws: Path, mode: str, minutes: float, limit: int, workers: int | None = None) -> dict[str, Any]:
     """One `rsi run` of the text configurations for exactly `minutes` (bench/run_overlap.py's `one_run`),
     counted from the store whatever the run's exit: attempts recorded inside the window count even where
     the process crashed on its way out after SIGINT; how it ended is in `stop`."""
@@ -216,7 +216,7 @@ def run_row(ws: Path, mode: str, minutes: float, limit: int) -> dict[str, Any]:
 
     args = [str(Path(sys.executable).parent / "rsi"), "run", "-p", "text", "--budget-attempts", "100000",
             "--limit-tasks", str(limit), "--seed", "7", "--no-report", "--json", "--stop-grace-s", "0",
-            run_overlap.MODES[mode]]
+            run_overlap.MODES[mode]] + (["--workers", str(workers)] if workers else [])
     load_before, start = _load(), datetime.now(UTC)
     proc = subprocess.Popen(args, cwd=ws, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -243,7 +243,7 @@ def run_row(ws: Path, mode: str, minutes: float, limit: int) -> dict[str, Any]:
         run_id = conn.execute("SELECT id FROM runs ORDER BY created DESC LIMIT 1").fetchone()[0]
     n = run_overlap.counted_in(ws / "runs" / "rsi.sqlite", run_id, start, end)
     wall_s = (end - start).total_seconds()
-    return {"mode": mode, "run_id": run_id, "wall_s": wall_s, "busy_s": wall_s - n["first_attempt_s"], **n,
+    return {"mode": mode, "workers": workers or "default", "run_id": run_id, "wall_s": wall_s, "busy_s": wall_s - n["first_attempt_s"], **n,
             "completion_tokens": completion_tokens(ws, run_id, start, end),
             "per_min_wall": n["attempts"] / (wall_s / 60), "load": f"{load_before:.1f} -> {_load():.1f}",
             "stop": stop, "model_use": model_use}
