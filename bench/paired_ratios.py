@@ -48,6 +48,21 @@ def clients(model: Any, label: str, specialist: str | None, args: argparse.Names
     return Figure(f"{label}{failed}", tokens, wall, f"{before:.1f} -> {_load():.1f}")
 
 
+def server_cpu_s(model: Any) -> float:
+    """CPU seconds used so far by a vLLM server's process tree (0 without one): an idle server that spins
+    would take CPU from the embedded rows measured beside it, and this shows whether it does."""
+    import psutil
+
+    process = getattr(model, "process", None)
+    if process is None:
+        return 0.0
+    try:
+        tree = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
+        return sum(p.cpu_times().user + p.cpu_times().system for p in tree)
+    except psutil.Error:
+        return 0.0
+
+
 def pair(first: Any, second: Any, reverse: bool) -> tuple[Figure, Figure]:
     """Measure two callables back to back (in reverse order when asked); returned as (first, second)."""
     if reverse:
@@ -73,17 +88,25 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     def raw() -> Figure:
         return raw_batched(folder, dtype, threads, 8, args.max_tokens)
 
+    idle_server: list[tuple[float, float]] = []  # (the server's CPU s, wall s) over each embedded row
+
+    def embedded_row(label: str, specialist: str | None) -> Figure:
+        cpu = server_cpu_s(vllm)
+        figure = clients(model, label, specialist, args)
+        idle_server.append((server_cpu_s(vllm) - cpu, figure.wall_s))
+        return figure
+
     pairs: dict[str, list[tuple[Figure, Figure]]] = {name: [] for name in TARGETS if name != "run / raw"}
     for r in range(args.rounds):
         reverse = r % 2 == 1
         print(f"round {r + 1}/{args.rounds} (load {_load():.1f})", flush=True)
-        pairs["embedded / raw"].append(pair(lambda: clients(model, "embedded, 8 clients, base", None, args), raw, reverse))
-        pairs["adapter / base"].append(pair(lambda: clients(model, "embedded, 8 clients, one adapter", "bench", args),
-                                            lambda: clients(model, "embedded, 8 clients, base", None, args), reverse))
+        pairs["embedded / raw"].append(pair(lambda: embedded_row("embedded, 8 clients, base", None), raw, reverse))
+        pairs["adapter / base"].append(pair(lambda: embedded_row("embedded, 8 clients, one adapter", "bench"),
+                                            lambda: embedded_row("embedded, 8 clients, base", None), reverse))
         if not isinstance(vllm, str):
             for which, spec in (("base", None), ("one adapter", "bench")):
                 pairs["embedded / vLLM"].append(pair(
-                    lambda s=spec, w=which: clients(model, f"embedded, 8 clients, {w}", s, args),
+                    lambda s=spec, w=which: embedded_row(f"embedded, 8 clients, {w}", s),
                     lambda s=spec, w=which: clients(vllm, f"vLLM-CPU, 8 clients, {w}", s, args), reverse))
         for name, measured in pairs.items():
             if measured:
@@ -111,7 +134,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 pairs.setdefault(f"run / raw, workers {row['workers']}", []).append((run, mean_raw))
                 runs.append({**row, "raw_before": before.tps, "raw_after": after.tps})
     return {"pairs": pairs, "runs": runs, "dtype": model.dtype, "threads": model.threads,
-            "vllm": vllm if isinstance(vllm, str) else f"started in {args.vllm_start_s:.0f} s; {args.vllm_env}",
+            "vllm": vllm if isinstance(vllm, str) else (
+                f"started in {args.vllm_start_s:.0f} s; {args.vllm_env}; while the embedded rows ran, the idle server "
+                f"used {sum(c for c, _ in idle_server):.1f} CPU s in {sum(w for _, w in idle_server):.0f} s"),
             "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "start_load": args.start_load}
 
 
