@@ -156,7 +156,8 @@ def _scripted_model(path: str, task_id: str) -> Any:
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     replies = data.get("tasks", {}).get(task_id) or data.get("replies") or []
-    return ScriptedModel(list(replies), name=f"scripted:{Path(path).name}")
+    # delay_s: each reply takes that long, so a test's run lasts long enough to be signalled mid-run.
+    return ScriptedModel(list(replies), name=f"scripted:{Path(path).name}", delay_s=float(data.get("delay_s", 0.0)))
 
 
 def _replace_dir(tmp: Path, final: Path) -> None:

@@ -53,10 +53,14 @@ def wait_for(proc: subprocess.Popen[str], ready, timeout_s: float = 240) -> None
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_stops_the_run_within_seconds_and_resume_finishes_it(mini_ws, cli, tmp_path, signum, code) -> None:
-    script = tmp_path / "script.json"
+    # Each scripted reply takes 1 s, so the 60 attempts outlast the checks below even on a loaded machine (with
+    # instant replies a run finished its budget before the signal: exit -15, status "done"); the resume replies
+    # at once.
+    slow, script = tmp_path / "slow.json", tmp_path / "script.json"
+    write_script(mini_ws, slow, count=4, delay_s=1.0)
     write_script(mini_ws, script, count=4)
     env = {"RSI_MODEL_OVERRIDE": f"scripted:{script}"}
-    proc = start_run(mini_ws, env, *RUN)
+    proc = start_run(mini_ws, {"RSI_MODEL_OVERRIDE": f"scripted:{slow}"}, *RUN)
     wait_for(proc, lambda: recorded(mini_ws) >= 2)
 
     # While it runs: shown as running, by this process, not as a run to resume.
@@ -69,6 +73,7 @@ def test_a_signal_stops_the_run_within_seconds_and_resume_finishes_it(mini_ws, c
     [listed] = json.loads(cli("runs", "--json", cwd=mini_ws.root).stdout)
     assert (listed["run_id"], listed["state"]) == (live["run_id"], "running")
 
+    assert proc.poll() is None, "the run spent its budget before the signal: the test cannot stop it mid-run"
     sent = time.monotonic()
     os.killpg(proc.pid, signum)
     _, stderr = proc.communicate(timeout=60)
