@@ -463,7 +463,7 @@ class EmbeddedModel:
         the bare base runs with the LoRA layers disabled, and one whose rows all use one adapter runs it
         as the active adapter: the same arithmetic without the gathers. The layers' state is switched
         only when it changes: peft's `disable_adapter()` context walks the whole model twice and
-        computes its status on every entry (37 ms a step measured under load, a quarter of a step).
+        computes its status on every entry (37 ms measured under load, against 150-400 ms for a step of 8 rows).
         """
         from peft import PeftModel
 
@@ -483,8 +483,10 @@ class EmbeddedModel:
     def _lora_layers(self, enabled: bool) -> None:
         """Enable or disable every LoRA layer, only when that changes (`_lora_enabled` None: not known)."""
         if self._lora_enabled is not enabled:
-            tuner = self._model.base_model
-            tuner.enable_adapter_layers() if enabled else tuner.disable_adapter_layers()
+            if enabled:
+                self._model.base_model.enable_adapter_layers()
+            else:
+                self._model.base_model.disable_adapter_layers()
             self._lora_enabled = enabled
 
     def _step(self) -> None:
