@@ -103,7 +103,7 @@ class BatchStats:
     prefill_tokens: int = 0
     step_ms: int = 0
     prefill_ms: int = 0
-    serving_ms: int = 0
+    serving_ms: int = 0  # derived when read (`EmbeddedModel.batch_stats`); the live counters leave it 0
 
     @property
     def mean_batch_rows(self) -> float:
