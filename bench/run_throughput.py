@@ -132,9 +132,10 @@ def raw_batched(folder: Path, dtype: str, threads: int, batch: int, max_tokens: 
 
 
 def closed_loop(
-    model: Any, clients: int, per_client: int, max_tokens: int, specialist: str | None, failures: list[str]
+    model: Any, clients: int, per_client: int, max_tokens: int, specialist: str | None, failures: list[str],
+    prompts: list[str] = PROMPTS,
 ) -> tuple[int, float]:
-    """`clients` threads, each sending `per_client` requests back to back; (completion tokens, wall s).
+    """`clients` threads, each sending `per_client` of `prompts` back to back; (completion tokens, wall s).
     A request that raises (a client timeout) adds 0 tokens and its message to `failures`."""
     from rsi.models.base import ChatMessage, GenerationRequest
 
@@ -144,7 +145,7 @@ def closed_loop(
     def client(c: int) -> None:
         gate.wait()
         for k in range(per_client):
-            prompt = PROMPTS[(c * per_client + k) % len(PROMPTS)]
+            prompt = prompts[(c * per_client + k) % len(prompts)]
             request = GenerationRequest(
                 messages=[ChatMessage(role="user", content=prompt)], max_tokens=max_tokens, specialist=specialist
             )

@@ -1,6 +1,7 @@
 """The running batch of the embedded backend: rows join at the next decoding step and leave when done.
 
-Continuous batching over the Hugging Face KV cache, with left padding:
+Continuous batching over a Hugging Face KV cache whose layers keep spare columns (rsi/models/spare_cache.py),
+with left padding:
 
 - the requests admitted at one step are **prefilled together** (one forward over their left-padded
   prompts, each row with its own adapter and its own position ids), and each prompt's cache is
@@ -118,6 +119,8 @@ def prefill(model: Any, prompts: list[list[int]], adapters: list[str] | None, de
     """
     import torch
 
+    from rsi.models.spare_cache import spare_columns_cache
+
     width = max(len(p) for p in prompts)
     ids = torch.zeros((len(prompts), width), dtype=torch.long)
     mask = torch.zeros((len(prompts), width), dtype=torch.long)
@@ -131,6 +134,7 @@ def prefill(model: Any, prompts: list[list[int]], adapters: list[str] | None, de
         input_ids=ids,
         attention_mask=mask,
         position_ids=positions,
+        cache=spare_columns_cache(model.config.num_hidden_layers),
         use_cache=True,
         logits_to_keep=1,
         **kwargs,
