@@ -5,7 +5,7 @@ here, per row, so a request gets the same completion whatever else is in the bat
 
 - **sampling**: greedy rows take the argmax; sampled rows draw from their own seeded
   `torch.Generator` with their own temperature and top_p (completion k of a seeded request always
-  draws from the same stream);
+  draws from the same stream), one uniform number a token, placed on the nucleus's cumulative mass;
 - **stops**: a row ends on an end-of-sequence token, on one of its own stop strings, or at its own
   `max_tokens`; a stop string can only newly appear within its length (in tokens, each at least one
   character) of the end, so decoding a short tail after each token is enough.
@@ -31,6 +31,30 @@ def row_generator(seed: int | None, completion_index: int) -> Any:
     return generator
 
 
+# Sampled rows look for their nucleus among this many most likely tokens first: a full sort of the
+# 49k-token vocabulary cost about 8 ms a row per step on this project's CPUs (as much as a batch's
+# forward pass), the top 64 about 0.3 ms. When the 64 do not hold top_p of the mass, the full sort runs.
+NUCLEUS_CANDIDATES = 64
+
+
+def nucleus(probs: Any, top_p: float) -> tuple[Any, Any]:
+    """The smallest set of most likely tokens whose mass reaches top_p: (their probabilities, their ids).
+
+    Exactly the tokens a full descending sort keeps (a token is kept while the mass before it is below
+    top_p, so the top token always is); the top-k shortcut only decides how much has to be sorted.
+    """
+    import torch
+
+    k = min(NUCLEUS_CANDIDATES, probs.numel())
+    ordered, order = torch.topk(probs, k)
+    mass = torch.cumsum(ordered, dim=-1)
+    if mass[-1] < top_p and k < probs.numel():  # the nucleus reaches past the candidates
+        ordered, order = torch.sort(probs, descending=True)
+        mass = torch.cumsum(ordered, dim=-1)
+    keep = mass - ordered < top_p
+    return ordered[keep], order[keep]
+
+
 def pick_token(logits: Any, temperature: float, top_p: float, generator: Any) -> int:
     """The next token from one row's float logits: argmax when greedy, else a seeded top-p draw."""
     import torch
@@ -39,11 +63,13 @@ def pick_token(logits: Any, temperature: float, top_p: float, generator: Any) ->
         return int(torch.argmax(logits))
     # On the CPU, where the row's generator lives, whatever device the model runs on.
     probs = torch.softmax(logits.float().cpu() / temperature, dim=-1)
-    if top_p < 1.0:
-        ordered, order = torch.sort(probs, descending=True)
-        keep = torch.cumsum(ordered, dim=-1) - ordered < top_p  # always keeps the top token
-        probs = torch.zeros_like(probs).scatter(0, order[keep], ordered[keep])
-    return int(torch.multinomial(probs, 1, generator=generator))
+    weights, ids = nucleus(probs, top_p) if top_p < 1.0 else (probs, None)
+    # One uniform draw placed on the cumulative weights: torch.multinomial over the whole vocabulary
+    # cost about 3 ms a row per step, this a few microseconds for a nucleus.
+    cumulative = torch.cumsum(weights, dim=-1)
+    point = torch.rand((), generator=generator, dtype=cumulative.dtype) * cumulative[-1]
+    position = min(int(torch.searchsorted(cumulative, point, right=True)), weights.numel() - 1)
+    return position if ids is None else int(ids[position])
 
 
 @dataclass
