@@ -133,10 +133,11 @@ def raw_batched(folder: Path, dtype: str, threads: int, batch: int, max_tokens: 
 
 def closed_loop(
     model: Any, clients: int, per_client: int, max_tokens: int, specialist: str | None, failures: list[str],
-    prompts: list[str] = PROMPTS,
+    prompts: list[str] = PROMPTS, sampling: tuple[float, float] | None = None,
 ) -> tuple[int, float]:
     """`clients` threads, each sending `per_client` of `prompts` back to back; (completion tokens, wall s).
-    A request that raises (a client timeout) adds 0 tokens and its message to `failures`."""
+    Greedy, or seeded draws at `sampling` = (temperature, top_p). A request that raises (a client timeout)
+    adds 0 tokens and its message to `failures`."""
     from rsi.models.base import ChatMessage, GenerationRequest
 
     totals = [0] * clients
@@ -146,8 +147,10 @@ def closed_loop(
         gate.wait()
         for k in range(per_client):
             prompt = prompts[(c * per_client + k) % len(prompts)]
+            temperature, top_p = sampling or (0.0, 1.0)
             request = GenerationRequest(
-                messages=[ChatMessage(role="user", content=prompt)], max_tokens=max_tokens, specialist=specialist
+                messages=[ChatMessage(role="user", content=prompt)], max_tokens=max_tokens, specialist=specialist,
+                temperature=temperature, top_p=top_p, seed=c * per_client + k,
             )
             try:
                 totals[c] += model.generate(request).completion_tokens
