@@ -7,6 +7,10 @@ for the kernel's tiling. Scores, softmax and the weighted sum as plain batched m
 packed layout do the same arithmetic (the softmax in float32, as the kernel accumulates) without it.
 Prefill (many queries) and anything unusual (dropout, a position bias) keep SDPA unchanged.
 
+Measured side by side (bench/attention_kernel.py: batch 8, 9 query heads on 3 key heads, one thread):
+in bfloat16 this takes 0.72 of SDPA's time at 250 cached columns and 0.61 at 600; in float32 the same
+as SDPA (1.03 and 1.01), so the backend uses it for bfloat16 on the CPU only.
+
 Registered with transformers under `NAME`, with SDPA's mask builder, so the model is loaded with
 `attn_implementation=NAME`; see "## decoding step" in bench/RESULTS.md for what it saves.
 """

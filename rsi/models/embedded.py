@@ -187,8 +187,9 @@ class EmbeddedModel:
         from rsi.models.weights import offline_hub, quiet_transformers
 
         quiet_transformers()
-        # On the CPU a decoding step's attention is cheaper as plain matmuls than through SDPA's flash kernel.
-        attention = register() if self.device == "cpu" else "sdpa"
+        # On the CPU in bfloat16 a decoding step's attention is cheaper as plain matmuls than through SDPA's
+        # flash kernel (0.61-0.72 of its time, bench/attention_kernel.py); in float32 the kernel is as fast.
+        attention = register() if self.device == "cpu" and dtype != "float32" else "sdpa"
         try:
             with offline_hub():
                 self.tokenizer = AutoTokenizer.from_pretrained(self.folder)
