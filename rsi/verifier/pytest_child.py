@@ -184,6 +184,18 @@ def _make_protected_path(protected):
     return protected_path
 
 
+def _trusted_origin(name, trusted_file):
+    """[the real path of module `name`'s file] where it is found (not imported) under the trusted roots, else []."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return []
+    origin = spec.origin if spec is not None else None
+    return [os.path.realpath(origin)] if origin and trusted_file(origin) else []
+
+
 def _make_sensitive(trusted_file, protected_path):
     """sensitive(event, args, caller): whether an audit event is one agent code may not cause."""
     import collections
@@ -197,8 +209,14 @@ def _make_sensitive(trusted_file, protected_path):
     sensitive_events, sensitive_prefixes, frame_attributes = SENSITIVE_EVENTS, SENSITIVE_PREFIXES, FRAME_AND_CODE_ATTRIBUTES
     protected_modules, own_module = PROTECTED_MODULE_PREFIXES, __name__
     # Standard-library callers that read a frame only for a module name or a log record's file and
-    # line (namedtuple, Enum, NamedTuple, make_dataclass; logging's findCaller).
-    frame_readers = frozenset(realpath(as_str(m.__file__)) for m in (collections, dataclasses, enum, typing))
+    # line (namedtuple, Enum, NamedTuple, make_dataclass; logging's findCaller). typing_extensions
+    # (imported by pytest plugins such as anyio's, or by a task's tests) reads one for a module name
+    # and, on Python < 3.13, in the `typing._check_generic` it installs, so that every `List[int]` of
+    # an honest solution calls sys._getframe from it; it counts only where it is the trusted install
+    # (a planted typing_extensions.py in the work folder is the agent's own code).
+    frame_readers = frozenset(
+        [realpath(as_str(m.__file__)) for m in (collections, dataclasses, enum, typing)] + _trusted_origin("typing_extensions", trusted_file)
+    )
     logging_file = realpath(as_str(logging.__file__))
     # inspect.signature (dataclasses call it for a docstring) reads a function's __code__ for its
     # parameters; a frame or a test function's code object it cannot reach.

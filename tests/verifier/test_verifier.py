@@ -242,8 +242,11 @@ def test_pytest_kind_honest_solution_with_common_code_passes(backend_with_pytest
 
 def test_pytest_kind_honest_recursion_caches_and_class_methods_pass(backend_with_pytest, make_pytest_task, final_workdir):
     """Every callable of the solution module goes through the recorder's checks: recursion, caches,
-    static and class methods, typing names used at run time must still work."""
+    static and class methods, typing names used at run time must still work, also where typing_extensions is
+    loaded (pytest's anyio plugin loads it in the project's interpreter; it patches `typing._check_generic`
+    with a function that reads a frame, so `List[int]` in the solution called sys._getframe from it)."""
     source = (
+        "try:\n    import typing_extensions  # noqa: F401\nexcept ImportError:\n    pass\n"
         "from solution import Shapes, fact, fib, total\n\n"
         "def test_values():\n"
         "    assert fact(10) == 3628800 and fib(30) == 832040\n"
