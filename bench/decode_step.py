@@ -1,6 +1,6 @@
 """The embedded backend's decoding step, each change against what it replaced, side by side.
 
-Three changes of the step, each measured with 8 closed-loop clients on one loaded embedded model (its
+Two changes of the step, each measured with 8 closed-loop clients on one loaded embedded model (its
 measured threads and number format) against the code it replaced, put back by a patch for its row:
 
 - **KV cache**: `rsi/models/spare_cache.py` writes each step's keys and values into spare columns of
@@ -12,8 +12,6 @@ measured threads and number format) against the code it replaced, put back by a 
   on it (`rsi/models/rows.py`); before, it sorted the whole 49k vocabulary and called
   `torch.multinomial` over it at every step. Measured run-shaped, at the default portfolio's sampling
   (temperature 0.7, top_p 0.95), seeded.
-- **attention**: on the CPU a decoding step's attention runs as two batched matmuls
-  (`rsi/models/decode_attention.py`); before, through PyTorch's SDPA flash kernel. Both shapes.
 
 Each pair runs back to back, the order reversed every round.
 
@@ -48,14 +46,6 @@ PREAMBLE = (
     "and how the code handles each of them.\n\nTask: "
 )
 SHAPES = {"short": ([*PROMPTS], 64), "run-shaped": ([PREAMBLE + p for p in PROMPTS], 288)}
-
-
-def sdpa(model: Any) -> Any:
-    """Make the loaded model's attention SDPA throughout (before the decoding attention); returns the undo."""
-    loaded = model._model
-    chosen = loaded.config._attn_implementation
-    loaded.set_attn_implementation("sdpa")
-    return lambda: loaded.set_attn_implementation(chosen)
 
 
 def concatenating(model: Any) -> Any:
@@ -96,8 +86,6 @@ COMPARISONS: dict[str, tuple[str, str, Any, str, tuple[float, float] | None]] = 
     "spare / concatenating, short": ("spare", "concatenating", concatenating, "short", None),
     "spare / concatenating, run-shaped": ("spare", "concatenating", concatenating, "run-shaped", None),
     "nucleus / full sort, run-shaped sampled": ("nucleus", "full sort", full_sort, "run-shaped", SAMPLING),
-    "decode attention / sdpa, short": ("decode attention", "sdpa", sdpa, "short", None),
-    "decode attention / sdpa, run-shaped": ("decode attention", "sdpa", sdpa, "run-shaped", None),
 }
 
 
@@ -150,7 +138,7 @@ def render(result: dict[str, Any], command: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", default="concatenating,full sort,sdpa", help="Comparisons whose name has one of these.")
+    parser.add_argument("--only", default="concatenating,full sort", help="Comparisons whose name has one of these.")
     parser.add_argument("--per-client", type=int, default=1, help="Requests each of the 8 clients sends per row.")
     parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
     args = parser.parse_args()

@@ -183,18 +183,14 @@ class EmbeddedModel:
         torch.set_num_threads(int(self.threads.value))  # process-wide (see rsi.models.tuning)
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from rsi.models.decode_attention import register
         from rsi.models.weights import offline_hub, quiet_transformers
 
         quiet_transformers()
-        # On the CPU in bfloat16 a decoding step's attention is cheaper as plain matmuls than through SDPA's
-        # flash kernel (0.61-0.72 of its time, bench/attention_kernel.py); in float32 the kernel is as fast.
-        attention = register() if self.device == "cpu" and dtype != "float32" else "sdpa"
         try:
             with offline_hub():
                 self.tokenizer = AutoTokenizer.from_pretrained(self.folder)
                 model = AutoModelForCausalLM.from_pretrained(
-                    self.folder, dtype=getattr(torch, dtype), attn_implementation=attention
+                    self.folder, dtype=getattr(torch, dtype), attn_implementation="sdpa"
                 )
         except Exception as error:
             raise ModelError(f"loading the base model from {self.folder} failed: {error}") from error

@@ -1,6 +1,5 @@
 """The spare-columns KV cache: the same keys and values as Hugging Face's concatenating layer, and the same
-greedy tokens through the running batch's prefill, joins, steps and departures (a tiny random Llama, float32),
-with SDPA and with the backend's decoding attention."""
+greedy tokens through the running batch's prefill, joins, steps and departures (a tiny random Llama, float32)."""
 
 from __future__ import annotations
 
@@ -37,12 +36,9 @@ def test_appending_matches_concatenation_across_growth_and_reassignment(monkeypa
     assert spare.get_seq_length() == plain.get_seq_length() == 21
 
 
-def _tiny_llama(attention: str = "sdpa"):
+def _tiny_llama():
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from rsi.models.decode_attention import register
-
-    register()
     torch.manual_seed(0)
     config = LlamaConfig(
         vocab_size=100,
@@ -52,19 +48,16 @@ def _tiny_llama(attention: str = "sdpa"):
         num_attention_heads=4,
         num_key_value_heads=2,  # grouped-query attention, as in SmolLM2
         max_position_embeddings=512,
-        attn_implementation=attention,
     )
     return LlamaForCausalLM(config).eval()
 
 
-# The backend's own decoding attention (rsi/models/decode_attention.py) and SDPA, each against SDPA alone.
-@pytest.mark.parametrize("attention", ["sdpa", "rsi_decode"])
-def test_the_running_batch_on_spare_columns_decodes_as_generate_does_alone(monkeypatch, attention: str) -> None:
+def test_the_running_batch_on_spare_columns_decodes_as_generate_does_alone(monkeypatch) -> None:
     import rsi.models.spare_cache as spare_cache
     from rsi.models.batcher import RunningBatch, prefill
 
     monkeypatch.setattr(spare_cache, "MIN_SPARE", 3)
-    model, reference = _tiny_llama(attention), _tiny_llama("sdpa")  # the same seed: the same weights
+    model = _tiny_llama()
     rng = random.Random(1)
     # (prompt, tokens to generate, the step at which it arrives): staggered joins, pads on both sides, departures
     requests = [
@@ -73,7 +66,7 @@ def test_the_running_batch_on_spare_columns_decodes_as_generate_does_alone(monke
     ]
     with torch.no_grad():
         alone = [
-            reference.generate(torch.tensor([p]), max_new_tokens=n, do_sample=False, pad_token_id=0)[0, len(p) :].tolist()
+            model.generate(torch.tensor([p]), max_new_tokens=n, do_sample=False, pad_token_id=0)[0, len(p) :].tolist()
             for p, n, _ in requests
         ]
         together: dict[int, list[int]] = {}
