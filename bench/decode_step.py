@@ -48,7 +48,7 @@ PREAMBLE = (
 SHAPES = {"short": ([*PROMPTS], 64), "run-shaped": ([PREAMBLE + p for p in PROMPTS], 288)}
 
 
-def concatenating(model: Any) -> Any:
+def concatenating() -> Any:
     """Make the backend's prefill use Hugging Face's concatenating cache; returns the undo."""
     from transformers.cache_utils import DynamicCache
 
@@ -59,7 +59,7 @@ def concatenating(model: Any) -> Any:
     return lambda: setattr(spare_cache, "spare_columns_cache", original)
 
 
-def full_sort(model: Any) -> Any:
+def full_sort() -> Any:
     """Make sampled rows sort the whole vocabulary and call multinomial over it (before 7c2005c); the undo."""
     import torch
 
@@ -92,7 +92,7 @@ COMPARISONS: dict[str, tuple[str, str, Any, str, tuple[float, float] | None]] = 
 def row(model: Any, variant: str, patch: Any, shape: str, sampling: tuple[float, float] | None,
         per_client: int) -> Figure:
     prompts, max_tokens = SHAPES[shape]
-    undo = patch(model) if patch is not None else (lambda: None)
+    undo = patch() if patch is not None else (lambda: None)
     try:
         before, failures = _load(), list[str]()
         tokens, wall = closed_loop(model, 8, per_client, max_tokens, None, failures, prompts, sampling)

@@ -142,12 +142,12 @@ def closed_loop(
 
     totals = [0] * clients
     gate = threading.Barrier(clients + 1)
+    temperature, top_p = sampling or (0.0, 1.0)
 
     def client(c: int) -> None:
         gate.wait()
         for k in range(per_client):
             prompt = prompts[(c * per_client + k) % len(prompts)]
-            temperature, top_p = sampling or (0.0, 1.0)
             request = GenerationRequest(
                 messages=[ChatMessage(role="user", content=prompt)], max_tokens=max_tokens, specialist=specialist,
                 temperature=temperature, top_p=top_p, seed=c * per_client + k,
