@@ -26,8 +26,9 @@ and a verifier verdict:
   **cost-matched best-of-n**: the transfer runs spent A counted attempts on the T train tasks they
   tried and covered U of them with many configurations (union coverage); the parent's configuration
   gets the same budget on the same T tasks as best-of-n, n = max(1, round(A / T)) attempts per task
-  (half rounds up), sampled: a greedy parent runs at temperature 0.8, top_p 0.95 (n greedy attempts
-  would repeat one answer), a sampling parent keeps its own sampling. B = the tasks with any pass.
+  (half rounds up): a sampling parent keeps its own sampling; a greedy parent with n > 1 runs at
+  temperature 0.8, top_p 0.95 (n greedy attempts would repeat one answer), and with n = 1 runs greedy,
+  as it ships (one sample would only be a worse single answer). B = the tasks with any pass.
   Train tasks only: heldout tasks are never part of it. So union coverage U/T is read beside what one
   configuration reaches with the same attempts (B/T) and beside what ships (transfer), never as what
   ships.
@@ -97,7 +98,7 @@ class EvalSpec(BaseModel):
         "Measure the lift on exactly these TRAIN tasks instead of the heldout split: a validation slice of the "
         "train split, for choosing a training recipe (bench/recipe_sweep.py). Heldout keys are refused."))
     best_of_n: bool = Field(default=False, description=(
-        "Job 3: the parent's configuration as best-of-n (sampled) on the train tasks the transfer runs tried, with "
+        "Job 3: the parent's configuration as best-of-n (a greedy one sampled when n > 1) on the train tasks the transfer runs tried, with "
         "about the attempts they spent: the cost-matched baseline beside union coverage. Needs transfer_runs."))
 
 
@@ -238,7 +239,7 @@ def transfer_of(portfolio_covered: list[str], candidate: dict[str, bool], parent
                            transfer=round(cand / n, 4) if n else 0.0, parent_transfer=round(par / n, 4) if n else 0.0)
 
 
-# A greedy configuration repeats one answer n times: best-of-n of it samples (a common best-of-n setting).
+# A greedy configuration repeats one answer n times: best-of-n of it, n > 1, samples (a common best-of-n setting).
 BEST_OF_N_SAMPLING = {"harness.sampling.temperature": 0.8, "harness.sampling.top_p": 0.95}
 
 
@@ -262,9 +263,10 @@ def best_of_n_per_task(search_attempts: int, tasks: int) -> int:
     return max(1, (2 * search_attempts + tasks) // (2 * tasks)) if tasks > 0 else 1
 
 
-def best_of_n_overrides(temperature: float) -> dict[str, float]:
-    """A greedy parent is sampled (BEST_OF_N_SAMPLING); a sampling parent keeps its own sampling."""
-    return dict(BEST_OF_N_SAMPLING) if temperature == 0 else {}
+def best_of_n_overrides(temperature: float, per_task: int) -> dict[str, float]:
+    """A greedy parent is sampled (BEST_OF_N_SAMPLING) when it gets more than one attempt a task; with one,
+    its greedy answer is its best single answer. A sampling parent keeps its own sampling."""
+    return dict(BEST_OF_N_SAMPLING) if temperature == 0 and per_task > 1 else {}
 
 
 def plan_best_of_n(tried: dict[str, int], covered: set[str], split_of: dict[str, str], temperature: float) -> BestOfNPlan:
@@ -275,8 +277,8 @@ def plan_best_of_n(tried: dict[str, int], covered: set[str], split_of: dict[str,
     if not_train:  # heldout tasks are never attempted for anything but the lift
         raise RsiError(f"best-of-n: tasks {', '.join(not_train[:5])} are not train tasks of the suite")
     attempts = sum(tried[k] for k in tasks)
-    return BestOfNPlan(tasks, attempts, sorted(covered & set(tasks)), best_of_n_per_task(attempts, len(tasks)),
-                       best_of_n_overrides(temperature))
+    per_task = best_of_n_per_task(attempts, len(tasks))
+    return BestOfNPlan(tasks, attempts, sorted(covered & set(tasks)), per_task, best_of_n_overrides(temperature, per_task))
 
 
 def cost_matched_of(plan: BestOfNPlan, solved: dict[str, bool], spent: int, transfer: TransferSummary,
@@ -378,7 +380,7 @@ class _Plan:
         return sorted({k for j in self.configs for k in self.task_keys(j)})
 
     def unique_configs(self) -> list[Any]:
-        """The sides' configurations, one per hash (a sampling parent's best-of-n side is the parent's own)."""
+        """The sides' configurations, one per hash (a best-of-n side without overrides is the parent's own)."""
         return list({self.configs[j].config_hash: self.configs[j] for j in sorted(self.configs)}.values())
 
     @property
@@ -411,19 +413,21 @@ def _resolve_sides(workspace: Workspace, spec: EvalSpec) -> _Sides:
             control = None
         else:
             configs[CONTROL] = control_config
-    if spec.best_of_n:
-        configs[BEST_OF_N] = _best_of_n_config(spec, parent, configs[PARENT])
+    if spec.best_of_n and not spec.transfer_runs:  # its configuration is added with its plan (_with_best_of_n)
+        raise UserInputError("best-of-n needs the transfer runs whose attempt budget it matches",
+                             hint="add --transfer-run RUN_ID (the coverage search of the generation)")
     return _Sides(spec, candidate, parent, control, configs)
 
 
-def _best_of_n_config(spec: EvalSpec, parent: Any, parent_config: Any) -> Any:
-    """The parent's configuration as best-of-n samples it (itself when it already samples)."""
+def _with_best_of_n(sides: _Sides, overrides: dict[str, float]) -> dict[int, Any]:
+    """The sides' configurations and the best-of-n side's: the parent's with the plan's sampling overrides."""
+    return {**sides.configs, BEST_OF_N: _best_of_n_config(sides.parent, sides.configs[PARENT], overrides)}
+
+
+def _best_of_n_config(parent: Any, parent_config: Any, overrides: dict[str, float]) -> Any:
+    """The parent's configuration as best-of-n runs it (itself without overrides)."""
     from rsi.contracts.load import configuration_from_contract
 
-    if not spec.transfer_runs:
-        raise UserInputError("best-of-n needs the transfer runs whose attempt budget it matches",
-                             hint="add --transfer-run RUN_ID (the coverage search of the generation)")
-    overrides = best_of_n_overrides(parent_config.spec.harness.sampling.temperature)
     if not overrides:
         return parent_config
     return configuration_from_contract(parent, name=f"{parent_config.name}-best-of-n", overrides=overrides,
@@ -458,8 +462,9 @@ def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, see
     covered = covered_all if spec.limit_covered is None else covered_all[: spec.limit_covered]
     transfer_all = sorted(set(store.covered_tasks(suite, "train", spec.transfer_runs)) & set(by_key)) if spec.transfer_runs else []
     transfer = transfer_all if spec.limit_covered is None else transfer_all[: spec.limit_covered]
-    best = _best_of_n_plan(store, sides, by_key, suite) if BEST_OF_N in sides.configs else None
-    return _Plan(new_run_id(), suite, seed, per_task, sides.configs, heldout, covered, transfer, best)
+    best = _best_of_n_plan(store, sides, by_key, suite) if spec.best_of_n else None
+    configs = _with_best_of_n(sides, best.overrides) if best is not None else sides.configs
+    return _Plan(new_run_id(), suite, seed, per_task, configs, heldout, covered, transfer, best)
 
 
 def _best_of_n_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str) -> BestOfNPlan:
@@ -491,13 +496,14 @@ def _lift_tasks(spec: EvalSpec, by_key: dict[str, Any], suite: str) -> list[str]
 
 def _check_resumable(run_id: str, spec: EvalSpec, sides: _Sides, stored: dict[str, Any], by_key: dict[str, Any],
                      suite: str, seed: int, per_task: int) -> _Plan:
-    if stored["configs"] != [sides.configs[j].config_hash for j in sorted(sides.configs)]:
+    best = BestOfNPlan(**stored["best_of_n"]) if stored.get("best_of_n") else None
+    configs = _with_best_of_n(sides, best.overrides) if best is not None else sides.configs
+    if stored["configs"] != [configs[j].config_hash for j in sorted(configs)]:
         # an unpinned ref (a bare NAME) may resolve to a newer revision than the one evaluated so far
         raise UserInputError(
             f"evaluation {run_id}: {spec.candidate} / {spec.parent} no longer resolve to the configurations "
             "it started with", hint="evaluate pinned revisions (NAME@rN), or start a new evaluation")
-    best = BestOfNPlan(**stored["best_of_n"]) if stored.get("best_of_n") else None
-    plan = _Plan(run_id, suite, seed, per_task, sides.configs, list(stored["heldout"]), list(stored["covered"]),
+    plan = _Plan(run_id, suite, seed, per_task, configs, list(stored["heldout"]), list(stored["covered"]),
                  list(stored.get("transfer", [])), best)
     missing = [k for k in plan.all_task_keys() if k not in by_key]
     if missing:

@@ -44,7 +44,7 @@ def test_n_is_the_search_attempts_per_tried_task_rounded_half_up_and_at_least_on
     assert best_of_n_per_task(0, 0) == 1
 
 
-def test_plan_takes_the_tried_train_tasks_and_samples_a_greedy_parent_only() -> None:
+def test_plan_takes_the_tried_train_tasks_and_samples_a_greedy_parent_given_more_than_one_attempt() -> None:
     split = {"s/a": "train", "s/b": "train", "s/c": "train", "s/h": "heldout"}
     tried = {"s/b": 4, "s/a": 2, "s/c": 1, "s/z": 0}  # s/z: stored but never attempted (no counted attempt)
     greedy = plan_best_of_n(tried, {"s/a", "s/c", "s/x"}, split, temperature=0.0)
@@ -54,6 +54,9 @@ def test_plan_takes_the_tried_train_tasks_and_samples_a_greedy_parent_only() -> 
     assert greedy.overrides == BEST_OF_N_SAMPLING == {"harness.sampling.temperature": 0.8, "harness.sampling.top_p": 0.95}
     sampling = plan_best_of_n(tried, set(), split, temperature=0.7)
     assert sampling.overrides == {} and sampling.per_task == 2 and sampling.covered == []
+    # One attempt a task: the greedy parent's own answer is its best single one (a sample would be worse).
+    once = plan_best_of_n({"s/a": 1, "s/b": 2, "s/c": 1}, set(), split, temperature=0.0)
+    assert once.per_task == 1 and once.overrides == {}
 
 
 def test_a_heldout_task_in_the_plan_is_refused() -> None:
