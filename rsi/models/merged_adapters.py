@@ -112,10 +112,11 @@ def _mergeable(layer: Any, adapter: str) -> bool:
     import torch
     from peft.tuners.lora import Linear
 
-    return (
+    base = layer.get_base_layer()
+    return bool(
         isinstance(layer, Linear)
-        and isinstance(layer.get_base_layer(), torch.nn.Linear)
+        and isinstance(base, torch.nn.Linear)
         and adapter not in getattr(layer, "lora_variant", {})
         and not getattr(layer, "lora_bias", {}).get(adapter, False)
-        and layer.get_base_layer().weight.dtype.is_floating_point
+        and base.weight.dtype.is_floating_point
     )
