@@ -341,7 +341,7 @@ class EmbeddedModel:
         self._queue.put(_STOP)  # wakes an idle worker
         self._worker.join(timeout=timeout_s)
         if not self._worker.is_alive() and not exiting():  # free the weights now, not at the last reference
-            self._model = self._base = None
+            self._model = self._base = self._merged = None  # merged copies hold weights too
 
     def _serve_forever(self) -> None:
         waiting: deque[_Pending] = deque()

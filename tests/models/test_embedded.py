@@ -112,6 +112,7 @@ def test_adapters_in_one_batch_match_one_at_a_time(base_folder: Path, adapter_di
     # The LoRA layers stay switched between steps (not re-entered per step): back to a base-only step after an
     # adapter's, the base answers as the base again.
     base_again = model.generate(requests[0]).completions[0].text
+    merging = model._merged is not None
     model.close()
     assert base_again == alone[0].completions[0].text
     assert model.stats.largest_batch_rows == 4  # all four rows ran in one mixed-adapter generate
@@ -119,7 +120,7 @@ def test_adapters_in_one_batch_match_one_at_a_time(base_folder: Path, adapter_di
     assert texts == [r.completions[0].text for r in alone]
     assert len({texts[0], texts[1], texts[2]}) == 3  # base, alpha and beta each answered differently
     assert [r.specialist for r in together] == [None, "alpha", "beta.r2", "alpha"]
-    assert (model._merged is not None) is merge
+    assert merging is merge
 
 
 def test_concurrent_threads_share_batches(model, ask_fn) -> None:
