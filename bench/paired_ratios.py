@@ -223,6 +223,7 @@ def main() -> None:
     started = time.monotonic()
     result = measure(args)
     command = (("RSI_VLLM_PYTHON=.venv-vllm/bin/python " if os.environ.get("RSI_VLLM_PYTHON") else "")
+               + (f"RSI_TORCH_THREADS={os.environ['RSI_TORCH_THREADS']} " if os.environ.get("RSI_TORCH_THREADS") else "")
                + f".venv/bin/python bench/paired_ratios.py --rounds {args.rounds} --run-minutes {args.run_minutes:g}"
                + (f" --run-workers {args.run_workers}" if args.run_workers != "default" else "")
                + (f" --run-threads {args.run_threads}" if args.run_threads else "")
