@@ -8,7 +8,8 @@ evaluation. Each generation (`rsi.generation.run_generation`, the code behind `r
   harvest   up to `--harvest-per-task` distinct passing solutions per train task (`--harvest-budget`)
   export    the solutions of this and every earlier generation (`accumulate`), rendered into the
             deployed contract's own conversation (`render = deployed`), at most `--max-per-task` each
-  train     a fresh LoRA on the base from the pooled data (the contract's `[training]` defaults)
+  train     a fresh LoRA on the base from the pooled data (the contract's `[training]` defaults), or with
+            `--continue-adapter` the previous generation's adapter trained further on it
   evaluate  every heldout task of pyfuncs2 (87, greedy, one attempt each): candidate against parent and
             against the frozen generation-0 contract; retention on the parent's covered train tasks;
             transfer onto the portfolio-covered train tasks
@@ -105,7 +106,7 @@ def run_generations(workspace, args: argparse.Namespace, note) -> None:
             portfolio=None if done else "text3", budget_attempts=args.budget_attempts, workers=args.workers,
             harvest_per_task=args.harvest_per_task, harvest_budget=args.harvest_budget,
             max_per_task=args.max_per_task, render=args.render, accumulate=True, seed=len(done),
-            limit_covered=args.limit_covered, threads=args.threads,
+            limit_covered=args.limit_covered, threads=args.threads, continue_adapter=args.continue_adapter,
         )
         run_generation(workspace, spec, on_note=note)
 
@@ -156,7 +157,9 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"pyfuncs2 (173 train, 87 heldout). Per generation: a coverage run with the text3 portfolio (then its "
         f"successor), a harvest of up to {args.harvest_per_task} distinct solutions per task (budgets per generation "
         f"in the second table), export at most {args.max_per_task} per task rendered `{args.render}`, "
-        "pooled over all generations so far, a fresh LoRA from the contract's `[training]` defaults, evaluation on "
+        "pooled over all generations so far, "
+        f"{'the previous generation' + chr(39) + 's adapter trained further' if args.continue_adapter else 'a fresh LoRA'}"
+        " with the contract's `[training]` defaults, evaluation on "
         f"all 87 heldout tasks (greedy) and at most {args.limit_covered} covered train tasks; {args.workers} "
         f"attempts in flight. Code {commit}; machine {platform.node()} ({os.cpu_count()} cores), shared with other "
         f"work (1-minute load average {min(loads):.1f}-{max(loads):.1f} during the run); "
@@ -170,7 +173,8 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"Reproduce: `.venv/bin/python bench/compounding.py --generations {args.generations} --budget-attempts "
         f"{args.budget_attempts} --harvest-per-task {args.harvest_per_task} --harvest-budget {args.harvest_budget} "
         f"--max-per-task {args.max_per_task} --render {args.render} --limit-covered {args.limit_covered} "
-        f"--workers {args.workers} --max-tokens {args.max_tokens} --workspace DIR --write`\n\n"
+        f"--workers {args.workers} --max-tokens {args.max_tokens}{' --continue-adapter' if args.continue_adapter else ''} "
+        "--workspace DIR --write`\n\n"
     )
     replace_section(SECTION, block)
 
@@ -186,6 +190,8 @@ def main() -> None:
     parser.add_argument("--limit-covered", type=int, default=40)
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--continue-adapter", action="store_true",
+                        help="Each generation continues the previous one's adapter (default: a fresh LoRA).")
     parser.add_argument("--threads", type=int, default=None, help="torch threads for training (default: measured).")
     parser.add_argument("--workspace", type=Path, required=True, help="Created if new; resumed if it exists.")
     parser.add_argument("--write", action="store_true")

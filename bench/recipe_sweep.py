@@ -18,6 +18,10 @@ Arms (each a fresh LoRA from the base contract with rsi's own training stage, `t
   epochs4    4 epochs instead of 2
   half       the defaults on half the fit tasks (those with an even second hash): the data-size ablation
   rank16     rank 16 (alpha stays the contract's)
+  continue   continue-from-parent against fresh: a parent adapter trained (defaults) on the fit examples of every
+             source run but the newest generation's (its coverage run and harvest: the two newest runs), then
+             that adapter trained further (defaults) on all fit examples, as a generation would continue its
+             parent's adapter on the pooled data. `defaults` is its fresh counterpart on the same data.
 
 Each arm is scored with `rsi eval`'s own path (rsi.evaluation.evaluate, `EvalSpec.tasks` = the validation
 slice): its candidate contract against the base contract, greedy, one attempt per task, same seeds, paired,
@@ -26,7 +30,8 @@ rsi trains every generation fresh on the pooled data (docs/nightly.md).
 
 Choice rule (stated before running): the arm with the highest lower bound of the lift's 95% interval;
 ties go to the defaults (listed first). Arms that would not finish before `--deadline` are dropped, and
-the section says which.
+the section says which. A finished arm's result is kept in the workspace (`runs/recipe-sweep/results/ARM.json`)
+and reused when the sweep is run again on the same workspace, so a stopped sweep resumes with its next arm.
 
     .venv/bin/python bench/recipe_sweep.py --source /work/compound-ws --workspace /tmp/sweep-ws --threads 2 --write
 """
@@ -61,6 +66,7 @@ class Arm:
     data: str  # "all" | "half"
     overrides: dict[str, Any] = field(default_factory=dict)
     why: str = ""
+    parent_data: str | None = None  # "early": first train a parent on the older runs' fit data, then continue it
 
 
 ARMS = [
@@ -70,7 +76,10 @@ ARMS = [
     Arm("epochs4", "deployed", "all", {"epochs": 4}, "4 epochs"),
     Arm("half", "deployed", "half", {}, "data-size ablation: half the fit tasks"),
     Arm("rank16", "deployed", "all", {"rank": 16}, "LoRA rank 16"),
+    Arm("continue", "deployed", "all", {}, "continue-from-parent: the parent's adapter (fit data of all but the "
+        "newest generation's runs) trained further on all fit data", parent_data="early"),
 ]
+NEWEST_RUNS = 2  # the newest generation's coverage run and harvest: what a continuing parent had not seen
 
 
 def bucket(salt: str, key: str, mod: int) -> int:
@@ -181,15 +190,27 @@ class ArmResult:
     adapter: str = ""
 
 
-def run_arm(workspace: Any, arm: Arm, dataset: Path, examples: int, args: argparse.Namespace,
+def run_arm(workspace: Any, arm: Arm, datasets: dict[str, Path], sizes: dict[str, int], args: argparse.Namespace,
             validation: list[str], note: Any) -> ArmResult:
     from rsi.evaluation import EvalSpec, evaluate
     from rsi.training.stage import TrainStageSpec, train_stage
 
     load0 = os.getloadavg()[0]
     started = time.monotonic()
-    trained = train_stage(workspace, TrainStageSpec(dataset=dataset, contract=args.base, threads=args.threads,
-                                                    max_steps=args.max_steps, **arm.overrides), on_note=note)
+    init_adapter = None
+    if arm.parent_data:  # the parent is trained first, fresh, with the same overrides; its time counts as the arm's
+        parent = train_stage(workspace, TrainStageSpec(dataset=datasets[f"{arm.render}-{arm.parent_data}"],
+                                                       contract=args.base, threads=args.threads,
+                                                       max_steps=args.max_steps, candidate=False, **arm.overrides),
+                             on_note=note)
+        init_adapter = parent.adapter_id
+        note(f"{arm.name}: parent adapter {parent.adapter_id[:12]} ({parent.metrics.steps} steps on "
+             f"{sizes[f'{arm.render}-{arm.parent_data}']} examples)")
+    key = f"{arm.render}-{arm.data}"
+    trained = train_stage(workspace, TrainStageSpec(dataset=datasets[key], contract=args.base, threads=args.threads,
+                                                    max_steps=args.max_steps, init_adapter=init_adapter,
+                                                    **arm.overrides), on_note=note)
+    examples = sizes[key]
     train_s = time.monotonic() - started
     assert trained.candidate is not None, "train_stage writes the candidate revision"
     note(f"{arm.name}: trained {trained.metrics.steps} steps in {train_s:.0f}s -> {trained.candidate.ref}")
@@ -202,6 +223,35 @@ def run_arm(workspace: Any, arm: Arm, dataset: Path, examples: int, args: argpar
                      train_s, time.monotonic() - started, lift.candidate_rate, lift.parent_rate, lift.lift,
                      lift.lift_ci95, lift.tasks, f"{load0:.1f}-{os.getloadavg()[0]:.1f}", outcome.eval_id,
                      trained.adapter_id[:12])
+
+
+def _result_path(workspace: Any, arm: Arm) -> Path:
+    return Path(workspace.runs_dir) / "recipe-sweep" / "results" / f"{arm.name}.json"
+
+
+def save_result(workspace: Any, result: ArmResult) -> None:
+    """Kept atomically, so a sweep stopped later resumes with the next arm."""
+    from dataclasses import asdict
+
+    path = _result_path(workspace, result.arm)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({**asdict(result), "arm": asdict(result.arm)}, indent=2) + "\n")
+    tmp.replace(path)
+
+
+def load_result(workspace: Any, arm: Arm) -> ArmResult | None:
+    """The arm's kept result, if it was measured for this same arm definition."""
+    from dataclasses import asdict
+
+    path = _result_path(workspace, arm)
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text())
+    if data.pop("arm") != json.loads(json.dumps(asdict(arm))):
+        return None  # the arm changed since: measure it again
+    data["ci"] = tuple(data["ci"])
+    return ArmResult(arm=arm, **data)
 
 
 def chosen(results: list[ArmResult]) -> ArmResult | None:
@@ -239,9 +289,9 @@ def section(results: list[ArmResult], dropped: list[str], info: dict[str, Any], 
         "Rule stated before running: the arm with the highest lower bound of the lift's 95% interval; ties "
         "go to the defaults.\n\n"
         + "\n".join(rows) + "\n\n" + verdict + "\n\n"
-        f"Dropped (not run, to finish by {args.deadline} UTC): {', '.join(dropped) if dropped else 'none'}. "
-        "Continue-from-parent vs fresh: not run (rsi trains each generation fresh on the pooled data, "
-        "docs/nightly.md).\n\n"
+        + "".join(f"`continue`'s parent ({key}): {n} fit examples from the {len(info['runs']) - NEWEST_RUNS} older "
+                  f"runs; the arm's train time includes the parent's.\n\n" for key, n in info["early"].items())
+        + f"Dropped (not run, to finish by {args.deadline} UTC): {', '.join(dropped) if dropped else 'none'}.\n\n"
         f"Code {info['commit']}; machine {info['node']} ({os.cpu_count()} cores, shared), "
         f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M')} UTC, total wall {info['wall_s'] / 60:.1f} min.\n\n"
         f"Reproduce: `.venv/bin/python bench/recipe_sweep.py --source {info['source']} --workspace DIR "
@@ -267,13 +317,20 @@ def prepare_data(workspace: Any, args: argparse.Namespace, note: Any) -> tuple[d
     for render in sorted({a.render for a in args.selected}):
         manifest = export(workspace, runs, render, args.base, args.max_per_task, sweep / f"export-{render}")
         fit_covered = len([k for k in manifest["counts"]["per_task"] if k in fit])
+        if any(a.render == render and a.parent_data == "early" for a in args.selected):
+            export(workspace, runs[:-NEWEST_RUNS], render, args.base, args.max_per_task, sweep / f"export-{render}-early")
+            out = sweep / f"fit-{render}-early"
+            sizes[f"{render}-early"] = subset(sweep / f"export-{render}-early", out, fit, "fit tasks (older runs)")
+            datasets[f"{render}-early"] = out
+            note(f"dataset {render}-early ({len(runs) - NEWEST_RUNS} older runs): {sizes[f'{render}-early']} examples")
         for data, keep in (("all", fit), ("half", half)):
             if any(a.render == render and a.data == data for a in args.selected):
                 out = sweep / f"fit-{render}-{data}"
                 sizes[f"{render}-{data}"] = subset(sweep / f"export-{render}", out, keep, f"fit tasks ({data})")
                 datasets[f"{render}-{data}"] = out
                 note(f"dataset {render}-{data}: {sizes[f'{render}-{data}']} examples")
-    info = {"runs": runs, "train": len(train), "fit": len(fit), "val": len(validation), "fit_covered": fit_covered}
+    info = {"runs": runs, "train": len(train), "fit": len(fit), "val": len(validation), "fit_covered": fit_covered,
+            "early": {k: v for k, v in sizes.items() if k.endswith("-early")}}
     return info, datasets, sizes, validation[: args.val_limit] if args.val_limit else validation
 
 
@@ -310,8 +367,13 @@ def main() -> None:
             dropped.append(arm.name)
             note(f"{arm.name}: dropped (about {estimate:.0f}s would end after {args.deadline})")
             continue
-        key = f"{arm.render}-{arm.data}"
-        results.append(run_arm(workspace, arm, datasets[key], sizes[key], args, validation, note))
+        kept = load_result(workspace, arm)
+        if kept is not None:
+            note(f"{arm.name}: measured before (evaluation {kept.eval_id}), reused")
+            results.append(kept)
+        else:
+            results.append(run_arm(workspace, arm, datasets, sizes, args, validation, note))
+            save_result(workspace, results[-1])
         r = results[-1]
         note(f"{arm.name}: {r.candidate_rate:.3f} vs base {r.base_rate:.3f}, lift {r.lift:+.3f} "
              f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]")

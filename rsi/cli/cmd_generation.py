@@ -108,6 +108,8 @@ def _spec_options(
     best_of_n: Annotated[bool, typer.Option("--best-of-n", help=(
         "The evaluation also runs the parent as best-of-n with the coverage search's attempt budget "
         "(rsi eval --best-of-n)."))] = False,
+    continue_adapter: Annotated[bool, typer.Option("--continue-adapter", help=(
+        "Train from the previous generation's adapter instead of a fresh LoRA."))] = False,
 ) -> None:
     """The options `rsi generation` and `rsi nightly` share (GenerationSpec fields; `with_options` adds them to
     both). Never called: only its signature is read."""

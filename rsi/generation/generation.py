@@ -102,6 +102,8 @@ class GenerationSpec(BaseModel):
     accumulate: bool = Field(default=False, description="Harvest from and export the runs and harvests of every "
                              "earlier generation of the contract too (train on the pooled data).")
     best_of_n: bool = Field(default=False, description="The evaluation also runs the parent as cost-matched best-of-n.")
+    continue_adapter: bool = Field(default=False, description="Train from the previous generation's adapter "
+                                   "(continue it on this generation's data) instead of a fresh LoRA.")
 
 
 class _RunIdRecorder:
@@ -355,19 +357,33 @@ class Generation:
             crash_point(f"gen:train:step{p.step}")
 
         exported = self.state.outputs(ExportOutput).dataset
+        init_adapter = self.previous_adapter() if spec.continue_adapter else ""
         stage = TrainStageSpec(
             dataset=Path(exported) if exported else None, contract=parent.ref, method=spec.train_method,
             max_steps=spec.max_steps, sandbox=spec.sandbox,  # the sandbox GRPO's rollouts run in
             epochs=spec.epochs, learning_rate=spec.learning_rate, max_length=spec.max_length, threads=spec.threads,
+            init_adapter=init_adapter or None,
         )
         outcome = train_stage(self.workspace, stage, progress=progress, on_note=lambda m: self.note(f"train: {m}"))
         metrics = outcome.metrics
-        self.record(TrainOutput(adapter_id=outcome.adapter_id, parent_ref=parent.ref,
+        self.record(TrainOutput(adapter_id=outcome.adapter_id, parent_ref=parent.ref, init_adapter=init_adapter,
                                 candidate_ref=outcome.candidate.ref if outcome.candidate else "", steps=metrics.steps,
                                 first_loss=metrics.first_loss, final_loss=metrics.final_loss,
                                 tokens_per_s=metrics.tokens_per_s, wall_s=metrics.wall_s,
                                 resumed_from_step=metrics.resumed_from_step))
         return None
+
+    def previous_adapter(self) -> str:
+        """The adapter the previous generation trained (promoted or not: continuing means building on the last
+        training, as the data pools build on the last harvest), or "" when there is none to continue."""
+        previous = self.state.inputs.get("previous")
+        if not previous:
+            self.note("train: no previous generation: a fresh adapter")
+            return ""
+        adapter = read_state(self.workspace, previous).outputs(TrainOutput).adapter_id
+        self.note(f"train: continuing {previous}'s adapter {adapter[:12]}" if adapter else
+                  f"train: {previous} trained no adapter: a fresh one")
+        return adapter
 
     def step_evaluate(self) -> str | None:
         from rsi.evaluation import EvalSpec, evaluate

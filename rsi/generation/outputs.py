@@ -87,6 +87,7 @@ class TrainOutput(StepOutput):
     adapter_id: str = ""
     parent_ref: str = ""
     candidate_ref: str = ""
+    init_adapter: str = ""  # the adapter it continued ("": a fresh LoRA)
     steps: int | None = None
     first_loss: float | None = None
     final_loss: float | None = None

@@ -60,8 +60,9 @@ def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
     assert not repo.git.status("--porcelain", "--", "portfolios/default-g0002.toml")  # committed
     assert 'base = "default"' in (workspace.portfolios_dir / "default-g0002.toml").read_text()
 
-    second = shim("generation", *ARGS, "--accumulate", "--harvest-per-task", "2", "--harvest-budget", "2", "--json",
-                  cwd=workspace.root, env=env)
+    assert train["init_adapter"] == "" and "init_adapter" not in lineage  # a fresh LoRA
+    second = shim("generation", *ARGS, "--accumulate", "--harvest-per-task", "2", "--harvest-budget", "2",
+                  "--continue-adapter", "--json", cwd=workspace.root, env=env)
     assert second.returncode == 0, second.stderr[-3000:] + second.stdout[-2000:]
     g2 = json.loads(second.stdout)
     assert g2["id"] == "g0002" and g2["status"] == "done"
@@ -74,6 +75,11 @@ def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
     assert g2["steps"]["export"]["outputs"]["source_runs"] == [run["run_id"], harvest["run_id"], g2_run,
                                                                g2_harvest["run_id"]]
     assert g2["summary"]["cumulative_coverage"][0] >= run["covered"]
+    # --continue-adapter: the second adapter is the first one trained further, and its lineage says so.
+    g2_train = g2["steps"]["train"]["outputs"]
+    assert g2_train["init_adapter"] == train["adapter_id"] != g2_train["adapter_id"]
+    g2_lineage = json.loads((workspace.adapters_dir / g2_train["adapter_id"] / "lineage.json").read_text())
+    assert g2_lineage["init_adapter"] == train["adapter_id"]
 
     # Finished generations are not redone.
     again = shim("generation", "--resume", "g0001", "--json", cwd=workspace.root, env=env)
