@@ -66,6 +66,8 @@ class AdapterLineage(BaseModel):
     metrics: dict[str, Any]
     code: CodeVersion
     executor: str = "local"
+    init_adapter: str | None = Field(default=None, description="The registered adapter this one continued "
+                                     "(`rsi train --from-adapter`, `--continue-adapter`); None: a fresh LoRA.")
 
     model_config = {"populate_by_name": True}
 

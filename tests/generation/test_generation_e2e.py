@@ -60,7 +60,7 @@ def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
     assert not repo.git.status("--porcelain", "--", "portfolios/default-g0002.toml")  # committed
     assert 'base = "default"' in (workspace.portfolios_dir / "default-g0002.toml").read_text()
 
-    assert train["init_adapter"] == "" and "init_adapter" not in lineage  # a fresh LoRA
+    assert train["init_adapter"] == "" and lineage["init_adapter"] is None  # a fresh LoRA
     second = shim("generation", *ARGS, "--accumulate", "--harvest-per-task", "2", "--harvest-budget", "2",
                   "--continue-adapter", "--json", cwd=workspace.root, env=env)
     assert second.returncode == 0, second.stderr[-3000:] + second.stdout[-2000:]
