@@ -229,27 +229,36 @@ def _result_path(workspace: Any, arm: Arm) -> Path:
     return Path(workspace.runs_dir) / "recipe-sweep" / "results" / f"{arm.name}.json"
 
 
-def save_result(workspace: Any, result: ArmResult) -> None:
+def _settings(arm: Arm, args: argparse.Namespace) -> Any:
+    """What a kept result must have been measured with to be reused: the arm and the sweep's settings."""
+    from dataclasses import asdict
+
+    return json.loads(json.dumps({"arm": asdict(arm), "base": args.base, "suite": args.suite,
+                                  "max_per_task": args.max_per_task, "max_steps": args.max_steps,
+                                  "val_limit": args.val_limit}))
+
+
+def save_result(workspace: Any, result: ArmResult, args: argparse.Namespace) -> None:
     """Kept atomically, so a sweep stopped later resumes with the next arm."""
     from dataclasses import asdict
 
     path = _result_path(workspace, result.arm)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({**asdict(result), "arm": asdict(result.arm)}, indent=2) + "\n")
+    record = {**asdict(result), "arm": result.arm.name, "settings": _settings(result.arm, args)}
+    tmp.write_text(json.dumps(record, indent=2) + "\n")
     tmp.replace(path)
 
 
-def load_result(workspace: Any, arm: Arm) -> ArmResult | None:
-    """The arm's kept result, if it was measured for this same arm definition."""
-    from dataclasses import asdict
-
+def load_result(workspace: Any, arm: Arm, args: argparse.Namespace) -> ArmResult | None:
+    """The arm's kept result, if it was measured for this same arm and these settings."""
     path = _result_path(workspace, arm)
     if not path.is_file():
         return None
     data = json.loads(path.read_text())
-    if data.pop("arm") != json.loads(json.dumps(asdict(arm))):
-        return None  # the arm changed since: measure it again
+    if data.pop("settings", None) != _settings(arm, args):
+        return None  # the arm or the settings changed since: measure it again
+    data.pop("arm")
     data["ci"] = tuple(data["ci"])
     return ArmResult(arm=arm, **data)
 
@@ -367,13 +376,13 @@ def main() -> None:
             dropped.append(arm.name)
             note(f"{arm.name}: dropped (about {estimate:.0f}s would end after {args.deadline})")
             continue
-        kept = load_result(workspace, arm)
+        kept = load_result(workspace, arm, args)
         if kept is not None:
             note(f"{arm.name}: measured before (evaluation {kept.eval_id}), reused")
             results.append(kept)
         else:
             results.append(run_arm(workspace, arm, datasets, sizes, args, validation, note))
-            save_result(workspace, results[-1])
+            save_result(workspace, results[-1], args)
         r = results[-1]
         note(f"{arm.name}: {r.candidate_rate:.3f} vs base {r.base_rate:.3f}, lift {r.lift:+.3f} "
              f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]")
