@@ -127,12 +127,15 @@ class ContractSide(BaseModel):
 
 
 class RetentionSummary(BaseModel):
-    """Of the train tasks the parent covered, how many the candidate still solves."""
+    """Of the covered train tasks the parent solves in this evaluation, how many the candidate still solves."""
 
     covered: int
-    still_solved: int
-    retention: float = Field(description="still_solved / covered (1.0 when nothing was covered).")
+    still_solved: int = Field(description="Covered train tasks the candidate solves (whether or not the parent does).")
+    retention: float = Field(description="kept / parent_resolved (1.0 when the parent solved none); records "
+                             "without `kept` (before it existed) hold still_solved / covered.")
     parent_resolved: int = Field(description="How many of them the parent solved again in this evaluation.")
+    kept: int | None = Field(default=None, description="Of the parent_resolved tasks, how many the candidate "
+                             "solves too (None in records made before it existed).")
 
 
 class TransferSummary(BaseModel):
@@ -206,17 +209,24 @@ class EvalOutcome(BaseModel):
 
 @dataclass(frozen=True)
 class RetentionEstimate:
+    """What the candidate kept of what the parent can do. The denominator is the covered tasks the parent solves
+    in the same evaluation, not all covered tasks: a portfolio covers tasks only a sampled or otherwise
+    different configuration solved, and a candidate that merely matches the deployed parent must not read as
+    having lost them (that share is transfer, reported on its own)."""
+
     covered: int
     still_solved: int
     parent_resolved: int
+    kept: int
 
     @property
     def retention(self) -> float:
-        return self.still_solved / self.covered if self.covered else 1.0
+        return self.kept / self.parent_resolved if self.parent_resolved else 1.0
 
     def summary(self) -> RetentionSummary:
         return RetentionSummary(covered=self.covered, still_solved=self.still_solved,
-                                retention=round(self.retention, 4), parent_resolved=self.parent_resolved)
+                                retention=round(self.retention, 4), parent_resolved=self.parent_resolved,
+                                kept=self.kept)
 
 
 # -- pure parts ---------------------------------------------------------------------------------
@@ -227,6 +237,7 @@ def retention_of(covered: list[str], candidate: dict[str, bool], parent: dict[st
         covered=len(covered),
         still_solved=sum(1 for t in covered if candidate.get(t, False)),
         parent_resolved=sum(1 for t in covered if parent.get(t, False)),
+        kept=sum(1 for t in covered if parent.get(t, False) and candidate.get(t, False)),
     )
 
 
@@ -307,7 +318,7 @@ def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any) -> EvalDe
         problems.append(f"lift {lift.lift:+.3f} CI95 [{lift.ci.low:.3f}, {lift.ci.high:.3f}] does not lie above "
                         f"min_lift {gate.min_lift}")
     if retention.retention < gate.retention_min:
-        problems.append(f"retention {retention.retention:.3f} ({retention.still_solved}/{retention.covered}) "
+        problems.append(f"retention {retention.retention:.3f} ({retention.kept}/{retention.parent_resolved}) "
                         f"is below retention_min {gate.retention_min}")
     if problems:
         return EvalDecision(promote=False, reason="; ".join(problems), gate=gate_summary)
@@ -743,8 +754,9 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
         c = outcome.lift_vs_control
         lines.append(f"  vs generation 0 ({versus}): candidate {c.candidate_rate:.3f} vs {c.parent_rate:.3f}; "
                      f"lift {c.as_text()}")
-    lines.append(f"  retention: {retention.still_solved}/{retention.covered} covered train tasks still solved "
-                 f"({retention.retention:.3f}); parent re-solved {retention.parent_resolved}")
+    lines.append(f"  retention: of {retention.covered} covered train tasks the parent solved {retention.parent_resolved}, "
+                 f"the candidate {retention.kept} of those ({retention.retention:.3f}) and {retention.still_solved} "
+                 "in all")
     if outcome.transfer is not None:
         t = outcome.transfer
         lines.append(f"  transfer: the deployed configuration solves {t.candidate_solved}/{t.portfolio_covered} of the "
@@ -792,7 +804,8 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
         trailers = {
             "Eval-Lift": f"{lift.lift:+.4f} CI95 [{lift.lift_ci95[0]:.3f}, {lift.lift_ci95[1]:.3f}] "
                          f"{lift.method} on {lift.tasks} heldout tasks",
-            "Eval-Retention": f"{retention.retention:.4f} ({retention.still_solved}/{retention.covered} covered train tasks)",
+            "Eval-Retention": f"{retention.retention:.4f} ({retention.kept}/{retention.parent_resolved} of the covered "
+                              "train tasks the parent solved)",
             "Eval-Gate": f"min_lift={outcome.decision.gate.min_lift} retention_min={outcome.decision.gate.retention_min}",
         }
         body = f"gate passed: {outcome.decision.reason}"

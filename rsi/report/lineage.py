@@ -49,7 +49,8 @@ class GenerationColumn(BaseModel):
     """One generation: its lineage row, the numbers with intervals, and what it produced."""
 
     row: dict[str, Any] = Field(description="The `rsi lineage --json` row, as recorded.")
-    retention_covered: int | None = None
+    retention_covered: int | None = Field(default=None, description="Retention's denominator: the covered train "
+                                          "tasks the parent solved (records before `kept`: all covered tasks).")
     retention_kept: int | None = None
     retention_ci95: list[float] | None = Field(default=None, description="Wilson 95% interval of retention.")
     evaluate: dict[str, Any] = Field(default_factory=dict, description="The evaluate step's outputs.")
@@ -65,7 +66,10 @@ class LineageReport(BaseModel):
 
 def _retention(evaluate: dict[str, Any]) -> tuple[int | None, int | None, list[float] | None]:
     retention = evaluate.get("retention") or {}
-    covered, kept = retention.get("covered"), retention.get("still_solved")
+    if isinstance(retention.get("kept"), int):  # what the parent solved, and of it what the candidate kept
+        covered, kept = retention.get("parent_resolved"), retention.get("kept")
+    else:  # a record from before `kept` existed: its retention was still_solved / covered
+        covered, kept = retention.get("covered"), retention.get("still_solved")
     if not isinstance(covered, int) or not isinstance(kept, int) or not 0 <= kept <= covered or covered == 0:
         return (covered if isinstance(covered, int) else None), (kept if isinstance(kept, int) else None), None
     interval = wilson_interval(kept, covered)

@@ -20,6 +20,7 @@ from rsi.evaluation import (
     apply_decision,
     decide_adapter,
     evaluate,
+    retention_of,
     transfer_of,
 )
 from rsi.progress import Tracker
@@ -79,15 +80,15 @@ def setup(workspace, cli, scripted_env, tmp_path, monkeypatch):
 def test_gate_decisions_are_pure_and_explain_themselves() -> None:
     gate = GatePolicy(min_lift=0.0, retention_min=0.9)
     strong = paired_lift({f"t{i}": True for i in range(8)}, {f"t{i}": False for i in range(8)})
-    assert decide_adapter(strong, RetentionEstimate(4, 4, 4), gate).promote
-    low_retention = decide_adapter(strong, RetentionEstimate(4, 3, 4), gate)
+    assert decide_adapter(strong, RetentionEstimate(4, 4, 4, 4), gate).promote
+    low_retention = decide_adapter(strong, RetentionEstimate(4, 3, 4, 3), gate)
     assert not low_retention.promote and "retention 0.750 (3/4) is below retention_min 0.9" in low_retention.reason
     flat = paired_lift({"a": True, "b": False}, {"a": True, "b": False})
-    assert not decide_adapter(flat, RetentionEstimate(0, 0, 0), gate).promote
-    assert "does not lie above min_lift" in decide_adapter(flat, RetentionEstimate(0, 0, 0), gate).reason
+    assert not decide_adapter(flat, RetentionEstimate(0, 0, 0, 0), gate).promote
+    assert "does not lie above min_lift" in decide_adapter(flat, RetentionEstimate(0, 0, 0, 0), gate).reason
     disabled = GatePolicy(enabled=False)
-    assert decide_adapter(paired_lift({"a": True}, {"a": False}), RetentionEstimate(1, 0, 1), disabled).promote
-    assert not decide_adapter(paired_lift({}, {}), RetentionEstimate(0, 0, 0), gate).promote
+    assert decide_adapter(paired_lift({"a": True}, {"a": False}), RetentionEstimate(1, 0, 1, 0), disabled).promote
+    assert not decide_adapter(paired_lift({}, {}), RetentionEstimate(0, 0, 0, 0), gate).promote
 
 
 @pytest.mark.slow
@@ -152,6 +153,18 @@ def test_lifting_candidate_is_promoted_into_the_parent(workspace, setup, tmp_pat
     assert again.applied.revision.written is False and resolve_ref(workspace, "default").revision == 3
 
 
+def test_retention_counts_only_what_the_parent_solves() -> None:
+    """A covered task the parent fails in this evaluation (a sampled configuration covered it) is not one the
+    candidate can lose: it counts in transfer, not in retention."""
+    covered = ["s/a", "s/b", "s/c", "s/d"]
+    parent = {"s/a": True, "s/b": True, "s/c": False, "s/d": False}
+    same = retention_of(covered, dict(parent), parent)
+    assert (same.still_solved, same.parent_resolved, same.kept, same.retention) == (2, 2, 2, 1.0)
+    forgot = retention_of(covered, {"s/a": True, "s/c": True, "s/d": True}, parent)
+    assert (forgot.still_solved, forgot.kept, forgot.retention) == (3, 1, 0.5)
+    assert retention_of(covered, {}, {}).retention == 1.0  # nothing the parent solved, nothing to lose
+
+
 def test_transfer_is_the_share_of_the_portfolio_covered_tasks_the_deployed_configuration_solves() -> None:
     covered = ["s/a", "s/b", "s/c", "s/d"]
     t = transfer_of(covered, {"s/a": True, "s/b": True, "s/c": False, "s/x": True}, {"s/a": True})
@@ -168,10 +181,13 @@ def test_regressing_candidate_is_rejected_with_its_numbers(workspace, setup, tmp
     forgetful = tmp_path / "forgetful.json"  # solves heldout tasks, forgets the covered train tasks
     forgetful.write_text(json.dumps({"tasks": {**{t: solutions[t] for t in heldout_ids},
                                                **{t: ["```python\nsubmit()\n```"] for t in train_ids}}}))
-    fn = BySide(workspace.root, forgetful, wrong_script(tmp_path / "wrong.json", heldout_ids + train_ids))
+    parent = tmp_path / "parent.json"  # fails the heldout tasks, solves the covered train tasks
+    parent.write_text(json.dumps({"tasks": {**{t: ["```python\nsubmit()\n```"] for t in heldout_ids},
+                                            **{t: solutions[t] for t in train_ids}}}))
+    fn = BySide(workspace.root, forgetful, parent)
     outcome = evaluate(workspace, EvalSpec(candidate=setup["candidate"], parent="default@r2", limit_heldout=4), attempt_fn=fn)
     assert outcome.lift.lift == 1.0 and outcome.retention == RetentionSummary(
-        covered=2, still_solved=0, retention=0.0, parent_resolved=0)
+        covered=2, still_solved=0, retention=0.0, parent_resolved=2, kept=0)
     assert not outcome.promote and "retention 0.000 (0/2) is below retention_min 0.9" in outcome.decision.reason
     applied = apply_decision(workspace, outcome)
     assert applied.applied is not None and applied.applied.state == "rejected"
@@ -225,8 +241,8 @@ def test_the_outcomes_records_are_typed_and_stored_as_before() -> None:
     lift = paired_lift({"a": True}, {"a": False}).summary()
     side = {"name": "default", "revision": 2, "ref": "default@r2", "content_hash": "c", "config_hash": "h"}
     outcome = EvalOutcome(eval_id="e", suite="s", candidate=side, parent=side, heldout_tasks=["a"], covered_tasks=[],
-                          lift=lift, retention=RetentionEstimate(0, 0, 0).summary(),
-                          per_task={}, decision=decide_adapter(paired_lift({}, {}), RetentionEstimate(0, 0, 0),
+                          lift=lift, retention=RetentionEstimate(0, 0, 0, 0).summary(),
+                          per_task={}, decision=decide_adapter(paired_lift({}, {}), RetentionEstimate(0, 0, 0, 0),
                                                                GatePolicy()))
     assert outcome.applied is None and outcome.model_dump(mode="json")["applied"] == {}  # eval.json as before
     assert outcome.model_dump(mode="json")["candidate"] == side and outcome.candidate.ref == "default@r2"
