@@ -83,3 +83,13 @@ def test_cli_writes_the_lineage_report(workspace, cli, with_generation) -> None:
     assert ("g0001" in html) == with_generation and ("no generations yet" in html) == (not with_generation)
     refused = cli("report", "somerun", "--lineage", cwd=workspace.root)
     assert refused.returncode == 2 and "--lineage takes no RUN" in refused.stderr
+
+
+def test_retention_interval_uses_what_the_parent_solved_and_reads_older_records() -> None:
+    from rsi.report.lineage import _retention
+
+    current = {"retention": {"covered": 10, "still_solved": 9, "parent_resolved": 8, "kept": 7, "retention": 0.875}}
+    base, kept, interval = _retention(current)
+    assert (base, kept) == (8, 7) and interval is not None and interval[0] < 7 / 8 < interval[1]
+    older = {"retention": {"covered": 10, "still_solved": 9, "parent_resolved": 8, "retention": 0.9}}  # before `kept`
+    assert _retention(older)[:2] == (10, 9)
