@@ -149,6 +149,7 @@ def write_section(workspace, args: argparse.Namespace) -> None:
     commit = args.code or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                          cwd=Path(__file__).parent).stdout.strip()
     notes = args.notes.read_text(encoding="utf-8").strip() + "\n\n" if args.notes else ""
+    start = "the previous generation's adapter trained further" if args.continue_adapter else "a fresh LoRA"
     block = (
         f"{SECTION}\n\n"
         f"{args.generations} consecutive real generations of expert iteration (bench/compounding.py; the "
@@ -157,9 +158,7 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"pyfuncs2 (173 train, 87 heldout). Per generation: a coverage run with the text3 portfolio (then its "
         f"successor), a harvest of up to {args.harvest_per_task} distinct solutions per task (budgets per generation "
         f"in the second table), export at most {args.max_per_task} per task rendered `{args.render}`, "
-        "pooled over all generations so far, "
-        f"{'the previous generation' + chr(39) + 's adapter trained further' if args.continue_adapter else 'a fresh LoRA'}"
-        " with the contract's `[training]` defaults, evaluation on "
+        f"pooled over all generations so far, {start} with the contract's `[training]` defaults, evaluation on "
         f"all 87 heldout tasks (greedy) and at most {args.limit_covered} covered train tasks; {args.workers} "
         f"attempts in flight. Code {commit}; machine {platform.node()} ({os.cpu_count()} cores), shared with other "
         f"work (1-minute load average {min(loads):.1f}-{max(loads):.1f} during the run); "

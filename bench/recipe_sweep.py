@@ -242,12 +242,10 @@ def save_result(workspace: Any, result: ArmResult, args: argparse.Namespace) -> 
     """Kept atomically, so a sweep stopped later resumes with the next arm."""
     from dataclasses import asdict
 
-    path = _result_path(workspace, result.arm)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    from rsi.atomic import write_json_atomic
+
     record = {**asdict(result), "arm": result.arm.name, "settings": _settings(result.arm, args)}
-    tmp.write_text(json.dumps(record, indent=2) + "\n")
-    tmp.replace(path)
+    write_json_atomic(_result_path(workspace, result.arm), record)
 
 
 def load_result(workspace: Any, arm: Arm, args: argparse.Namespace) -> ArmResult | None:
