@@ -60,18 +60,35 @@ def test_pyfuncs_grading_spread(pyfuncs) -> None:
     assert by_difficulty["medium"] + by_difficulty["hard"] >= len(pyfuncs) * 0.3
 
 
+def pinned_ids() -> set[str]:
+    """The v2 additions: specs pinned to a split instead of drawn (scripts/make_funcs_suite.py)."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import make_funcs_suite
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    return {t.id for t in make_funcs_suite.TASKS if t.pinned is not None}
+
+
 def test_pyfuncs2_size_and_stratified_heldout(pyfuncs2) -> None:
     """The suite with statistical power: >= 240 tasks, >= 80 heldout, heldout drawn from every stratum."""
     assert len(pyfuncs2) >= 240
     heldout = [t for t in pyfuncs2 if t.spec.split == "heldout"]
     assert len(heldout) >= 80
-    for difficulty, n in Counter(t.spec.difficulty for t in pyfuncs2).items():
-        share = sum(1 for t in heldout if t.spec.difficulty == difficulty) / n
+    pinned = pinned_ids()
+    drawn = [t for t in pyfuncs2 if t.spec.id not in pinned]
+    drawn_heldout = [t for t in drawn if t.spec.split == "heldout"]
+    for difficulty, n in Counter(t.spec.difficulty for t in drawn).items():
+        share = sum(1 for t in drawn_heldout if t.spec.difficulty == difficulty) / n
         assert 0.25 <= share <= 0.42, (difficulty, share)  # a third, give or take the near-duplicate families
-    first_tags = Counter(t.spec.tags[0] for t in pyfuncs2)
-    assert {tag for tag, n in first_tags.items() if n >= 3} <= {t.spec.tags[0] for t in heldout}
-    by_difficulty = Counter(t.spec.difficulty for t in pyfuncs2)
+    first_tags = Counter(t.spec.tags[0] for t in drawn)
+    assert {tag for tag, n in first_tags.items() if n >= 3} <= {t.spec.tags[0] for t in drawn_heldout}
+    by_difficulty = Counter(t.spec.difficulty for t in drawn)
     assert min(by_difficulty[d] for d in ("trivial", "easy", "medium", "hard")) >= 25
+    # The v2 additions are heldout only, at the difficulties where this model's outcome can change.
+    added = [t for t in pyfuncs2 if t.spec.id in pinned]
+    assert {t.spec.split for t in added} <= {"heldout"}
+    assert {t.spec.difficulty for t in added} <= {"trivial", "easy"}
 
 
 def test_pyfuncs2_is_what_its_generator_writes() -> None:
@@ -123,3 +140,26 @@ def test_shipped_root_holds_the_suites() -> None:
     for suite in FUNCTION_SUITES:
         assert suite in SUITES
         assert Path(SHIPPED_TASKS / suite / "suite.toml").is_file()
+
+
+def test_a_pinned_heldout_task_may_not_copy_a_train_task(monkeypatch) -> None:
+    """A pinned split cannot be moved to keep a family together, so the generator refuses the pair instead."""
+    import dataclasses
+
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    import make_funcs_suite as gen
+
+    original = next(t for t in gen.TASKS if t.difficulty == "medium")
+    disguised = dataclasses.replace(
+        original,
+        id="copied-task",
+        reference=original.reference.replace(f"def {original.function}(", "def copied_task("),
+        pinned="heldout",
+    )
+    tasks = [original, disguised]
+    cases = {t.id: gen.run_reference(t) for t in tasks}
+    instructions = {t.id: gen.task_files(t, "train", cases[t.id])["instruction.md"] for t in tasks}
+    assert gen.straddling_pairs(tasks, {original.id: "train", "copied-task": "heldout"}, instructions) == [
+        ("copied-task", original.id)
+    ]
+    assert gen.straddling_pairs(tasks, {original.id: "heldout", "copied-task": "heldout"}, instructions) == []

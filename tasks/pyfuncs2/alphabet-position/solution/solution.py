@@ -1,0 +1,2 @@
+def alphabet_position(c):
+    return ord(c) - ord("a") + 1

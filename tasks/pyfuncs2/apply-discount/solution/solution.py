@@ -1,0 +1,2 @@
+def apply_discount(price, percent):
+    return price * (100 - percent) / 100

@@ -1,0 +1,2 @@
+def bit_distance(a, b):
+    return bin(a ^ b).count("1")

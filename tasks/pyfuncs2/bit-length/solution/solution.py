@@ -1,0 +1,2 @@
+def bit_length(n):
+    return n.bit_length()

@@ -1,0 +1,2 @@
+def bitwise_xor(a, b):
+    return a ^ b

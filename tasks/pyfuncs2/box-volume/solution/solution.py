@@ -1,0 +1,2 @@
+def box_volume(length, width, height):
+    return length * width * height

@@ -1,0 +1,2 @@
+def concat_lists(a, b):
+    return a + b

@@ -1,0 +1,2 @@
+def count_digit(n, d):
+    return str(n).count(str(d))

@@ -1,0 +1,2 @@
+def count_set_bits(n):
+    return bin(n).count("1")

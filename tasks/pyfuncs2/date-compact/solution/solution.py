@@ -1,0 +1,2 @@
+def date_compact(s):
+    return s.replace("-", "")

@@ -1,0 +1,2 @@
+def equal_ignore_case(a, b):
+    return a.lower() == b.lower()

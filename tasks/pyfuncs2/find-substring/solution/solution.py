@@ -1,0 +1,2 @@
+def find_substring(s, sub):
+    return s.find(sub)

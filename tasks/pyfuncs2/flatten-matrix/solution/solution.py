@@ -1,0 +1,2 @@
+def flatten_matrix(m):
+    return [x for row in m for x in row]

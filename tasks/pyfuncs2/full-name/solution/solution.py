@@ -1,0 +1,2 @@
+def full_name(person):
+    return person["first"] + " " + person["last"]

@@ -1,0 +1,2 @@
+def handshakes(n):
+    return n * (n - 1) // 2

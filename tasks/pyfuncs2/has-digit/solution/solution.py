@@ -1,0 +1,2 @@
+def has_digit(s):
+    return any(c.isdigit() for c in s)

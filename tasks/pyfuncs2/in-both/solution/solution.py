@@ -1,0 +1,2 @@
+def in_both(a, b, item):
+    return item in a and item in b

@@ -1,0 +1,2 @@
+def is_adult(person):
+    return person["age"] >= 18

@@ -1,0 +1,2 @@
+def is_blank(s):
+    return s.strip() == ""

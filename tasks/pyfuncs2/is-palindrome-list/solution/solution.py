@@ -1,0 +1,2 @@
+def is_palindrome_list(xs):
+    return xs == xs[::-1]

@@ -1,0 +1,2 @@
+def is_whole_number(x):
+    return x == int(x)

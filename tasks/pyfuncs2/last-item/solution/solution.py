@@ -1,0 +1,2 @@
+def last_item(xs):
+    return xs[-1]

@@ -1,0 +1,2 @@
+def longest_string(words):
+    return max(words, key=len)

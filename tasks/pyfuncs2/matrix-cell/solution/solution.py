@@ -1,0 +1,2 @@
+def matrix_cell(m, r, c):
+    return m[r][c]

@@ -1,0 +1,2 @@
+def matrix_shape(m):
+    return [len(m), len(m[0])]

@@ -1,0 +1,2 @@
+def merge_dicts(a, b):
+    return {**a, **b}

@@ -1,0 +1,2 @@
+def mirror_string(s):
+    return s + s[::-1]

@@ -1,0 +1,2 @@
+def month_quarter(m):
+    return (m - 1) // 3 + 1

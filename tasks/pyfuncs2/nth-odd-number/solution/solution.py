@@ -1,0 +1,2 @@
+def nth_odd_number(n):
+    return 2 * n - 1

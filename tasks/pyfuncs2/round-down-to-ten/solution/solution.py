@@ -1,0 +1,2 @@
+def round_down_to_ten(n):
+    return n // 10 * 10

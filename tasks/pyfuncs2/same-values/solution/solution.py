@@ -1,0 +1,2 @@
+def same_values(a, b):
+    return set(a) == set(b)

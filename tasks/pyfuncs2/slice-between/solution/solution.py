@@ -1,0 +1,2 @@
+def slice_between(xs, start, stop):
+    return xs[start:stop]

@@ -1,0 +1,2 @@
+def sorted_letters(s):
+    return "".join(sorted(s))

@@ -1,0 +1,2 @@
+def split_at_index(s, i):
+    return [s[:i], s[i:]]

@@ -1,0 +1,2 @@
+def swap_case(s):
+    return s.swapcase()

@@ -1,0 +1,2 @@
+def third_angle(a, b):
+    return 180 - a - b

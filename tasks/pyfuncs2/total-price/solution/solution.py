@@ -1,0 +1,2 @@
+def total_price(items):
+    return sum(item["price"] * item["qty"] for item in items)

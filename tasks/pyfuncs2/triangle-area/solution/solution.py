@@ -1,0 +1,2 @@
+def triangle_area(base, height):
+    return base * height / 2

@@ -1,0 +1,2 @@
+def unique_sorted(xs):
+    return sorted(set(xs))

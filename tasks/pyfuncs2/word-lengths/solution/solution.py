@@ -1,0 +1,2 @@
+def word_lengths(words):
+    return [len(w) for w in words]

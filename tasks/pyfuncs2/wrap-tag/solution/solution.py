@@ -1,0 +1,2 @@
+def wrap_tag(s, tag):
+    return "<" + tag + ">" + s + "</" + tag + ">"
