@@ -139,6 +139,46 @@ def per_generation(workspace) -> str:
     return "\n".join(lines)
 
 
+def lift_by_group(workspace) -> str:
+    """Each generation's lift against generation 0, split by the heldout tasks' difficulty and by the suite's
+    version (v1: drawn with the train split; v2: pinned to heldout), as markdown rows. Read from each
+    evaluation's per-task record, so the parts add up to the ledger's whole."""
+    from rsi.evaluation import EVAL_FILE
+    from rsi.generation.outputs import EvaluateOutput
+    from rsi.generation.state import list_generations
+    from rsi.promotion.decision import paired_lift
+
+    specs = {p.parent.name: tomllib.loads(p.read_text()) for p in workspace.suite_dir("pyfuncs2").glob("*/task.toml")}
+    pinned = pinned_task_ids()
+    groups = {"v1 (drawn)": lambda t: t not in pinned, "v2 (pinned)": lambda t: t in pinned}
+    groups |= {d: (lambda t, d=d: specs[t]["difficulty"] == d) for d in ("trivial", "easy", "medium", "hard")}
+    lines = ["| generation | " + " | ".join(groups) + " |", "|---|" + "---|" * len(groups)]
+    for state in list_generations(workspace):
+        eval_id = state.outputs(EvaluateOutput).eval_id
+        path = workspace.run_dir(eval_id) / EVAL_FILE if eval_id else None
+        if path is None or not path.exists():
+            continue
+        per_task = json.loads(path.read_text())["per_task"]
+        cells = []
+        for member in groups.values():
+            keys = [k for k, v in per_task.items() if "control" in v and member(k.split("/", 1)[1])]
+            est = paired_lift({k: per_task[k]["candidate"] for k in keys}, {k: per_task[k]["control"] for k in keys})
+            cells.append(f"{est.both + est.candidate_only}/{est.tasks} vs {est.both + est.parent_only}: "
+                         f"{est.lift:+.3f} [{est.ci.low:+.3f}, {est.ci.high:+.3f}] ({est.candidate_only}:{est.parent_only})")
+        lines.append(f"| {state.id} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def pinned_task_ids() -> set[str]:
+    """pyfuncs2's v2 additions, from the generator's specs (scripts/make_funcs_suite.py)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import make_funcs_suite
+
+    return {t.id for t in make_funcs_suite.TASKS if t.pinned is not None}
+
+
 def write_section(workspace, args: argparse.Namespace) -> None:
     from rsi.generation.lineage import build_lineage, write_lineage_png
     from rsi.generation.state import list_generations
@@ -171,6 +211,9 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"{'-' if gen0 is None else format(gen0, '.3f')}.\n\n"
         f"{ledger_markdown(rows)}\n\n"
         f"{per_generation(workspace)}\n\n"
+        "Lift against generation 0 by heldout group (candidate solved/tasks vs generation 0 solved: lift [95% "
+        "interval] (discordant tasks candidate:generation 0)):\n\n"
+        f"{lift_by_group(workspace)}\n\n"
         "![ledger](compounding.png)\n\n"
         f"{notes}"
         f"Reproduce: `.venv/bin/python bench/compounding.py --generations {args.generations} --budget-attempts "
