@@ -158,11 +158,15 @@ def lift_by_group(workspace) -> str:
         path = workspace.run_dir(eval_id) / EVAL_FILE if eval_id else None
         if path is None or not path.exists():
             continue
-        per_task = json.loads(path.read_text())["per_task"]
+        record = json.loads(path.read_text())
+        per_task, heldout = record["per_task"], set(record["heldout_tasks"])
         cells = []
         for member in groups.values():
-            keys = [k for k, v in per_task.items() if "control" in v and member(k.split("/", 1)[1])]
-            est = paired_lift({k: per_task[k]["candidate"] for k in keys}, {k: per_task[k]["control"] for k in keys})
+            # Without a control side the parent is generation 0 itself (the evaluation ran it once).
+            keys = [k for k, v in per_task.items() if k.split("/", 1)[1] in specs and member(k.split("/", 1)[1])
+                    and k in heldout]
+            est = paired_lift({k: per_task[k]["candidate"] for k in keys},
+                              {k: per_task[k].get("control", per_task[k]["parent"]) for k in keys})
             cells.append(f"{est.both + est.candidate_only}/{est.tasks} vs {est.both + est.parent_only}: "
                          f"{est.lift:+.3f} [{est.ci.low:+.3f}, {est.ci.high:+.3f}] ({est.candidate_only}:{est.parent_only})")
         lines.append(f"| {state.id} | " + " | ".join(cells) + " |")
@@ -187,7 +191,9 @@ def write_section(workspace, args: argparse.Namespace) -> None:
     states = list_generations(workspace)
     wall_s = (states[-1].updated - states[0].created).total_seconds() if states else 0.0
     loads = [float(x) for x in (workspace.root / LOADS).read_text().split()] or [0.0]
-    write_lineage_png(rows, PLOT)
+    heading = f"{SECTION}, {args.section}" if args.section else SECTION
+    plot = PLOT.with_name(f"compounding-{args.section}.png") if args.section else PLOT
+    write_lineage_png(rows, plot)
     gen0 = rows[0].parent_heldout_rate if rows else None
     commit = args.code or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                          cwd=Path(__file__).parent).stdout.strip()
@@ -195,7 +201,7 @@ def write_section(workspace, args: argparse.Namespace) -> None:
     start = "the previous generation's adapter trained further" if args.continue_adapter else "a fresh LoRA"
     splits = Counter(tomllib.loads(p.read_text())["split"] for p in workspace.suite_dir("pyfuncs2").glob("*/task.toml"))
     block = (
-        f"{SECTION}\n\n"
+        f"{heading}\n\n"
         f"{args.generations} consecutive real generations of expert iteration (bench/compounding.py; the "
         "module docstring says what each step does and why these slices). Workspace from the shipped examples, "
         f"deployed contract: text substrate, one greedy completion of at most {args.max_tokens} tokens, suite "
@@ -214,7 +220,7 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         "Lift against generation 0 by heldout group (candidate solved/tasks vs generation 0 solved: lift [95% "
         "interval] (discordant tasks candidate:generation 0)):\n\n"
         f"{lift_by_group(workspace)}\n\n"
-        "![ledger](compounding.png)\n\n"
+        f"![ledger]({plot.name})\n\n"
         f"{notes}"
         f"Reproduce: `.venv/bin/python bench/compounding.py --generations {args.generations} --budget-attempts "
         f"{args.budget_attempts} --harvest-per-task {args.harvest_per_task} --harvest-budget {args.harvest_budget} "
@@ -222,7 +228,7 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"--workers {args.workers} --max-tokens {args.max_tokens}{' --continue-adapter' if args.continue_adapter else ''} "
         "--workspace DIR --write`\n\n"
     )
-    replace_section(SECTION, block)
+    replace_section(heading, block)
 
 
 def main() -> None:
@@ -242,6 +248,8 @@ def main() -> None:
     parser.add_argument("--workspace", type=Path, required=True, help="Created if new; resumed if it exists.")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--code", default="", help="What code ran, for the record (default: this checkout's commit).")
+    parser.add_argument("--section", default="", help="Write `## compounding, SECTION` and compounding-SECTION.png "
+                        "instead of the main ledger (an arm beside it).")
     parser.add_argument("--notes", type=Path, default=None, help="Markdown appended to the section (the reading).")
     args = parser.parse_args()
     for var, value in {"GIT_AUTHOR_NAME": "rsi bench", "GIT_AUTHOR_EMAIL": "bench@rsi.local",
