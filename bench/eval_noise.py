@@ -1,0 +1,124 @@
+"""Evaluation noise: how often a greedy evaluation of the same frozen contract changes its verdict on a task.
+
+A paired lift counts the heldout tasks where candidate and parent disagree. If two evaluations of one
+unchanged contract already disagree on some tasks, those flips enter every comparison as discordant tasks that carry no
+signal. This script measures that floor from evaluations already on disk: every `runs/*/eval.json` of the
+given workspaces (`rsi eval` writes one per evaluation; the likely cause of a flip: the embedded backend
+batches the rows that arrive together, and a batch's shape changes the arithmetic enough to turn a near-tie
+between two tokens the other way), grouped by the content hash of each side's
+contract, and for every pair of evaluations of the same contract the number of heldout tasks whose verdict
+differs. Evaluations are identified by their run id, so a workspace copied from another (an ablation's
+copy of a ledger's) does not count the same evaluation twice. Nothing is run; it reads JSON.
+
+    .venv/bin/python bench/eval_noise.py --workspace /work/compound4 --workspace /work/compound5 --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from results import replace_section  # bench/results.py (scripts run from bench/)
+
+SECTION = "## evaluation noise"
+SIDES = ("parent", "candidate", "control")
+
+
+@dataclass(frozen=True)
+class SideOutcome:
+    """One side of one stored evaluation: which contract, and its verdict on each heldout task."""
+
+    run_id: str
+    workspace: str
+    ref: str
+    content_hash: str
+    solved: dict[str, bool]
+
+
+def sides_of(eval_json: Path) -> list[SideOutcome]:
+    """The sides of one evaluation that carry heldout verdicts (the control only when it is a side of its own)."""
+    record = json.loads(eval_json.read_text(encoding="utf-8"))
+    heldout = set(record["heldout_tasks"])
+    out = []
+    for side in SIDES:
+        contract = record.get(side)
+        if not contract:
+            continue
+        solved = {task: bool(verdicts[side]) for task, verdicts in record["per_task"].items()
+                  if task in heldout and side in verdicts}
+        out.append(SideOutcome(run_id=eval_json.parent.name, workspace=eval_json.parent.parent.parent.name,
+                               ref=contract["ref"], content_hash=contract["content_hash"], solved=solved))
+    return out
+
+
+def collect(workspaces: list[Path]) -> dict[str, list[SideOutcome]]:
+    """Contract content hash -> its evaluations, one per run id (the first workspace that holds it)."""
+    seen: set[tuple[str, str]] = set()
+    by_contract: dict[str, list[SideOutcome]] = {}
+    for workspace in workspaces:
+        for eval_json in sorted(workspace.glob("runs/*/eval.json")):
+            for side in sides_of(eval_json):
+                key = (side.run_id, side.content_hash)
+                if key in seen:
+                    continue
+                seen.add(key)
+                by_contract.setdefault(side.content_hash, []).append(side)
+    return by_contract
+
+
+def flips(a: SideOutcome, b: SideOutcome) -> tuple[int, int]:
+    """(tasks whose verdict differs, tasks both evaluated)."""
+    common = a.solved.keys() & b.solved.keys()
+    return sum(a.solved[t] != b.solved[t] for t in common), len(common)
+
+
+def table(by_contract: dict[str, list[SideOutcome]]) -> tuple[list[str], list[int]]:
+    """Markdown rows for every contract evaluated at least twice, and every pairwise flip count."""
+    rows, every = [], []
+    for content_hash, outcomes in sorted(by_contract.items(), key=lambda kv: -len(kv[1])):
+        if len(outcomes) < 2:
+            continue
+        pairs = [flips(a, b) for a, b in itertools.combinations(outcomes, 2)]
+        counts = [n for n, _ in pairs]
+        every += counts
+        ever = {t for a in outcomes for t in a.solved if any(o.solved.get(t) != a.solved[t] for o in outcomes)}
+        solved = [sum(o.solved.values()) for o in outcomes]
+        rows.append(f"| {outcomes[0].ref} ({content_hash[:12]}) | {len(outcomes)} | {min(pairs)[1]} | "
+                    f"{min(solved)}-{max(solved)} | {statistics.mean(counts):.2f} | {min(counts)}-{max(counts)} | "
+                    f"{len(ever)} |")
+    return rows, every
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workspace", type=Path, action="append", required=True)
+    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--notes", type=Path, help="Markdown appended to the section (the reading).")
+    args = parser.parse_args()
+    by_contract = collect(args.workspace)
+    rows, every = table(by_contract)
+    if not rows:
+        raise SystemExit("eval_noise: no contract was evaluated twice in these workspaces")
+    runs = sorted({o.run_id for outcomes in by_contract.values() for o in outcomes})
+    lines = [SECTION, "",
+             __doc__.split("\n\n")[1].replace("\n", " "), "",
+             f"Workspaces: {', '.join(str(w) for w in args.workspace)}; {len(runs)} evaluations "
+             f"({runs[0]} to {runs[-1]}). Each row: one contract evaluated more than once, greedy, one attempt a task.", "",
+             "| contract | evaluations | heldout tasks | solved | flips per pair, mean | range | tasks that ever flipped |",
+             "|---|---:|---:|---|---:|---|---:|", *rows, "",
+             f"Over all {len(every)} pairs: {statistics.mean(every):.2f} flipped tasks on average "
+             f"(range {min(every)}-{max(every)}).", "",
+             *([args.notes.read_text(encoding="utf-8").strip(), ""] if args.notes else []),
+             f"Reproduce: `.venv/bin/python bench/eval_noise.py {' '.join('--workspace ' + str(w) for w in args.workspace)} --write`"]
+    block = "\n".join(lines)
+    print(block)
+    if args.write:
+        replace_section(SECTION, block)
+
+
+if __name__ == "__main__":
+    main()
