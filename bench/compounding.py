@@ -189,7 +189,11 @@ def write_section(workspace, args: argparse.Namespace) -> None:
 
     rows = build_lineage(workspace)
     states = list_generations(workspace)
-    wall_s = (states[-1].updated - states[0].created).total_seconds() if states else 0.0
+    elapsed_s = (states[-1].updated - states[0].created).total_seconds() if states else 0.0
+    work_s = sum(row.wall_s or 0.0 for row in rows)  # the steps' own times: a resumed run's pause is not work
+    wall = f"wall time {work_s / 60:.0f} min"
+    if elapsed_s > 1.1 * work_s:
+        wall += f" of work ({elapsed_s / 60:.0f} min from start to end: the run was stopped and resumed)"
     loads = [float(x) for x in (workspace.root / LOADS).read_text().split()] or [0.0]
     heading = f"{SECTION}, {args.section}" if args.section else SECTION
     plot = PLOT.with_name(f"compounding-{args.section}.png") if args.section else PLOT
@@ -212,7 +216,7 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"all {splits.get('heldout', 0)} heldout tasks (greedy) and at most {args.limit_covered} covered train tasks; {args.workers} "
         f"attempts in flight. Code {commit}; machine {platform.node()} ({os.cpu_count()} cores), shared with other "
         f"work (1-minute load average {min(loads):.1f}-{max(loads):.1f} during the run); "
-        f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M')} UTC; wall time {wall_s / 60:.0f} min.\n\n"
+        f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M')} UTC; {wall}.\n\n"
         f"Generation 0 (the shipped base, deployed contract): heldout pass rate "
         f"{'-' if gen0 is None else format(gen0, '.3f')}.\n\n"
         f"{ledger_markdown(rows)}\n\n"
