@@ -3,12 +3,12 @@
 A paired lift counts the heldout tasks where candidate and parent disagree. If two evaluations of one
 unchanged contract already disagree on some tasks, those flips enter every comparison as discordant tasks that carry no
 signal. This script measures that floor from evaluations already on disk: every `runs/*/eval.json` of the
-given workspaces (`rsi eval` writes one per evaluation; the likely cause of a flip: the embedded backend
-batches the rows that arrive together, and a batch's shape changes the arithmetic enough to turn a near-tie
-between two tokens the other way), grouped by the content hash of each side's
+given workspaces (`rsi eval` writes one per evaluation), grouped by the content hash of each side's
 contract, and for every pair of evaluations of the same contract the number of heldout tasks whose verdict
 differs. Evaluations are identified by their run id, so a workspace copied from another (an ablation's
-copy of a ledger's) does not count the same evaluation twice. Nothing is run; it reads JSON.
+copy of a ledger's) does not count the same evaluation twice. Beside the verdicts it compares what the model
+wrote (the agent's messages in each attempt's trajectory.json): a flip with the same text would be the
+verifier's doing, a flip with different text the decoding's. Nothing is run; it reads JSON.
 
     .venv/bin/python bench/eval_noise.py --workspace /work/compound4 --workspace /work/compound5 --write
 """
@@ -16,6 +16,7 @@ copy of a ledger's) does not count the same evaluation twice. Nothing is run; it
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import statistics
@@ -37,6 +38,16 @@ class SideOutcome:
     ref: str
     content_hash: str
     solved: dict[str, bool]
+    texts: dict[str, str]  # task -> a digest of what the model wrote (tasks whose trajectory is on disk)
+
+
+def agent_text_digest(trajectory: Path) -> str | None:
+    """A digest of the agent's messages in one attempt, or None when the trajectory is not there."""
+    if not trajectory.is_file():
+        return None
+    steps = json.loads(trajectory.read_text(encoding="utf-8")).get("steps", [])
+    text = "\n".join(step.get("message") or "" for step in steps if step.get("source") == "agent")
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def sides_of(eval_json: Path) -> list[SideOutcome]:
@@ -44,14 +55,16 @@ def sides_of(eval_json: Path) -> list[SideOutcome]:
     record = json.loads(eval_json.read_text(encoding="utf-8"))
     heldout = set(record["heldout_tasks"])
     out = []
-    for side in SIDES:
-        contract = record.get(side)
-        if not contract:
-            continue
+    present = [side for side in SIDES if record.get(side)]  # the run's jobs are the sides present, in order
+    for job, side in enumerate(present):
+        contract = record[side]
         solved = {task: bool(verdicts[side]) for task, verdicts in record["per_task"].items()
                   if task in heldout and side in verdicts}
+        digests = {task: agent_text_digest(eval_json.parent / "attempts" / f"j{job:04d}" / task.replace("/", "__")
+                                           / "a0" / "trajectory.json") for task in solved}
         out.append(SideOutcome(run_id=eval_json.parent.name, workspace=eval_json.parent.parent.parent.name,
-                               ref=contract["ref"], content_hash=contract["content_hash"], solved=solved))
+                               ref=contract["ref"], content_hash=contract["content_hash"], solved=solved,
+                               texts={task: digest for task, digest in digests.items() if digest}))
     return out
 
 
@@ -87,9 +100,12 @@ def table(by_contract: dict[str, list[SideOutcome]]) -> tuple[list[str], list[in
         every += counts
         ever = {t for a in outcomes for t in a.solved if any(o.solved.get(t) != a.solved[t] for o in outcomes)}
         solved = [sum(o.solved.values()) for o in outcomes]
+        texts = {t: {o.texts[t] for o in outcomes if t in o.texts} for t in outcomes[0].solved}
+        varied = {t for t, digests in texts.items() if len(digests) > 1}
+        same_text_flips = sorted(t for t in ever if len(texts.get(t, ())) == 1)
         rows.append(f"| {outcomes[0].ref} ({content_hash[:12]}) | {len(outcomes)} | {min(pairs)[1]} | "
                     f"{min(solved)}-{max(solved)} | {statistics.mean(counts):.2f} | {min(counts)}-{max(counts)} | "
-                    f"{len(ever)} |")
+                    f"{len(ever)} | {len(varied)} | {len(ever & varied)} | {', '.join(same_text_flips) or 'none'} |")
     return rows, every
 
 
@@ -108,8 +124,9 @@ def main() -> None:
              __doc__.split("\n\n")[1].replace("\n", " "), "",
              f"Workspaces: {', '.join(str(w) for w in args.workspace)}; {len(runs)} evaluations "
              f"({runs[0]} to {runs[-1]}). Each row: one contract evaluated more than once, greedy, one attempt a task.", "",
-             "| contract | evaluations | heldout tasks | solved | flips per pair, mean | range | tasks that ever flipped |",
-             "|---|---:|---:|---|---:|---|---:|", *rows, "",
+             "| contract | evaluations | heldout tasks | solved | flips per pair, mean | range | tasks that ever flipped "
+             "| tasks whose text ever differed | flipped tasks whose text differed | flipped with the same text |",
+             "|---|---:|---:|---|---:|---|---:|---:|---:|---|", *rows, "",
              f"Over all {len(every)} pairs: {statistics.mean(every):.2f} flipped tasks on average "
              f"(range {min(every)}-{max(every)}).", "",
              *([args.notes.read_text(encoding="utf-8").strip(), ""] if args.notes else []),
