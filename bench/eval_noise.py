@@ -26,7 +26,6 @@ from pathlib import Path
 from results import replace_section  # bench/results.py (scripts run from bench/)
 
 SECTION = "## evaluation noise"
-SIDES = ("parent", "candidate", "control")
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,6 @@ class SideOutcome:
     """One side of one stored evaluation: which contract, and its verdict on each heldout task."""
 
     run_id: str
-    workspace: str
     ref: str
     content_hash: str
     solved: dict[str, bool]
@@ -43,26 +41,32 @@ class SideOutcome:
 
 def agent_text_digest(trajectory: Path) -> str | None:
     """A digest of the agent's messages in one attempt, or None when the trajectory is not there."""
+    from rsi.harness.trajectory import read_trajectory
+
     if not trajectory.is_file():
         return None
-    steps = json.loads(trajectory.read_text(encoding="utf-8")).get("steps", [])
-    text = "\n".join(step.get("message") or "" for step in steps if step.get("source") == "agent")
+    text = "\n".join(step.message for step in read_trajectory(trajectory).steps if step.source == "agent")
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def sides_of(eval_json: Path) -> list[SideOutcome]:
     """The sides of one evaluation that carry heldout verdicts (the control only when it is a side of its own)."""
+    from rsi.evaluation import BEST_OF_N, SIDES
+    from rsi.run.layout import RunLayout
+
     record = json.loads(eval_json.read_text(encoding="utf-8"))
     heldout = set(record["heldout_tasks"])
+    layout = RunLayout(eval_json.parent)
     out = []
-    present = [side for side in SIDES if record.get(side)]  # the run's jobs are the sides present, in order
+    # The run's job i is the i-th side present, in rsi.evaluation's side order (_Plan.side_of); best-of-n,
+    # always the last, has no heldout verdicts (eval.json keeps it under "cost_matched").
+    present = [SIDES[side] for side in sorted(SIDES) if side != BEST_OF_N and record.get(SIDES[side])]
     for job, side in enumerate(present):
         contract = record[side]
         solved = {task: bool(verdicts[side]) for task, verdicts in record["per_task"].items()
                   if task in heldout and side in verdicts}
-        digests = {task: agent_text_digest(eval_json.parent / "attempts" / f"j{job:04d}" / task.replace("/", "__")
-                                           / "a0" / "trajectory.json") for task in solved}
-        out.append(SideOutcome(run_id=eval_json.parent.name, workspace=eval_json.parent.parent.parent.name,
+        digests = {task: agent_text_digest(layout.attempt_dir(job, task, 0) / "trajectory.json") for task in solved}
+        out.append(SideOutcome(run_id=eval_json.parent.name,
                                ref=contract["ref"], content_hash=contract["content_hash"], solved=solved,
                                texts={task: digest for task, digest in digests.items() if digest}))
     return out
@@ -103,7 +107,7 @@ def table(by_contract: dict[str, list[SideOutcome]]) -> tuple[list[str], list[in
         texts = {t: {o.texts[t] for o in outcomes if t in o.texts} for t in outcomes[0].solved}
         varied = {t for t, digests in texts.items() if len(digests) > 1}
         same_text_flips = sorted(t for t in ever if len(texts.get(t, ())) == 1)
-        rows.append(f"| {outcomes[0].ref} ({content_hash[:12]}) | {len(outcomes)} | {min(pairs)[1]} | "
+        rows.append(f"| {outcomes[0].ref} ({content_hash[:12]}) | {len(outcomes)} | {min(n for _, n in pairs)} | "
                     f"{min(solved)}-{max(solved)} | {statistics.mean(counts):.2f} | {min(counts)}-{max(counts)} | "
                     f"{len(ever)} | {len(varied)} | {len(ever & varied)} | {', '.join(same_text_flips) or 'none'} |")
     return rows, every

@@ -27,12 +27,16 @@ SECTION = "## greedy invariance"
 
 def prompts_of(eval_run: Path, count: int) -> list[tuple[str, list[dict[str, str]]]]:
     """(task, system + user messages) of the parent side's first `count` heldout attempts, by task key."""
+    from rsi.evaluation import PARENT
+    from rsi.harness.trajectory import read_trajectory
+    from rsi.run.layout import RunLayout
+
     record = json.loads((eval_run / "eval.json").read_text(encoding="utf-8"))
+    layout = RunLayout(eval_run)
     out = []
     for task in sorted(record["heldout_tasks"])[:count]:
-        trajectory = eval_run / "attempts" / "j0000" / task.replace("/", "__") / "a0" / "trajectory.json"
-        steps = json.loads(trajectory.read_text(encoding="utf-8"))["steps"]
-        messages = [{"role": s["source"], "content": s["message"]} for s in steps if s["source"] in ("system", "user")]
+        steps = read_trajectory(layout.attempt_dir(PARENT, task, 0) / "trajectory.json").steps  # the parent is job 0
+        messages = [{"role": s.source, "content": s.message} for s in steps if s.source in ("system", "user")]
         out.append((task, messages))
     return out
 
@@ -65,9 +69,9 @@ def main() -> None:
     from rsi.models.weights import hf_folder
 
     prompts = prompts_of(args.eval_run, args.prompts)
+    folder = hf_folder(BaseModelSpec(id="SmolLM2-135M-Instruct", file="SmolLM2-135M-Instruct.Q4_1.gguf"))
     rows = []
     for dtype in ("bfloat16", "float32"):
-        folder = hf_folder(BaseModelSpec(id="SmolLM2-135M-Instruct", file="SmolLM2-135M-Instruct.Q4_1.gguf"))
         model = EmbeddedModel(folder, name=f"smol-{dtype}", dtype=dtype, max_batch=8)
         try:
             decode(model, prompts[:1], 8, together=False)  # warm-up
