@@ -12,7 +12,10 @@ evaluation. Each generation (`rsi.generation.run_generation`, the code behind `r
             `--continue-adapter` the previous generation's adapter trained further on it
   evaluate  every heldout task of pyfuncs2 (207, greedy, one attempt each): candidate against parent and
             against the frozen generation-0 contract; retention on the parent's covered train tasks;
-            transfer onto the portfolio-covered train tasks
+            transfer onto the portfolio-covered train tasks. Served in float32 (`--eval-dtype`, the shipped
+            contract's `[evaluation] dtype`): greedy bfloat16 text depends on the rest of the batch, which
+            put a floor of 2.7 flipped tasks under every paired lift (bench/RESULTS.md "## evaluation noise");
+            the ledgers recorded before it existed used `--eval-dtype serving` (bfloat16)
   gate      the contract's `[evaluation.gate]`: the adapter becomes the deployed revision only if the
             lift's 95% interval is above zero and retention >= 0.9
 
@@ -76,7 +79,7 @@ description = "Sampled: temperature 0.8, top_p 0.95."
 """
 
 
-def prepare(target: Path, max_tokens: int):  # -> Workspace
+def prepare(target: Path, max_tokens: int, eval_dtype: str):  # -> Workspace
     """A fresh workspace whose deployed contract is the text substrate on pyfuncs2, and the text3 portfolio."""
     import git
 
@@ -86,7 +89,7 @@ def prepare(target: Path, max_tokens: int):  # -> Workspace
     workspace = init_workspace(target)
     sets: dict[str, object] = {"harness.substrate": "text", "harness.system_prompt_file": "prompts/text.md",
                                "harness.max_turns": 1, "harness.sampling.max_tokens": max_tokens,
-                               "evaluation.suite": "pyfuncs2"}
+                               "evaluation.suite": "pyfuncs2", "evaluation.dtype": eval_dtype}
     revise_contract(workspace, "default", sets, "deploy the text substrate on pyfuncs2 (bench/compounding.py)")
     workspace.portfolio_path("text3").write_text(PORTFOLIO)
     repo = git.Repo(workspace.root)
@@ -213,7 +216,7 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"successor), a harvest of up to {args.harvest_per_task} distinct solutions per task (budgets per generation "
         f"in the second table), export at most {args.max_per_task} per task rendered `{args.render}`, "
         f"pooled over all generations so far, {start} with the contract's `[training]` defaults, evaluation on "
-        f"all {splits.get('heldout', 0)} heldout tasks (greedy) and at most {args.limit_covered} covered train tasks; {args.workers} "
+        f"all {splits.get('heldout', 0)} heldout tasks (greedy, served in {args.eval_dtype}) and at most {args.limit_covered} covered train tasks; {args.workers} "
         f"attempts in flight. Code {commit}; machine {platform.node()} ({os.cpu_count()} cores), shared with other "
         f"work (1-minute load average {min(loads):.1f}-{max(loads):.1f} during the run); "
         f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M')} UTC; {wall}.\n\n"
@@ -229,7 +232,8 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"Reproduce: `.venv/bin/python bench/compounding.py --generations {args.generations} --budget-attempts "
         f"{args.budget_attempts} --harvest-per-task {args.harvest_per_task} --harvest-budget {args.harvest_budget} "
         f"--max-per-task {args.max_per_task} --render {args.render} --limit-covered {args.limit_covered} "
-        f"--workers {args.workers} --max-tokens {args.max_tokens}{' --continue-adapter' if args.continue_adapter else ''} "
+        f"--workers {args.workers} --max-tokens {args.max_tokens} --eval-dtype {args.eval_dtype}"
+        f"{' --continue-adapter' if args.continue_adapter else ''} "
         "--workspace DIR --write`\n\n"
     )
     replace_section(heading, block)
@@ -248,6 +252,8 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--continue-adapter", action="store_true",
                         help="Each generation continues the previous one's adapter (default: a fresh LoRA).")
+    parser.add_argument("--eval-dtype", choices=["float32", "serving", "bfloat16"], default="float32",
+                        help="The deployed contract's [evaluation] dtype ('serving': as served, bfloat16 here).")
     parser.add_argument("--threads", type=int, default=None, help="torch threads for training (default: measured).")
     parser.add_argument("--workspace", type=Path, required=True, help="Created if new; resumed if it exists.")
     parser.add_argument("--write", action="store_true")
@@ -265,7 +271,7 @@ def main() -> None:
     from rsi.workspace import Workspace
 
     target = args.workspace.resolve()
-    workspace = Workspace(target) if (target / "hcp").is_dir() else prepare(target, args.max_tokens)
+    workspace = Workspace(target) if (target / "hcp").is_dir() else prepare(target, args.max_tokens, args.eval_dtype)
     started = time.monotonic()
 
     def note(line: str) -> None:

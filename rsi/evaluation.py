@@ -33,6 +33,10 @@ and a verifier verdict:
   configuration reaches with the same attempts (B/T) and beside what ships (transfer), never as what
   ships.
 
+Every side is served in one number format, the parent's `[evaluation] dtype` (float32 in the shipped
+contract: greedy text in bfloat16 depends on the other rows of a batch, so two evaluations of one contract
+would disagree; docs/models.md). It is resolved when the evaluation is planned and stored with the plan.
+
 The gate is the parent's `[evaluation.gate]`: promote only if the lift's CI lower bound is above
 `min_lift` and retention >= `retention_min`. `decide_adapter` is pure; `apply_decision` writes the
 outcome: the parent's next revision (rsi.training.candidate.promote_adapter) or a `rejected` status
@@ -70,6 +74,7 @@ if TYPE_CHECKING:
     from rsi.store import Store
 
 EVAL_FILE = "eval.json"
+EvalDtype = Literal["serving", "bfloat16", "float32", "float16"]
 SCHEDULER = EVAL_SCHEDULER
 RETRY_BACKOFF_S = 1.0  # first retry of an infrastructure error; doubles per retry (the orchestrator's policy)
 
@@ -100,6 +105,10 @@ class EvalSpec(BaseModel):
     best_of_n: bool = Field(default=False, description=(
         "Job 3: the parent's configuration as best-of-n (a greedy one sampled when n > 1) on the train tasks the transfer runs tried, with "
         "about the attempts they spent: the cost-matched baseline beside union coverage. Needs transfer_runs."))
+    dtype: EvalDtype | None = Field(default=None, description=(
+        "Number format every side is served in ('serving': each contract's own [serving] dtype). Default: the "
+        "parent's [evaluation] dtype. Resolved when the evaluation is planned and stored with it, so a resumed "
+        "evaluation serves its remaining attempts as it served the first ones."))
 
 
 class GateSummary(BaseModel):
@@ -184,6 +193,7 @@ class EvalOutcome(BaseModel):
     parent: ContractSide
     control: ContractSide | None = Field(default=None, description="The generation-0 control side, if any.")
     adapter_id: str = ""
+    dtype: str = Field(default="serving", description="Number format the sides were served in (EvalSpec.dtype).")
     seeds: dict[str, int] = Field(default_factory=dict)
     heldout_tasks: list[str]
     covered_tasks: list[str] = Field(description="Train tasks the parent had covered (retention).")
@@ -413,12 +423,15 @@ def _resolve_sides(workspace: Workspace, spec: EvalSpec) -> _Sides:
     from rsi.contracts.refs import resolve_ref
 
     candidate, parent = resolve_ref(workspace, spec.candidate), resolve_ref(workspace, spec.parent)
-    configs = {PARENT: configuration_from_contract(parent), CANDIDATE: configuration_from_contract(candidate)}
+    spec = spec.model_copy(update={"dtype": spec.dtype or parent.spec.evaluation.dtype})
+    served = _served_as(spec)
+    configs = {PARENT: configuration_from_contract(parent, overrides=served),
+               CANDIDATE: configuration_from_contract(candidate, overrides=served)}
     if configs[CANDIDATE].config_hash == configs[PARENT].config_hash:
         raise UserInputError(f"{spec.candidate} and {spec.parent} are the same configuration; nothing to compare")
     control = resolve_ref(workspace, spec.control) if spec.control else None
     if control is not None:
-        control_config = configuration_from_contract(control)
+        control_config = configuration_from_contract(control, overrides=served)
         # Generation 1's parent is generation 0 itself: its lift against the control is its lift.
         if control_config.config_hash == configs[PARENT].config_hash:
             control = None
@@ -430,18 +443,25 @@ def _resolve_sides(workspace: Workspace, spec: EvalSpec) -> _Sides:
     return _Sides(spec, candidate, parent, control, configs)
 
 
+def _served_as(spec: EvalSpec) -> dict[str, Any]:
+    """The override that serves a side in the evaluation's number format (none for 'serving'). `[serving]` is
+    not part of a configuration's hash, so the sides keep their identity and their stored coverage."""
+    return {} if spec.dtype in (None, "serving") else {"serving.dtype": spec.dtype}
+
+
 def _with_best_of_n(sides: _Sides, overrides: dict[str, float]) -> dict[int, Any]:
     """The sides' configurations and the best-of-n side's: the parent's with the plan's sampling overrides."""
-    return {**sides.configs, BEST_OF_N: _best_of_n_config(sides.parent, sides.configs[PARENT], overrides)}
+    return {**sides.configs, BEST_OF_N: _best_of_n_config(sides.parent, sides.configs[PARENT], overrides,
+                                                          _served_as(sides.spec))}
 
 
-def _best_of_n_config(parent: Any, parent_config: Any, overrides: dict[str, float]) -> Any:
+def _best_of_n_config(parent: Any, parent_config: Any, overrides: dict[str, float], served: dict[str, Any]) -> Any:
     """The parent's configuration as best-of-n runs it (itself without overrides)."""
     from rsi.contracts.load import configuration_from_contract
 
     if not overrides:
         return parent_config
-    return configuration_from_contract(parent, name=f"{parent_config.name}-best-of-n", overrides=overrides,
+    return configuration_from_contract(parent, name=f"{parent_config.name}-best-of-n", overrides={**overrides, **served},
                                        parents=[parent_config.config_hash])
 
 
@@ -628,6 +648,7 @@ def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], N
         if spec.resume:
             spec, stored = _resumed_plan(store, spec)
         sides = _resolve_sides(workspace, spec)
+        spec = sides.spec  # with the number format resolved (stored with the plan)
         evaluation = sides.parent.spec.evaluation
         suite = spec.suite or evaluation.suite
         per_task = spec.attempts_per_task or evaluation.attempts_per_task
@@ -646,13 +667,17 @@ def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], N
         note(f"evaluation {plan.run_id}: {sides.candidate.ref} vs {sides.parent.ref}{control} on {len(plan.heldout)} "
              f"{'chosen train' if spec.tasks else 'heldout'} + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} "
              f"covered train tasks of {suite}, "
-             f"{per_task} attempt(s) each, seed {seed}")
+             f"{per_task} attempt(s) each, seed {seed}, served in {_dtype_text(spec)}")
         if plan.best_of_n is not None:
             b = plan.best_of_n
             note(f"best-of-n: {sides.parent.ref} x {b.per_task} on the {len(b.tasks)} train tasks the transfer runs "
                  f"tried with {b.search_attempts} attempts")
     tasks = [by_key[k] for k in plan.all_task_keys()]
     return _EvalRun(workspace, spec, sides, plan, tasks, on_created)
+
+
+def _dtype_text(spec: EvalSpec) -> str:
+    return "each contract's own [serving] dtype" if spec.dtype in (None, "serving") else str(spec.dtype)
 
 
 def _execute(run: _EvalRun, attempt_fn: AttemptFn | None, tracker: Tracker, note: Callable[[str], None]) -> RunOutcome:
@@ -730,7 +755,7 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
         eval_id=plan.run_id, suite=plan.suite,
         candidate=_contract_info(candidate, plan.configs[CANDIDATE]), parent=_contract_info(sides.parent, plan.configs[PARENT]),
         control=_contract_info(sides.control, plan.configs[CONTROL]) if has_control and sides.control else None,
-        adapter_id=adapter, seeds={"seed": plan.seed, "attempts_per_task": plan.per_task},
+        adapter_id=adapter, dtype=spec.dtype or "serving", seeds={"seed": plan.seed, "attempts_per_task": plan.per_task},
         heldout_tasks=plan.heldout, covered_tasks=plan.covered, transfer_tasks=plan.transfer,
         lift=lift_estimate.summary(),
         # without a separate control, the parent is generation 0 (or no control was asked for)
@@ -746,7 +771,8 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
 def eval_lines(outcome: EvalOutcome) -> list[str]:
     """What `rsi eval` prints: what ships (the deployed configuration) beside what the search reached."""
     lift, retention = outcome.lift, outcome.retention
-    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate.ref} vs {outcome.parent.ref}",
+    served = "" if outcome.dtype == "serving" else f" (served in {outcome.dtype})"
+    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate.ref} vs {outcome.parent.ref}{served}",
              f"  heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
              f"lift {lift.as_text()} ({lift.method})"]
     if outcome.lift_vs_control is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 import typer
 
@@ -46,20 +46,27 @@ def eval_command(
     best_of_n: Annotated[bool, typer.Option("--best-of-n", help=(
         "Also run the parent as best-of-n (sampled) on the train tasks the transfer runs tried, with about their "
         "attempts: the cost-matched baseline beside union coverage (needs --transfer-run)."))] = False,
+    dtype: Annotated[str | None, typer.Option("--dtype", help=(
+        "Number format every side is served in: float32, bfloat16, float16, or serving (each contract's own); "
+        "default: the parent's [evaluation] dtype."))] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume an evaluation run id.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Evaluate and decide, but promote/reject nothing.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
     """Evaluate CANDIDATE against its parent on heldout and covered tasks; promote the adapter if the gate passes."""
     from rsi.errors import UserInputError
-    from rsi.evaluation import EvalSpec, apply_decision, eval_lines, evaluate
+    from rsi.evaluation import EvalDtype, EvalSpec, apply_decision, eval_lines, evaluate
 
     if not resume and (not candidate or not against):
         raise UserInputError("give CANDIDATE and --against PARENT (or --resume EVAL_ID)")
+    if dtype is not None and dtype not in get_args(EvalDtype):
+        raise UserInputError(f"--dtype {dtype!r}: use one of {', '.join(get_args(EvalDtype))}")
+    if dtype is not None and resume:
+        raise UserInputError("--dtype with --resume: a resumed evaluation keeps the number format it started with")
     spec = EvalSpec(candidate=candidate or "-", parent=against or "-", suite=suite, attempts_per_task=attempts_per_task,
                     seed=seed, limit_heldout=limit_heldout, limit_covered=limit_covered, covered_runs=covered_run or [],
                     workers=workers, sandbox=sandbox, resume=resume, control=control,  # type: ignore[arg-type]
-                    transfer_runs=transfer_run or [], best_of_n=best_of_n)
+                    transfer_runs=transfer_run or [], best_of_n=best_of_n, dtype=dtype)  # type: ignore[arg-type]
     workspace = state.workspace()
     tracker = progress_tracker("eval", json_output)
     try:

@@ -203,6 +203,10 @@ class EvaluationSpec(_Strict):
     attempts_per_task: int = Field(default=1, ge=1, description="Attempts per task in one job.")
     scoring: Literal["any_pass", "mean_reward"] = Field(default="any_pass", description="How attempts become a score.")
     seed: int = Field(default=0, description="Seed for scheduling and sampling.")
+    dtype: Literal["serving", "bfloat16", "float32", "float16"] = Field(
+        default="serving", description="Number format every side of `rsi eval` is served in ('serving': each "
+        "contract's own [serving] dtype). float32 makes greedy decoding independent of the other rows in a batch; "
+        "bfloat16 is not (bench/RESULTS.md '## greedy invariance'), so a gate decision could depend on timing.")
     gate: GateSpec = Field(default_factory=GateSpec)
 
 
