@@ -64,12 +64,13 @@ def main() -> None:
     parser.add_argument("--notes", type=Path, help="Markdown appended to the section (the reading).")
     args = parser.parse_args()
 
-    from rsi.contracts.schema import BaseModelSpec
+    from rsi.contracts.load import load_contract
     from rsi.models.embedded import EmbeddedModel
     from rsi.models.weights import hf_folder
+    from rsi.workspace import shipped_root
 
     prompts = prompts_of(args.eval_run, args.prompts)
-    folder = hf_folder(BaseModelSpec(id="SmolLM2-135M-Instruct", file="SmolLM2-135M-Instruct.Q4_1.gguf"))
+    folder = hf_folder(load_contract(shipped_root() / "hcp" / "default.toml").spec.base)  # the shipped base
     rows = []
     for dtype in ("bfloat16", "float32"):
         model = EmbeddedModel(folder, name=f"smol-{dtype}", dtype=dtype, max_batch=8)
