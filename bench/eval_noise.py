@@ -4,7 +4,7 @@ A paired lift counts the heldout tasks where candidate and parent disagree. If t
 unchanged contract already disagree on some tasks, those flips enter every comparison as discordant tasks that carry no
 signal. This script measures that floor from evaluations already on disk: every `runs/*/eval.json` of the
 given workspaces (`rsi eval` writes one per evaluation), grouped by the content hash of each side's
-contract, and for every pair of evaluations of the same contract the number of heldout tasks whose verdict
+contract and the number format the evaluation served it in (`[evaluation] dtype`), and for every pair of evaluations of the same contract the number of heldout tasks whose verdict
 differs. Evaluations are identified by their run id, so a workspace copied from another (an ablation's
 copy of a ledger's) does not count the same evaluation twice. Beside the verdicts it compares what the model
 wrote (the agent's messages in each attempt's trajectory.json): a flip with the same text would be the
@@ -35,6 +35,7 @@ class SideOutcome:
     run_id: str
     ref: str
     content_hash: str
+    dtype: str  # the evaluation's number format ("serving": the contract's own [serving] dtype)
     solved: dict[str, bool]
     texts: dict[str, str]  # task -> a digest of what the model wrote (tasks whose trajectory is on disk)
 
@@ -67,15 +68,16 @@ def sides_of(eval_json: Path) -> list[SideOutcome]:
                   if task in heldout and side in verdicts}
         digests = {task: agent_text_digest(layout.attempt_dir(job, task, 0) / "trajectory.json") for task in solved}
         out.append(SideOutcome(run_id=eval_json.parent.name,
-                               ref=contract["ref"], content_hash=contract["content_hash"], solved=solved,
+                               ref=contract["ref"], content_hash=contract["content_hash"],
+                               dtype=record.get("dtype", "serving"), solved=solved,
                                texts={task: digest for task, digest in digests.items() if digest}))
     return out
 
 
-def collect(workspaces: list[Path]) -> dict[str, list[SideOutcome]]:
-    """Contract content hash -> its evaluations, one per run id (the first workspace that holds it)."""
+def collect(workspaces: list[Path]) -> dict[tuple[str, str], list[SideOutcome]]:
+    """(contract content hash, number format) -> its evaluations, one per run id (the first workspace that holds it)."""
     seen: set[tuple[str, str]] = set()
-    by_contract: dict[str, list[SideOutcome]] = {}
+    by_contract: dict[tuple[str, str], list[SideOutcome]] = {}
     for workspace in workspaces:
         for eval_json in sorted(workspace.glob("runs/*/eval.json")):
             for side in sides_of(eval_json):
@@ -83,7 +85,7 @@ def collect(workspaces: list[Path]) -> dict[str, list[SideOutcome]]:
                 if key in seen:
                     continue
                 seen.add(key)
-                by_contract.setdefault(side.content_hash, []).append(side)
+                by_contract.setdefault((side.content_hash, side.dtype), []).append(side)
     return by_contract
 
 
@@ -93,10 +95,10 @@ def flips(a: SideOutcome, b: SideOutcome) -> tuple[int, int]:
     return sum(a.solved[t] != b.solved[t] for t in common), len(common)
 
 
-def table(by_contract: dict[str, list[SideOutcome]]) -> tuple[list[str], list[int]]:
-    """Markdown rows for every contract evaluated at least twice, and every pairwise flip count."""
+def table(by_contract: dict[tuple[str, str], list[SideOutcome]]) -> tuple[list[str], list[int]]:
+    """Markdown rows for every contract evaluated at least twice in one number format, and every pairwise flip count."""
     rows, every = [], []
-    for content_hash, outcomes in sorted(by_contract.items(), key=lambda kv: -len(kv[1])):
+    for (content_hash, dtype), outcomes in sorted(by_contract.items(), key=lambda kv: -len(kv[1])):
         if len(outcomes) < 2:
             continue
         pairs = [flips(a, b) for a, b in itertools.combinations(outcomes, 2)]
@@ -107,7 +109,7 @@ def table(by_contract: dict[str, list[SideOutcome]]) -> tuple[list[str], list[in
         texts = {t: {o.texts[t] for o in outcomes if t in o.texts} for t in outcomes[0].solved}
         varied = {t for t, digests in texts.items() if len(digests) > 1}
         same_text_flips = sorted(t for t in ever if len(texts.get(t, ())) == 1)
-        rows.append(f"| {outcomes[0].ref} ({content_hash[:12]}) | {len(outcomes)} | {min(n for _, n in pairs)} | "
+        rows.append(f"| {outcomes[0].ref} ({content_hash[:12]}) | {dtype} | {len(outcomes)} | {min(n for _, n in pairs)} | "
                     f"{min(solved)}-{max(solved)} | {statistics.mean(counts):.2f} | {min(counts)}-{max(counts)} | "
                     f"{len(ever)} | {len(varied)} | {len(ever & varied)} | {', '.join(same_text_flips) or 'none'} |")
     return rows, every
@@ -128,9 +130,9 @@ def main() -> None:
              __doc__.split("\n\n")[1].replace("\n", " "), "",
              f"Workspaces: {', '.join(str(w) for w in args.workspace)}; {len(runs)} evaluations "
              f"({runs[0]} to {runs[-1]}). Each row: one contract evaluated more than once, greedy, one attempt a task.", "",
-             "| contract | evaluations | heldout tasks | solved | flips per pair, mean | range | tasks that ever flipped "
+             "| contract | served in | evaluations | heldout tasks | solved | flips per pair, mean | range | tasks that ever flipped "
              "| tasks whose text ever differed | flipped tasks whose text differed | flipped with the same text |",
-             "|---|---:|---:|---|---:|---|---:|---:|---:|---|", *rows, "",
+             "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|", *rows, "",
              f"Over all {len(every)} pairs: {statistics.mean(every):.2f} flipped tasks on average "
              f"(range {min(every)}-{max(every)}).", "",
              *([args.notes.read_text(encoding="utf-8").strip(), ""] if args.notes else []),
