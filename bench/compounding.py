@@ -233,8 +233,8 @@ def write_section(workspace, args: argparse.Namespace) -> None:
         f"{args.budget_attempts} --harvest-per-task {args.harvest_per_task} --harvest-budget {args.harvest_budget} "
         f"--max-per-task {args.max_per_task} --render {args.render} --limit-covered {args.limit_covered} "
         f"--workers {args.workers} --max-tokens {args.max_tokens} --eval-dtype {args.eval_dtype}"
-        f"{' --continue-adapter' if args.continue_adapter else ''} "
-        "--workspace DIR --write`\n\n"
+        f"{' --continue-adapter' if args.continue_adapter else ''}"
+        f"{' --section ' + args.section if args.section else ''} --workspace DIR --write`\n\n"
     )
     replace_section(heading, block)
 
