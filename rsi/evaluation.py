@@ -193,7 +193,10 @@ class EvalOutcome(BaseModel):
     parent: ContractSide
     control: ContractSide | None = Field(default=None, description="The generation-0 control side, if any.")
     adapter_id: str = ""
-    dtype: str = Field(default="serving", description="Number format the sides were served in (EvalSpec.dtype).")
+    dtype: str = Field(default="serving", description="Number format the sides were asked to be served in (EvalSpec.dtype).")
+    served: dict[str, int] = Field(default_factory=dict, description=(
+        "Counted attempts by the number format their trajectory says the model was loaded in ('' where the backend "
+        "cannot say): what `dtype` asked for, as it happened (RSI_DTYPE overrides it)."))
     seeds: dict[str, int] = Field(default_factory=dict)
     heldout_tasks: list[str]
     covered_tasks: list[str] = Field(description="Train tasks the parent had covered (retention).")
@@ -609,6 +612,7 @@ class _Solved:
     by_side: dict[int, dict[str, bool]]
     spent: dict[int, int]
     tokens: int
+    served: dict[str, int]  # number format -> counted attempts (from their trajectories)
 
     @property
     def attempts(self) -> int:
@@ -624,16 +628,34 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
         rows = store.list_attempts(plan.run_id)
     finally:
         store.close()
-    solved = _Solved({j: {} for j in SIDES}, {j: 0 for j in SIDES}, 0)
+    solved = _Solved({j: {} for j in SIDES}, {j: 0 for j in SIDES}, 0, {})
     for row in rows:
         if not row.counted:
             continue
+        served = _served_format(workspace, row.trajectory_path)
+        solved.served[served] = solved.served.get(served, 0) + 1
         j = plan.side_of(row.job_index)
         solved.spent[j] = solved.spent.get(j, 0) + 1
         solved.tokens += row.tokens or 0
         side = solved.by_side.setdefault(j, {})
         side[row.task_key] = side.get(row.task_key, False) or bool(row.passed)
     return solved
+
+
+def _served_format(workspace: Workspace, trajectory_path: str) -> str:
+    """The number format one attempt's trajectory records ("" when it does not say or is not there)."""
+    from pathlib import Path
+
+    from rsi.harness.trajectory import read_trajectory
+
+    if not trajectory_path:
+        return ""
+    path = Path(trajectory_path)
+    path = path if path.is_absolute() else workspace.runs_dir / path
+    try:
+        return read_trajectory(path).model.dtype
+    except UserInputError:
+        return ""
 
 
 def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], None] | None,
@@ -721,7 +743,7 @@ def evaluate(
     solved = _solved(workspace, run.plan)
     outcome = _measure(run.sides, run.plan, solved, run.spec)
     outcome = outcome.model_copy(update={"errors": ran.errors, "attempts": solved.attempts, "tokens": solved.tokens,
-                                         "wall_s": time.monotonic() - started})
+                                         "served": solved.served, "wall_s": time.monotonic() - started})
     write_json_atomic(workspace.run_dir(run.plan.run_id) / EVAL_FILE, outcome.model_dump(mode="json"))
     return outcome
 
@@ -771,8 +793,7 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
 def eval_lines(outcome: EvalOutcome) -> list[str]:
     """What `rsi eval` prints: what ships (the deployed configuration) beside what the search reached."""
     lift, retention = outcome.lift, outcome.retention
-    served = "" if outcome.dtype == "serving" else f" (served in {outcome.dtype})"
-    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate.ref} vs {outcome.parent.ref}{served}",
+    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate.ref} vs {outcome.parent.ref}{_served_text(outcome)}",
              f"  heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
              f"lift {lift.as_text()} ({lift.method})"]
     if outcome.lift_vs_control is not None:
@@ -791,6 +812,16 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
     if outcome.cost_matched is not None:
         lines.append(cost_matched_line(outcome.cost_matched))
     return lines
+
+
+def _served_text(outcome: EvalOutcome) -> str:
+    """How the sides were served: the format asked for, and a warning where the trajectories say otherwise."""
+    asked = "" if outcome.dtype == "serving" else f" (served in {outcome.dtype})"
+    other = {fmt: n for fmt, n in outcome.served.items() if fmt and outcome.dtype != "serving" and fmt != outcome.dtype}
+    if not other:
+        return asked
+    found = ", ".join(f"{n} attempts in {fmt}" for fmt, n in sorted(other.items()))
+    return f" (asked for {outcome.dtype}, but {found}: is RSI_DTYPE set?)"
 
 
 def cost_matched_line(c: CostMatchedSummary) -> str:

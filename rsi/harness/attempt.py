@@ -199,7 +199,7 @@ def _new_trajectory(
             prompt_style=harness.prompt_style,
             tool_library=harness.tool_library,
         ),
-        model=ModelRef(name=model.name, base_id=config.spec.base.id),
+        model=ModelRef(name=model.name, base_id=config.spec.base.id, dtype=model.number_format()),
         seed=seed,
         started_at=started_at,
     )

@@ -70,6 +70,8 @@ class ConfigurationRef(_Model):
 class ModelRef(_Model):
     name: str = Field(description="The ChatModel's name (backend and model).")
     base_id: str = Field(default="", description="`[base].id` of the contract.")
+    dtype: str = Field(default="", description="Number format the weights were served in, as loaded "
+                       "('' where the backend cannot say: a remote endpoint, a scripted model).")
 
 
 class RoutingDecision(_Model):

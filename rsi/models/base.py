@@ -83,6 +83,11 @@ class ChatModel(Protocol):
         happens elsewhere (a remote server) or not at all."""
         ...
 
+    def number_format(self) -> str:
+        """The number format the weights are served in, as loaded (after `RSI_DTYPE` and the CPU's own
+        choice); "" where this process cannot know (a remote endpoint, a scripted model)."""
+        ...
+
 
 Closable = TypeVar("Closable", bound=ChatModel)
 

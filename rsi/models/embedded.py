@@ -320,6 +320,9 @@ class EmbeddedModel:
     def generate(self, request: GenerationRequest) -> GenerationResult:
         return self.submit(request).result()
 
+    def number_format(self) -> str:
+        return str(self.dtype.value)
+
     def batch_stats(self) -> dict[str, int]:
         return {**vars(self.stats), "serving_ms": int((time.monotonic() - self._serving_since) * 1000)}
 

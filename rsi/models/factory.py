@@ -164,6 +164,9 @@ class SharedModelHandle:
             del users[served]
             self._entry.model.unload_adapter(served)
 
+    def number_format(self) -> str:
+        return self._entry.model.number_format()  # type: ignore[no-any-return]
+
     def batch_stats(self) -> dict[str, int]:
         """The shared model's counters (every handle's requests together)."""
         return self._entry.model.batch_stats()  # type: ignore[no-any-return]

@@ -159,6 +159,9 @@ class OpenAIModel:
     def batch_stats(self) -> dict[str, int]:
         return {}  # no batching in this process
 
+    def number_format(self) -> str:
+        return ""  # the endpoint's own business
+
     def close(self) -> None:
         self._client.close()
 

@@ -84,5 +84,8 @@ class ScriptedModel:
     def batch_stats(self) -> dict[str, int]:
         return {}  # no batching in this process
 
+    def number_format(self) -> str:
+        return ""  # no weights
+
     def close(self) -> None:
         self.closed = True

@@ -115,11 +115,13 @@ class VllmModel:
         log_path: Path,
         name: str,
         grace_s: float = 20.0,
+        dtype: str = "",
     ) -> None:
         self.process = process
         self.client = client
         self.log_path = log_path
         self.name = name
+        self.dtype = dtype  # the server's --dtype
         self.grace_s = grace_s
         self._ever_served: set[str] = set()
 
@@ -160,7 +162,7 @@ class VllmModel:
         client = OpenAIModel(
             f"http://127.0.0.1:{port}", base_model=spec.base.id, timeout_s=spec.harness.timeouts.model_s
         )
-        with closed_on_error(cls(process, client, log_path, spec.base.id)) as model:
+        with closed_on_error(cls(process, client, log_path, spec.base.id, dtype=spec.serving.dtype)) as model:
             model.wait_healthy(startup_timeout_s)
             for name, path in adapters.items():
                 model.load_adapter(name, str(path))
@@ -225,6 +227,9 @@ class VllmModel:
 
     def batch_stats(self) -> dict[str, int]:
         return {}  # no batching in this process
+
+    def number_format(self) -> str:
+        return self.dtype
 
     def close(self) -> None:
         """SIGTERM the server's process group, wait `grace_s`, then SIGKILL."""

@@ -12,7 +12,8 @@ import json
 
 from rsi.contracts.load import configuration_from_contract
 from rsi.contracts.refs import resolve_ref
-from rsi.evaluation import EVAL_FILE, EvalSpec, evaluate
+from rsi.evaluation import EVAL_FILE, EvalSpec, eval_lines, evaluate
+from rsi.models.scripted import ScriptedModel
 from rsi.store import open_store
 from tests.evaluation.test_evaluation import BySide, setup
 
@@ -61,6 +62,19 @@ def test_serving_keeps_each_contracts_own_format(workspace, setup) -> None:
     fn, outcome = _run(workspace, setup, "serving")
     assert {dtype for dtype, _ in fn.served} == {"bfloat16"}
     assert outcome.dtype == "serving"
+
+
+def test_the_format_each_attempt_was_served_in_is_counted_and_a_mismatch_is_said(workspace, setup, monkeypatch) -> None:
+    """The trajectories say what the model was loaded in; an evaluation that asked for float32 and got another
+    format (RSI_DTYPE overrides the contract) says so instead of claiming float32."""
+    _, scripted = _run(workspace, setup, None)
+    assert scripted.served == {"": scripted.attempts}  # a scripted model has no weights to speak of
+    assert "(served in float32)" in eval_lines(scripted)[0]
+    monkeypatch.setattr(ScriptedModel, "number_format", lambda self: "bfloat16")
+    _, overridden = _run(workspace, setup, None)
+    assert overridden.served == {"bfloat16": overridden.attempts} and overridden.attempts > 0
+    first = eval_lines(overridden)[0]
+    assert f"asked for float32, but {overridden.attempts} attempts in bfloat16" in first
 
 
 def test_rsi_eval_refuses_an_unknown_format(cli, tmp_path) -> None:

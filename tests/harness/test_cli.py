@@ -59,3 +59,14 @@ def test_attempt_rejects_unknown_references_with_exit_2(cli, workspace):
     bad_variant = cli("attempt", "default:nope", "pyfuncs/add-two", cwd=workspace.root)
     assert bad_variant.returncode == 2
     assert "Traceback" not in bad_task.stderr + bad_form.stderr + bad_variant.stderr
+
+
+def test_the_trajectory_records_the_format_the_model_was_served_in(config_factory, pyfuncs, sandbox, open_tmp):
+    class Float32Replies(ScriptedModel):
+        def number_format(self) -> str:
+            return "float32"
+
+    plain = run_attempt(config_factory(), pyfuncs["add-two"], ScriptedModel(REPLIES), sandbox, open_tmp / "p", seed=3)
+    loaded = run_attempt(config_factory(), pyfuncs["add-two"], Float32Replies(REPLIES), sandbox, open_tmp / "f", seed=3)
+    assert read_trajectory(plain.trajectory_path).model.dtype == ""
+    assert read_trajectory(loaded.trajectory_path).model.dtype == "float32"
