@@ -95,15 +95,17 @@ def flips(a: SideOutcome, b: SideOutcome) -> tuple[int, int]:
     return sum(a.solved[t] != b.solved[t] for t in common), len(common)
 
 
-def table(by_contract: dict[tuple[str, str], list[SideOutcome]]) -> tuple[list[str], list[int]]:
-    """Markdown rows for every contract evaluated at least twice in one number format, and every pairwise flip count."""
-    rows, every = [], []
+def table(by_contract: dict[tuple[str, str], list[SideOutcome]]) -> tuple[list[str], dict[str, list[int]]]:
+    """Markdown rows for every contract evaluated at least twice in one number format, and every pairwise flip
+    count by number format."""
+    rows: list[str] = []
+    every: dict[str, list[int]] = {}
     for (content_hash, dtype), outcomes in sorted(by_contract.items(), key=lambda kv: -len(kv[1])):
         if len(outcomes) < 2:
             continue
         pairs = [flips(a, b) for a, b in itertools.combinations(outcomes, 2)]
         counts = [n for n, _ in pairs]
-        every += counts
+        every.setdefault(dtype, []).extend(counts)
         ever = {t for a in outcomes for t in a.solved if any(o.solved.get(t) != a.solved[t] for o in outcomes)}
         solved = [sum(o.solved.values()) for o in outcomes]
         texts = {t: {o.texts[t] for o in outcomes if t in o.texts} for t in outcomes[0].solved}
@@ -133,8 +135,8 @@ def main() -> None:
              "| contract | served in | evaluations | heldout tasks | solved | flips per pair, mean | range | tasks that ever flipped "
              "| tasks whose text ever differed | flipped tasks whose text differed | flipped with the same text |",
              "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|", *rows, "",
-             f"Over all {len(every)} pairs: {statistics.mean(every):.2f} flipped tasks on average "
-             f"(range {min(every)}-{max(every)}).", "",
+             *[f"{'As each contract serves (`serving`)' if dtype == 'serving' else 'In ' + dtype}, over all {len(counts)} pairs: {statistics.mean(counts):.2f} flipped tasks on "
+               f"average (range {min(counts)}-{max(counts)})." for dtype, counts in sorted(every.items())], "",
              *([args.notes.read_text(encoding="utf-8").strip(), ""] if args.notes else []),
              f"Reproduce: `.venv/bin/python bench/eval_noise.py {' '.join('--workspace ' + str(w) for w in args.workspace)} --write`"]
     block = "\n".join(lines)
