@@ -129,6 +129,8 @@ def test_train_register_and_evaluate_real_adapter(workspace, cli, shim, scripted
     result = json.loads(evaluated.stdout)
     assert result["lift"]["tasks"] == 2 and result["retention"]["covered"] == 1
     assert result["attempts"] == 6 and result["errors"] == 0
+    if not os.environ.get("RSI_DTYPE"):  # the shipped contract's [evaluation] dtype, as the trajectories record it
+        assert result["dtype"] == "float32" and result["served"] == {"float32": 6}
     assert (evaluated.returncode == 0) == result["decision"]["promote"]
     from rsi.store import open_store
 
