@@ -40,6 +40,7 @@ import subprocess
 import time
 import tomllib
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -153,8 +154,13 @@ def lift_by_group(workspace) -> str:
 
     specs = {p.parent.name: tomllib.loads(p.read_text()) for p in workspace.suite_dir("pyfuncs2").glob("*/task.toml")}
     pinned = pinned_task_ids()
-    groups = {"v1 (drawn)": lambda t: t not in pinned, "v2 (pinned)": lambda t: t in pinned}
-    groups |= {d: (lambda t, d=d: specs[t]["difficulty"] == d) for d in ("trivial", "easy", "medium", "hard")}
+    groups: dict[str, Callable[[str], bool]] = {"v1 (drawn)": lambda t: t not in pinned,
+                                                "v2 (pinned)": lambda t: t in pinned}
+
+    def at_level(level: str) -> Callable[[str], bool]:
+        return lambda t: specs[t]["difficulty"] == level
+
+    groups |= {level: at_level(level) for level in ("trivial", "easy", "medium", "hard")}
     lines = ["| generation | " + " | ".join(groups) + " |", "|---|" + "---|" * len(groups)]
     for state in list_generations(workspace):
         eval_id = state.outputs(EvaluateOutput).eval_id
