@@ -29,7 +29,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from eval_noise import sides_of  # bench/eval_noise.py (scripts run from bench/)
+from eval_noise import flips, sides_of  # bench/eval_noise.py (scripts run from bench/)
 from results import replace_section  # bench/results.py
 
 SECTION = "## adapter recheck in float32"
@@ -76,11 +76,10 @@ def base_agreement(entries: list[dict]) -> list[str]:
         parents.append((e, sides[0]))  # job 0 is the parent
     lines = []
     for (ea, a), (eb, b) in itertools.combinations(parents, 2):
-        common = a.solved.keys() & b.solved.keys()
-        flipped = sum(a.solved[t] != b.solved[t] for t in common)
+        flipped, common = flips(a, b)
         texts = a.texts.keys() & b.texts.keys()
         differed = sum(a.texts[t] != b.texts[t] for t in texts)
-        lines.append(f"| {ea['eval']} | {eb['eval']} | {len(common)} | {flipped} | {differed} of {len(texts)} |")
+        lines.append(f"| {ea['eval']} | {eb['eval']} | {common} | {flipped} | {differed} of {len(texts)} |")
     return lines
 
 

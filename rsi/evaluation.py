@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.atomic import write_json_atomic
+from rsi.contracts.schema import EvalDtype
 from rsi.errors import ExecutorError, RsiError, StoreError, UserInputError
 from rsi.progress import Tracker
 from rsi.promotion.decision import LiftSummary
@@ -74,7 +75,6 @@ if TYPE_CHECKING:
     from rsi.store import Store
 
 EVAL_FILE = "eval.json"
-EvalDtype = Literal["serving", "bfloat16", "float32", "float16"]
 SCHEDULER = EVAL_SCHEDULER
 RETRY_BACKOFF_S = 1.0  # first retry of an infrastructure error; doubles per retry (the orchestrator's policy)
 
@@ -644,14 +644,11 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
 
 def _served_format(workspace: Workspace, trajectory_path: str) -> str:
     """The number format one attempt's trajectory records ("" when it does not say or is not there)."""
-    from pathlib import Path
+    from rsi.harness.trajectory import read_trajectory, stored_trajectory_path
 
-    from rsi.harness.trajectory import read_trajectory
-
-    if not trajectory_path:
+    path = stored_trajectory_path(trajectory_path, workspace.runs_dir)
+    if path is None:
         return ""
-    path = Path(trajectory_path)
-    path = path if path.is_absolute() else workspace.runs_dir / path
     try:
         return read_trajectory(path).model.dtype
     except UserInputError:
@@ -816,10 +813,11 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
 
 def _served_text(outcome: EvalOutcome) -> str:
     """How the sides were served: the format asked for, and a warning where the trajectories say otherwise."""
-    asked = "" if outcome.dtype == "serving" else f" (served in {outcome.dtype})"
-    other = {fmt: n for fmt, n in outcome.served.items() if fmt and outcome.dtype != "serving" and fmt != outcome.dtype}
+    if outcome.dtype == "serving":
+        return ""
+    other = {fmt: n for fmt, n in outcome.served.items() if fmt and fmt != outcome.dtype}
     if not other:
-        return asked
+        return f" (served in {outcome.dtype})"
     found = ", ".join(f"{n} attempts in {fmt}" for fmt, n in sorted(other.items()))
     return f" (asked for {outcome.dtype}, but {found}: is RSI_DTYPE set?)"
 

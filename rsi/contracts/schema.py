@@ -194,6 +194,9 @@ class GateSpec(_Strict):
         "adapter nor raised the best lower CI bound of the lift against generation 0 (0: never).")
 
 
+EvalDtype = Literal["serving", "bfloat16", "float32", "float16"]  # 'serving': each contract's own [serving] dtype
+
+
 class EvaluationSpec(_Strict):
     """`[evaluation]`: the task suite and budget a contract is judged on."""
 
@@ -203,7 +206,7 @@ class EvaluationSpec(_Strict):
     attempts_per_task: int = Field(default=1, ge=1, description="Attempts per task in one job.")
     scoring: Literal["any_pass", "mean_reward"] = Field(default="any_pass", description="How attempts become a score.")
     seed: int = Field(default=0, description="Seed for scheduling and sampling.")
-    dtype: Literal["serving", "bfloat16", "float32", "float16"] = Field(
+    dtype: EvalDtype = Field(
         default="serving", description="Number format every side of `rsi eval` is served in ('serving': each "
         "contract's own [serving] dtype). float32 makes greedy decoding independent of the other rows in a batch; "
         "bfloat16 is not (bench/RESULTS.md '## greedy invariance'), so a gate decision could depend on timing.")

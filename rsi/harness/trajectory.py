@@ -181,6 +181,15 @@ def write_trajectory(trajectory: Trajectory, path: Path) -> Path:
     return write_text_atomic(path, trajectory.model_dump_json(indent=2))
 
 
+def stored_trajectory_path(stored: str, base: Path | None) -> Path | None:
+    """The file an attempt row's `trajectory_path` names: absolute as stored, or relative to `base` (the runs
+    folder); None when the row has no trajectory."""
+    if not stored:
+        return None
+    path = Path(stored)
+    return path if path.is_absolute() or base is None else base / path
+
+
 def read_trajectory(path: Path) -> Trajectory:
     """Read one trajectory file; a clear UserInputError if it is missing or not a trajectory."""
     try:

@@ -66,12 +66,12 @@ def transcript_from(raw: dict[str, Any], n: int) -> Transcript:
 def read_transcripts(lines: Sequence[AttemptLine], root: Path | None = None) -> list[Transcript]:
     """Read each attempt's trajectory file; an unreadable one becomes a transcript naming the problem."""
     out = []
+    from rsi.harness.trajectory import stored_trajectory_path
+
     for line in lines:
-        if not line.trajectory_path:
+        path = stored_trajectory_path(line.trajectory_path, root)
+        if path is None:
             continue
-        path = Path(line.trajectory_path)
-        if not path.is_absolute() and root is not None:
-            path = root / path
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(raw, dict):

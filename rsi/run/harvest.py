@@ -192,15 +192,13 @@ class HarvestScheduler:
 
 def code_key_of(trajectory_path: str, runs_dir: Path) -> str:
     """The normalized-code key of a trajectory's final solution ("" when there is none to read)."""
-    from rsi.harness.trajectory import read_trajectory
+    from rsi.harness.trajectory import read_trajectory, stored_trajectory_path
     from rsi.trajectories.render import final_code_of
     from rsi.trajectories.select import normalize_code
 
-    if not trajectory_path:
+    path = stored_trajectory_path(trajectory_path, runs_dir)
+    if path is None:
         return ""
-    path = Path(trajectory_path)
-    if not path.is_absolute():
-        path = runs_dir / path
     try:
         code = final_code_of(read_trajectory(path))
     except RsiError:

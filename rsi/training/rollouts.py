@@ -257,12 +257,10 @@ def read_groups(rows: list[AttemptRow], plan: RolloutStep, runs_dir: Path, rewar
 
 def rollout_of(row: AttemptRow, runs_dir: Path, reward_kind: str) -> Rollout:
     """One recorded attempt as a rollout: its conversation and reward come from its trajectory."""
-    from rsi.harness.trajectory import read_trajectory
+    from rsi.harness.trajectory import read_trajectory, stored_trajectory_path
 
     verdict = Verdict(row.verdict)
-    path = Path(row.trajectory_path) if row.trajectory_path else None
-    if path is not None and not path.is_absolute():
-        path = runs_dir / path
+    path = stored_trajectory_path(row.trajectory_path, runs_dir)
     if verdict is Verdict.ERROR or path is None:  # infrastructure: never trained on, never a reward
         return Rollout(row.task_key, row.seed, verdict, 0.0, [], 0, str(path or ""))
     trajectory = read_trajectory(path)
