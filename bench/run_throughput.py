@@ -714,7 +714,7 @@ def same_run_pairs(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "") -> str:
+def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "", section: str = VERSUS_SECTION) -> str:
     machine = f"{os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}"
     variants = list(dict.fromkeys(_key(r) for r in rows))
     names = {key: SUMMARY_NAMES.get(key) or " / ".join(dict.fromkeys(r["variant"] for r in rows if _key(r) == key))
@@ -746,7 +746,7 @@ def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "") -> 
                     f"attempts/min ({ours[1]} rows, mean load {ours[2]:.1f}) against {names[old]} {theirs[0]:.2f} "
                     f"({theirs[1]} rows, mean load {theirs[2]:.1f}): {ratio}")
     return "\n".join([
-        VERSUS_SECTION, "",
+        section, "",
         f"Machine: {machine}; {datetime.now(UTC):%Y-%m-%d} (UTC times per row); the machine is shared with other "
         "engineers' jobs, so the load varies: compare rows of one round. Each row is one real `rsi run` (the CLI, "
         f"a subprocess) in a fresh workspace for exactly {rows[0]['minutes'] if rows else '?'} min of wall time, then "
@@ -771,13 +771,15 @@ def versus_main(args: argparse.Namespace) -> None:
         measure_versus(args)
     rows = [json.loads(line) for line in Path(args.versus_log).read_text(encoding="utf-8").splitlines() if line]
     notes = Path(args.versus_notes).read_text(encoding="utf-8") if args.versus_notes else ""
-    block = render_versus(rows, notes=notes, command=f"nice -n 5 .venv/bin/python bench/run_throughput.py --versus-old {args.versus_old} "
+    block = render_versus(rows, notes=notes, section=args.versus_section, command=f"nice -n 5 .venv/bin/python bench/run_throughput.py --versus-old {args.versus_old} "
                                 f"--versus-minutes {args.versus_minutes:g} --versus-rounds {args.versus_rounds} "
                                 f"--versus-portfolios {args.versus_portfolios} --versus-variants {args.versus_variants} "
-                                f"--run-tasks {args.run_tasks} --write")
+                                f"--run-tasks {args.run_tasks}"
+                                + (f" --versus-section '{args.versus_section}'" if args.versus_section != VERSUS_SECTION else "")
+                                + " --write")
     print(block)
     if args.write:
-        replace_section(VERSUS_SECTION, block)
+        replace_section(args.versus_section, block)
 
 
 def main() -> None:
@@ -802,6 +804,7 @@ def main() -> None:
     parser.add_argument("--versus-portfolios", default="text,default")
     parser.add_argument("--versus-variants", default="old,old-threads1,new", help=f"Some of {', '.join(VARIANTS)}.")
     parser.add_argument("--versus-log", default="/tmp/rsi-run-versus.jsonl", help="JSON lines, one per row.")
+    parser.add_argument("--versus-section", default=VERSUS_SECTION, help="The RESULTS.md section --write replaces.")
     parser.add_argument("--versus-render-only", action="store_true", help="Render the rows in --versus-log.")
     parser.add_argument("--versus-notes", default="", help="A text file of notes put under the rendered rows.")
     args = parser.parse_args()

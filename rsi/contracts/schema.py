@@ -261,7 +261,7 @@ class ServingSpec(_Strict):
     base_url: str = Field(default="", description="OpenAI-compatible endpoint (backend 'openai').")
     api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable holding the API key.")
     dtype: Literal["bfloat16", "float32", "float16"] = Field(default="bfloat16")
-    max_batch: int = Field(default=8, ge=1, description="Requests one batched generate may serve.")
+    max_batch: int = Field(default=16, ge=1, description="Rows one decoding step of the embedded model may carry.")
 
 
 class ContractSpec(_Strict):

@@ -67,28 +67,35 @@ class RunningBatch:
         self.mask = torch.cat([self.mask, own_mask], dim=0)
         self.rows.extend(rows)
 
-    def step(self, model: Any, adapters: list[str] | None) -> Any:
-        """One decoding step for every row: feed its last token, return next-token logits (rows x vocab)."""
+    def step(self, model: Any, adapters: list[str] | None, lean: Any = None) -> Any:
+        """One decoding step for every row: feed its last token, return next-token logits (rows x vocab).
+
+        `lean` (a `rsi.models.lean_step.LeanDecoder`) computes the step instead of the model's forward; the
+        caller passes one only where no LoRA layer is active."""
         import torch
 
         device = self.mask.device
         ids = torch.tensor([[row.tokens[-1]] for row in self.rows], dtype=torch.long, device=device)
         positions = torch.tensor([[row.length] for row in self.rows], dtype=torch.long, device=device)
         mask = torch.cat([self.mask, self.mask.new_ones(len(self.rows), 1)], dim=1)
-        kwargs: dict[str, Any] = {} if adapters is None else {"adapter_names": adapters}
-        output = model(
-            input_ids=ids,
-            attention_mask=mask,
-            position_ids=positions,
-            cache=self.cache,
-            use_cache=True,
-            logits_to_keep=1,
-            **kwargs,
-        )
-        self.cache, self.mask = output.cache, mask
+        if lean is not None and adapters is None:
+            logits = lean.step(ids, positions, mask, self.cache)
+        else:
+            kwargs: dict[str, Any] = {} if adapters is None else {"adapter_names": adapters}
+            output = model(
+                input_ids=ids,
+                attention_mask=mask,
+                position_ids=positions,
+                cache=self.cache,
+                use_cache=True,
+                logits_to_keep=1,
+                **kwargs,
+            )
+            self.cache, logits = output.cache, output.logits[:, -1, :].float()
+        self.mask = mask
         for row in self.rows:
             row.length += 1
-        return output.logits[:, -1, :].float()
+        return logits
 
     def keep(self, keep: list[int]) -> None:
         """Keep only the rows at `keep` (in order); trim left padding that no remaining row needs."""

@@ -29,7 +29,9 @@ waits one step, not for its generations to end. Every call into torch off the ma
 a load, an adapter change) runs in a `rsi.models.native` section, so that the process never shuts
 the interpreter down while one runs: that aborted the process (SIGABRT) on Ctrl-C.
 
-Threads and number format are chosen by measurement on the machine at hand (`rsi.models.tuning`):
+On the CPU, linear layers run on prepacked oneDNN weights (`rsi.models.packed_linear`: 2x a decoding
+step in float32), and a step with no LoRA layer active runs `rsi.models.lean_step` instead of transformers'
+forward (`RSI_LEAN_STEP=0` turns it off). Threads and number format are chosen by measurement on the machine at hand (`rsi.models.tuning`):
 in float32 a row batched with others decodes the same greedy tokens as alone (tested); in bfloat16
 padding and batch shape change the kernels' rounding, so a near-tie can flip. Attention is SDPA: for
 8 rows of 1,500 prompt tokens its prefill took half the time and less memory than 'eager'.
@@ -38,6 +40,7 @@ padding and batch shape change the kernels' rounding, so a near-tie can flip. At
 from __future__ import annotations
 
 import itertools
+import os
 import queue
 import threading
 import time
@@ -50,8 +53,10 @@ from typing import Any
 from rsi.errors import ModelError, UserInputError
 from rsi.models.base import Completion, GenerationRequest, GenerationResult
 from rsi.models.batcher import RunningBatch, prefill, select_rows
+from rsi.models.lean_step import ENV_LEAN, lean_decoder
 from rsi.models.merged_adapters import MergedAdapters
 from rsi.models.native import ProcessExiting, exiting, native_section
+from rsi.models.packed_linear import pack_linears
 from rsi.models.rows import Row
 from rsi.models.served import ServedFuture
 from rsi.models.tuning import ENV_THREADS, Choice, choose_dtype, choose_threads, pick_device
@@ -204,6 +209,8 @@ class EmbeddedModel:
             raise ModelError(f"loading the base model from {self.folder} failed: {error}") from error
         model.to(self.device)  # type: ignore[arg-type]  # transformers wraps .to with a narrow type
         model.eval()
+        self.packed_linears = pack_linears(model) if self.device.startswith("cpu") else 0
+        self._lean = lean_decoder(model) if os.environ.get(ENV_LEAN, "1").strip() != "0" else None
         self._base: Any = model
         self._model: Any = model
         self.max_positions = int(getattr(model.config, "max_position_embeddings", 2048))
@@ -223,7 +230,7 @@ class EmbeddedModel:
             cache, mask, _ = prefill(self._model, [[self.pad_id] * 4, [self.pad_id] * 3], None, self.device)
             rows = [Row(None, k, BASE_ROW, GenerationRequest(messages=[]), 1, 4 - k, tokens=[self.pad_id]) for k in (0, 1)]
             batch.join(rows, cache, mask)
-            batch.step(self._model, None)
+            batch.step(self._model, None, self._lean)
 
     def load_adapter(self, name: str, path: str) -> None:
         """Serve the PEFT adapter folder `path` under `name`; an existing `name` is replaced atomically.
@@ -515,10 +522,11 @@ class EmbeddedModel:
 
         rows = self._batch.rows
         adapters = self._adapter_mode([row.adapter for row in rows])
+        lean = self._lean if self._lora_enabled is not True else None  # the lean step has no LoRA layers
         started = time.perf_counter()
         try:
             with torch.inference_mode():
-                logits = self._batch.step(self._model, adapters)
+                logits = self._batch.step(self._model, adapters, lean)
         except Exception as error:  # noqa: BLE001 - a failed forward fails the rows in it, not the worker
             failure = ModelError(f"generation failed: {type(error).__name__}: {error}")
             for row in rows:

@@ -7,6 +7,8 @@
   and with every core, alternately, and the faster wins. The answer depends on the load, so it is
   cached per machine and load level (idle / busy / overloaded, from the 1-minute load average
   against the core count) for `CACHE_TTL_S`.
+- **linear layers**: on prepacked oneDNN weights where that runs (`rsi.models.packed_linear`); the
+  probe below times the same products, so the other choices are made for the kernels in use.
 - **number format**: bfloat16 only where the CPU has bfloat16 instructions (`avx512_bf16` or
   `amx_bf16` in /proc/cpuinfo) AND the same probe runs faster in it; elsewhere bfloat16 is emulated
   (measured on an AVX2 CPU: 35.2 tok/s in bfloat16 against 74.1 in float32), so float32. A GPU
@@ -39,7 +41,7 @@ BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 FP16_FLAGS = ("avx512_fp16", "amx_fp16")
 CACHE_TTL_S = 6 * 3600.0
 PROBE_ROUNDS = 3
-PROBE_VERSION = 2  # part of the cache key: a changed probe is measured afresh
+PROBE_VERSION = 3  # part of the cache key: a changed probe is measured afresh (3: packed linears)
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ def _probe_weights(dtype: str) -> list[Any]:
     import torch
 
     generator = torch.Generator().manual_seed(0)
-    shapes = [(576, 1536), (576, 1536), (1536, 576)]  # one SmolLM2-135M MLP block
+    shapes = [(1536, 576), (1536, 576), (576, 1536)]  # one SmolLM2-135M MLP block, (out, in) as nn.Linear keeps them
     return [(torch.randn(*s, generator=generator) * 0.02).to(getattr(torch, dtype)) for s in shapes]
 
 
@@ -113,11 +115,14 @@ def probe_step_s(
     """
     import torch
 
+    from rsi.models.packed_linear import packed_linear
+
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        up, gate, down = _probe_weights(dtype)
-        x = torch.randn(8, 576).to(up.dtype)
+        weights = _probe_weights(dtype)
+        up, gate, down = (packed_linear(w) for w in weights)  # the products the model itself will run
+        x = torch.randn(8, 576).to(weights[0].dtype)
         best = float("inf")
         spent = 0.0
         with torch.inference_mode():
@@ -125,7 +130,7 @@ def probe_step_s(
                 started = time.perf_counter()
                 h = x
                 for _ in range(layers):
-                    h = (torch.nn.functional.silu(h @ up) * (h @ gate)) @ down
+                    h = down(torch.nn.functional.silu(up(h)) * gate(h))
                     h = h * torch.rsqrt(h.float().pow(2).mean(-1, keepdim=True) + 1e-5).to(h.dtype)
                 took = time.perf_counter() - started
                 best, spent = min(best, took), spent + took
@@ -159,7 +164,10 @@ def _cache_file() -> Path:
 
 
 def _machine_key() -> str:
-    return f"{cpu_name()}|{cores()} cores|{platform.machine()}|probe v{PROBE_VERSION}"
+    from rsi.models.packed_linear import packing_available
+
+    kernels = "" if packing_available() else "|plain linear"  # the probe times the products the model runs
+    return f"{cpu_name()}|{cores()} cores|{platform.machine()}|probe v{PROBE_VERSION}{kernels}"
 
 
 def _cached(kind: str, level: str) -> dict[str, Any] | None:
@@ -279,8 +287,12 @@ def run_workers(executor: str, servings: Iterable[Any]) -> int | None:
 
 def model_settings(requested_dtype: str = "bfloat16", max_batch: int = 8) -> dict[str, Choice]:
     """Every choice the embedded model would make here now (for `rsi doctor`)."""
+    from rsi.models.packed_linear import packing_choice
+
     device = pick_device(None)
+    packed, why = packing_choice()
     return {
+        "linear layers": Choice("packed" if packed and device.startswith("cpu") else "plain", why),
         "torch threads": choose_threads(),
         "number format": choose_dtype(requested_dtype, device),
         "workers": choose_workers(max_batch),

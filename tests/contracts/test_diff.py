@@ -26,7 +26,7 @@ def reformatted(text: str) -> str:
         return value
 
     data = reverse(data)
-    data["serving"] = {"backend": "embedded", "max_batch": 8}  # explicit defaults
+    data["serving"] = {"backend": "embedded", "max_batch": 16}  # explicit defaults
     return tomli_w.dumps(data)
 
 

@@ -277,8 +277,8 @@ def test_budget_holds_back_attempts_in_flight_and_the_target_rounds_up() -> None
 
 
 def test_unset_workers_fill_the_embedded_batch_and_an_explicit_count_wins(mini_ws, monkeypatch) -> None:
-    """The mini portfolio runs the embedded model ([serving] max_batch 8 by default): without --workers,
-    on an idle machine, the local executor keeps 8 attempts in flight (rsi.models.tuning.run_workers),
+    """The mini portfolio runs the embedded model ([serving] max_batch 16 by default): without --workers,
+    on an idle machine, the local executor keeps 16 attempts in flight (rsi.models.tuning.run_workers),
     not its per-core count."""
     import rsi.models.tuning as tuning
 
@@ -291,7 +291,7 @@ def test_unset_workers_fill_the_embedded_batch_and_an_explicit_count_wins(mini_w
             if event is not None and event.kind == "run_started":
                 self.messages.append(event.message)
 
-    for workers, expected in ((None, "(8 at once"), (3, "(3 at once")):
+    for workers, expected in ((None, "(16 at once"), (3, "(3 at once")):
         recorder = Recorder()
         run_portfolio(RunSpec(portfolio="mini", budget_attempts=2, limit_tasks=2, workers=workers), mini_ws,
                       display=recorder, attempt_fn=NoopAttempt(pass_rate=0.0))

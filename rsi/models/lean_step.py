@@ -1,0 +1,144 @@
+"""One decoding step of a Llama model without transformers' generic forward: the embedded backend's hot loop.
+
+A decoding step of the embedded backend feeds one token per row through the whole model. transformers'
+forward is written for every shape and every option (masks built from a cache's state, kwargs plumbed
+through decorators, one product per projection); on a 135M model at 8-16 rows its Python around the
+products is a sizeable share of the step. `LeanDecoder.step` does only what one decoding step of a
+Llama model needs:
+
+- q, k and v come from one product on their weights stacked, and gate and up from one more (three
+  products a layer fewer), on a copy packed for oneDNN where that runs (`rsi.models.packed_linear`);
+- rotary positions come from the model's own rotary module, so any rope scaling of its config holds;
+- each layer's new key and value go into the backend's spare-columns cache (`rsi.models.spare_cache`),
+  and attention is SDPA with the query heads that share a key head packed together (as transformers
+  does for one query position), masked only where some row has left padding;
+- norms, o_proj, down_proj, the final norm and the head are the model's own modules.
+
+It serves a step only where the base's arithmetic is all there is: no LoRA layer active (the base's
+own weights, or an adapter's merged ones swapped in: `rsi.models.merged_adapters`). Stacked weights are
+made when a layer first runs with a set of weights, keyed by their identity and version, so a swapped-in
+weight gets its own stack and a changed one is stacked again. Prefill, and steps that need LoRA layers,
+keep transformers' forward. `RSI_LEAN_STEP=0` turns it off. Measured side by side in bench/RESULTS.md ("## lean decoding step").
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+__all__ = ["ENV_LEAN", "LeanDecoder", "STACKS_PER_LAYER", "lean_decoder"]
+
+ENV_LEAN = "RSI_LEAN_STEP"  # 0: every step through transformers' forward (for comparisons)
+STACKS_PER_LAYER = 3  # the base's weights and a couple of merged adapters' (as rsi.models.packed_linear)
+SUPPORTED = ("LlamaForCausalLM",)
+
+
+def _weight(module: Any) -> Any:
+    """A projection's weight as it computes now: a LoRA wrapper's base layer (its adapters are off here)."""
+    base = module.get_base_layer() if hasattr(module, "get_base_layer") else module
+    return base.weight
+
+
+def _version(tensor: Any) -> int:
+    try:
+        return int(tensor._version)
+    except (AttributeError, RuntimeError):  # inference tensors keep no version counter
+        return 0
+
+
+class _Stacks:
+    """Stacked (and, where oneDNN runs, packed) copies of weight groups, by the tensors' identity and version."""
+
+    def __init__(self) -> None:
+        self._stacks: OrderedDict[tuple[int, ...], tuple[list[Any], tuple[int, ...], Any]] = OrderedDict()
+
+    def get(self, weights: list[Any]) -> Any:
+        import torch
+
+        from rsi.models.packed_linear import packing_available
+
+        key = tuple(id(w) for w in weights)
+        versions = tuple(_version(w) for w in weights)
+        entry = self._stacks.get(key)
+        if entry is not None and entry[1] == versions and all(a is b for a, b in zip(entry[0], weights, strict=True)):
+            self._stacks.move_to_end(key)
+            return entry[2]
+        with torch.inference_mode():
+            stacked = torch.cat([w.detach() for w in weights], dim=0)
+            if packing_available() and stacked.device.type == "cpu":
+                stacked = torch.ops.mkldnn._reorder_linear_weight(stacked, None)
+        self._stacks[key] = (list(weights), versions, stacked)
+        while len(self._stacks) > STACKS_PER_LAYER:
+            self._stacks.popitem(last=False)
+        return stacked
+
+
+def _product(x: Any, stacked: Any) -> Any:
+    import torch
+
+    if stacked.is_mkldnn:
+        return torch.ops.mkldnn._linear_pointwise(x, stacked, None, "none", [], "")
+    return torch.nn.functional.linear(x, stacked)
+
+
+class LeanDecoder:
+    """`step()`: next-token logits for every row of a running batch, one token each (see the module docstring)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model  # the transformers model (peft injects its LoRA wrappers into it in place)
+        config = model.config
+        self.heads = int(config.num_attention_heads)
+        self.kv_heads = int(config.num_key_value_heads)
+        self.head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // self.heads)
+        layers = model.model.layers
+        self._qkv = [_Stacks() for _ in layers]
+        self._gate_up = [_Stacks() for _ in layers]
+
+    def step(self, ids: Any, positions: Any, mask: Any, cache: Any) -> Any:
+        """Logits (rows x vocabulary, float32) after feeding `ids` (rows x 1) at `positions` (rows x 1).
+
+        `mask` (rows x cached columns + 1, 1 = attend) marks each row's left padding; `cache` is the
+        batch's spare-columns cache, which gets each layer's new key and value column.
+        """
+        import torch
+        from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+        inner = self.model.model
+        rows = ids.shape[0]
+        heads, kv_heads, dim = self.heads, self.kv_heads, self.head_dim
+        x = inner.embed_tokens(ids)  # rows x 1 x hidden
+        cos, sin = inner.rotary_emb(x, positions)
+        attend = None if bool(mask.all()) else mask.bool()[:, None, None, :]
+        for index, layer in enumerate(inner.layers):
+            attention, mlp = layer.self_attn, layer.mlp
+            h = layer.input_layernorm(x)
+            qkv = _product(h, self._qkv[index].get([_weight(attention.q_proj), _weight(attention.k_proj),
+                                                     _weight(attention.v_proj)]))
+            q, k, v = qkv.split([heads * dim, kv_heads * dim, kv_heads * dim], dim=-1)
+            q = q.view(rows, 1, heads, dim).transpose(1, 2)
+            k = k.view(rows, 1, kv_heads, dim).transpose(1, 2)
+            v = v.view(rows, 1, kv_heads, dim).transpose(1, 2)
+            q, k = apply_rotary_pos_emb(q, k, cos, sin)
+            keys, values = cache.layers[index].update(k, v)
+            # one query position: the heads that share a key head attend as one group of positions
+            grouped = q.reshape(rows, kv_heads, heads // kv_heads, dim)
+            out = torch.nn.functional.scaled_dot_product_attention(
+                grouped, keys, values, attn_mask=attend, scale=attention.scaling
+            )
+            x = x + attention.o_proj(out.reshape(rows, 1, heads * dim))
+            h = layer.post_attention_layernorm(x)
+            gate, up = _product(h, self._gate_up[index].get([_weight(mlp.gate_proj), _weight(mlp.up_proj)])).chunk(2, dim=-1)
+            x = x + mlp.down_proj(mlp.act_fn(gate) * up)
+        return self.model.lm_head(inner.norm(x))[:, -1, :].float()
+
+
+def lean_decoder(model: Any) -> LeanDecoder | None:
+    """A `LeanDecoder` for `model` where its architecture is one this step reproduces, else None."""
+    if type(model).__name__ not in SUPPORTED:
+        return None
+    config = model.config
+    if getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False):
+        return None  # the stacked products carry no biases
+    if getattr(config, "hidden_act", "silu") != "silu" or getattr(config, "pretraining_tp", 1) != 1:
+        return None
+    return LeanDecoder(model)

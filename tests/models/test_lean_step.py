@@ -1,0 +1,89 @@
+"""The lean decoding step computes what transformers' forward does, for rows of different lengths and padding."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from rsi.models.batcher import prefill  # noqa: E402
+from rsi.models.lean_step import STACKS_PER_LAYER, lean_decoder  # noqa: E402
+
+
+def _tiny_llama(dtype: torch.dtype = torch.float32):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=97, hidden_size=64, intermediate_size=128, num_hidden_layers=3,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
+                         rope_theta=10000.0, tie_word_embeddings=True)
+    return LlamaForCausalLM(config).to(dtype).eval()
+
+
+def _decode(model, prompts: list[list[int]], steps: int, lean) -> tuple[list[list[int]], list]:
+    """Greedy tokens and per-step logits after a shared prefill: transformers' steps, or the lean ones."""
+    with torch.inference_mode():
+        cache, mask, logits = prefill(model, prompts, None, "cpu")
+        lengths = torch.tensor([[len(p)] for p in prompts])
+        tokens = [[int(t)] for t in logits.argmax(-1)]
+        seen = []
+        for _ in range(steps):
+            ids = torch.tensor([[row[-1]] for row in tokens])
+            mask = torch.cat([mask, mask.new_ones(len(prompts), 1)], dim=1)
+            if lean is None:
+                out = model(input_ids=ids, attention_mask=mask, position_ids=lengths, cache=cache, use_cache=True,
+                            logits_to_keep=1)
+                cache, step_logits = out.cache, out.logits[:, -1, :].float()
+            else:
+                step_logits = lean.step(ids, lengths, mask, cache)
+            seen.append(step_logits)
+            lengths = lengths + 1
+            for row, token in zip(tokens, step_logits.argmax(-1), strict=True):
+                row.append(int(token))
+    return tokens, seen
+
+
+@pytest.mark.parametrize("prompts", [[[5, 6, 7, 8, 9]], [[5, 6, 7, 8, 9], [11, 12], [3, 4, 5, 6, 7, 8, 9, 10]]],
+                         ids=["one row", "rows padded on the left"])
+def test_lean_steps_match_transformers_forward(prompts) -> None:
+    model = _tiny_llama()
+    lean = lean_decoder(model)
+    assert lean is not None
+    expected_tokens, expected = _decode(model, prompts, 6, None)
+    got_tokens, got = _decode(model, prompts, 6, lean)
+    for a, b in zip(got, expected, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-4)
+    assert got_tokens == expected_tokens
+
+
+def test_swapped_weights_get_their_own_stack_and_a_changed_one_is_restacked() -> None:
+    model = _tiny_llama()
+    lean = lean_decoder(model)
+    prompts = [[5, 6, 7, 8, 9], [11, 12]]
+    _, before = _decode(model, prompts, 2, lean)
+    q_proj = model.model.layers[0].self_attn.q_proj
+    own = q_proj.weight
+    q_proj.weight = torch.nn.Parameter(own.detach() * 1.5, requires_grad=False)  # as merged adapter weights are
+    _, expected = _decode(model, prompts, 2, None)
+    _, swapped = _decode(model, prompts, 2, lean)
+    torch.testing.assert_close(swapped[1], expected[1], atol=1e-4, rtol=1e-4)
+    assert not torch.allclose(swapped[1], before[1])
+    q_proj.weight = own
+    _, back = _decode(model, prompts, 2, lean)
+    torch.testing.assert_close(back[1], before[1], atol=0, rtol=0)  # the base's own stack, kept
+    with torch.no_grad():
+        model.model.layers[0].mlp.up_proj.weight.mul_(0.5)  # changed in place: its stack is stale
+    _, expected = _decode(model, prompts, 2, None)
+    _, changed = _decode(model, prompts, 2, lean)
+    torch.testing.assert_close(changed[1], expected[1], atol=1e-4, rtol=1e-4)
+    assert len(lean._qkv[0]._stacks) <= STACKS_PER_LAYER
+
+
+def test_other_architectures_keep_transformers_forward() -> None:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    biased = LlamaForCausalLM(LlamaConfig(vocab_size=97, hidden_size=64, intermediate_size=128, num_hidden_layers=1,
+                                          num_attention_heads=4, num_key_value_heads=2, attention_bias=True))
+    assert lean_decoder(biased) is None
+    assert lean_decoder(torch.nn.Linear(2, 2)) is None  # not a causal LM this step knows
