@@ -18,7 +18,8 @@ It serves a step only where the base's arithmetic is all there is: no LoRA layer
 own weights, or an adapter's merged ones swapped in: `rsi.models.merged_adapters`). Stacked weights are
 made when a layer first runs with a set of weights, keyed by their identity and version, so a swapped-in
 weight gets its own stack and a changed one is stacked again. Prefill, and steps that need LoRA layers,
-keep transformers' forward. `RSI_LEAN_STEP=0` turns it off. Measured side by side in bench/RESULTS.md ("## lean decoding step").
+keep transformers' forward. `RSI_LEAN_STEP=0` turns it off. Measured side by side in bench/RESULTS.md
+("## paired ratios, session 15", the `lean / transformers step` rows).
 """
 
 from __future__ import annotations
@@ -140,5 +141,11 @@ def lean_decoder(model: Any) -> LeanDecoder | None:
     if getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False):
         return None  # the stacked products carry no biases
     if getattr(config, "hidden_act", "silu") != "silu" or getattr(config, "pretraining_tp", 1) != 1:
+        return None
+    inner = getattr(model, "model", None)
+    layers = getattr(inner, "layers", None)
+    if inner is None or not hasattr(inner, "rotary_emb") or not layers:
+        return None  # another transformers layout than the one this step was written against
+    if not all(hasattr(layer.self_attn, "scaling") and hasattr(layer.mlp, "act_fn") for layer in layers):
         return None
     return LeanDecoder(model)
