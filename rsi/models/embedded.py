@@ -40,7 +40,6 @@ padding and batch shape change the kernels' rounding, so a near-tie can flip. At
 from __future__ import annotations
 
 import itertools
-import os
 import queue
 import threading
 import time
@@ -53,7 +52,7 @@ from typing import Any
 from rsi.errors import ModelError, UserInputError
 from rsi.models.base import Completion, GenerationRequest, GenerationResult
 from rsi.models.batcher import RunningBatch, prefill, select_rows
-from rsi.models.lean_step import ENV_LEAN, lean_decoder
+from rsi.models.lean_step import lean_decoder
 from rsi.models.merged_adapters import MergedAdapters
 from rsi.models.native import ProcessExiting, exiting, native_section
 from rsi.models.packed_linear import pack_linears
@@ -210,7 +209,7 @@ class EmbeddedModel:
         model.to(self.device)  # type: ignore[arg-type]  # transformers wraps .to with a narrow type
         model.eval()
         self.packed_linears = pack_linears(model) if self.device.startswith("cpu") else 0
-        self._lean = lean_decoder(model) if os.environ.get(ENV_LEAN, "1").strip() != "0" else None
+        self._lean = lean_decoder(model)
         self._base: Any = model
         self._model: Any = model
         self.max_positions = int(getattr(model.config, "max_position_embeddings", 2048))

@@ -24,8 +24,10 @@ keep transformers' forward. `RSI_LEAN_STEP=0` turns it off. Measured side by sid
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import os
 from typing import Any
+
+from rsi.models.packed_linear import WeightPacks, linear
 
 __all__ = ["ENV_LEAN", "LeanDecoder", "STACKS_PER_LAYER", "lean_decoder"]
 
@@ -40,48 +42,6 @@ def _weight(module: Any) -> Any:
     return base.weight
 
 
-def _version(tensor: Any) -> int:
-    try:
-        return int(tensor._version)
-    except (AttributeError, RuntimeError):  # inference tensors keep no version counter
-        return 0
-
-
-class _Stacks:
-    """Stacked (and, where oneDNN runs, packed) copies of weight groups, by the tensors' identity and version."""
-
-    def __init__(self) -> None:
-        self._stacks: OrderedDict[tuple[int, ...], tuple[list[Any], tuple[int, ...], Any]] = OrderedDict()
-
-    def get(self, weights: list[Any]) -> Any:
-        import torch
-
-        from rsi.models.packed_linear import packing_available
-
-        key = tuple(id(w) for w in weights)
-        versions = tuple(_version(w) for w in weights)
-        entry = self._stacks.get(key)
-        if entry is not None and entry[1] == versions and all(a is b for a, b in zip(entry[0], weights, strict=True)):
-            self._stacks.move_to_end(key)
-            return entry[2]
-        with torch.inference_mode():
-            stacked = torch.cat([w.detach() for w in weights], dim=0)
-            if packing_available() and stacked.device.type == "cpu":
-                stacked = torch.ops.mkldnn._reorder_linear_weight(stacked, None)
-        self._stacks[key] = (list(weights), versions, stacked)
-        while len(self._stacks) > STACKS_PER_LAYER:
-            self._stacks.popitem(last=False)
-        return stacked
-
-
-def _product(x: Any, stacked: Any) -> Any:
-    import torch
-
-    if stacked.is_mkldnn:
-        return torch.ops.mkldnn._linear_pointwise(x, stacked, None, "none", [], "")
-    return torch.nn.functional.linear(x, stacked)
-
-
 class LeanDecoder:
     """`step()`: next-token logits for every row of a running batch, one token each (see the module docstring)."""
 
@@ -92,8 +52,8 @@ class LeanDecoder:
         self.kv_heads = int(config.num_key_value_heads)
         self.head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // self.heads)
         layers = model.model.layers
-        self._qkv = [_Stacks() for _ in layers]
-        self._gate_up = [_Stacks() for _ in layers]
+        self._qkv = [WeightPacks(STACKS_PER_LAYER) for _ in layers]
+        self._gate_up = [WeightPacks(STACKS_PER_LAYER) for _ in layers]
 
     def step(self, ids: Any, positions: Any, mask: Any, cache: Any) -> Any:
         """Logits (rows x vocabulary, float32) after feeding `ids` (rows x 1) at `positions` (rows x 1).
@@ -113,7 +73,7 @@ class LeanDecoder:
         for index, layer in enumerate(inner.layers):
             attention, mlp = layer.self_attn, layer.mlp
             h = layer.input_layernorm(x)
-            qkv = _product(h, self._qkv[index].get([_weight(attention.q_proj), _weight(attention.k_proj),
+            qkv = linear(h, self._qkv[index].get([_weight(attention.q_proj), _weight(attention.k_proj),
                                                      _weight(attention.v_proj)]))
             q, k, v = qkv.split([heads * dim, kv_heads * dim, kv_heads * dim], dim=-1)
             q = q.view(rows, 1, heads, dim).transpose(1, 2)
@@ -128,14 +88,15 @@ class LeanDecoder:
             )
             x = x + attention.o_proj(out.reshape(rows, 1, heads * dim))
             h = layer.post_attention_layernorm(x)
-            gate, up = _product(h, self._gate_up[index].get([_weight(mlp.gate_proj), _weight(mlp.up_proj)])).chunk(2, dim=-1)
+            gate, up = linear(h, self._gate_up[index].get([_weight(mlp.gate_proj), _weight(mlp.up_proj)])).chunk(2, dim=-1)
             x = x + mlp.down_proj(mlp.act_fn(gate) * up)
         return self.model.lm_head(inner.norm(x))[:, -1, :].float()
 
 
 def lean_decoder(model: Any) -> LeanDecoder | None:
-    """A `LeanDecoder` for `model` where its architecture is one this step reproduces, else None."""
-    if type(model).__name__ not in SUPPORTED:
+    """A `LeanDecoder` for `model` where its architecture is one this step reproduces (and `RSI_LEAN_STEP`
+    does not say 0), else None."""
+    if os.environ.get(ENV_LEAN, "1").strip() == "0" or type(model).__name__ not in SUPPORTED:
         return None
     config = model.config
     if getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False):

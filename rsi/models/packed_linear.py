@@ -28,7 +28,8 @@ import weakref
 from collections import OrderedDict
 from typing import Any
 
-__all__ = ["ENV_PACKED", "PACKS_PER_LAYER", "pack_linears", "packed_linear", "packing_available", "packing_choice"]
+__all__ = ["ENV_PACKED", "PACKS_PER_LAYER", "WeightPacks", "linear", "pack_linears", "packed_linear", "packing_available",
+           "packing_choice"]
 
 ENV_PACKED = "RSI_PACKED_LINEAR"
 PACKS_PER_LAYER = 3  # the base's weight and a couple of merged adapters' (rsi.models.merged_adapters)
@@ -54,7 +55,7 @@ def _op_works() -> bool:
 
 def packing_available() -> bool:
     """Packed linears are on: oneDNN works here and `RSI_PACKED_LINEAR` does not say 0."""
-    return os.environ.get(ENV_PACKED, "1").strip() != "0" and _op_works()
+    return packing_choice()[0]
 
 
 def packing_choice() -> tuple[bool, str]:
@@ -63,32 +64,58 @@ def packing_choice() -> tuple[bool, str]:
         return False, f"{ENV_PACKED}=0: plain torch linear"
     if not _op_works():
         return False, "oneDNN's packed linear is not available here: plain torch linear"
-    return True, "oneDNN prepacked weights (bench/RESULTS.md, packed linears)"
+    return True, "oneDNN prepacked weights (bench/RESULTS.md, paired ratios, packed linears)"
 
 
-def _version(weight: Any) -> int:
+def _version(tensor: Any) -> int:
     try:
-        return int(weight._version)
+        return int(tensor._version)
     except (AttributeError, RuntimeError):  # inference tensors keep no version counter
         return 0
 
 
-def _pack_for(layer: Any, weight: Any) -> Any:
-    """The packed copy of `weight` for `layer`, made on first use; None where packing cannot serve it."""
+class WeightPacks:
+    """Packed copies of weights, made on first use and kept for the last `size` sets of weights.
+
+    A set is keyed by its tensors' identity (held weakly: a weight nobody else holds is not kept alive)
+    and version (a weight changed in place is packed again). One weight is packed as it is; several are
+    stacked first (rows after rows), so one product computes all of them. Where packing is off, the
+    stack is a plain tensor (one weight: the weight itself), and `linear` computes on it as usual.
+    """
+
+    def __init__(self, size: int = PACKS_PER_LAYER) -> None:
+        self.size = size
+        self._packs: OrderedDict[tuple[int, ...], tuple[list[Any], tuple[int, ...], Any]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._packs)
+
+    def get(self, weights: list[Any]) -> Any:
+        import torch
+
+        key = tuple(id(w) for w in weights)
+        versions = tuple(_version(w) for w in weights)
+        entry = self._packs.get(key)
+        if entry is not None and entry[1] == versions and all(r() is w for r, w in zip(entry[0], weights, strict=True)):
+            self._packs.move_to_end(key)
+            return entry[2]
+        with torch.inference_mode():
+            stacked = weights[0].detach() if len(weights) == 1 else torch.cat([w.detach() for w in weights], dim=0)
+            if packing_available() and stacked.device.type == "cpu":
+                stacked = torch.ops.mkldnn._reorder_linear_weight(stacked, None)
+        self._packs[key] = ([weakref.ref(w) for w in weights], versions, stacked)
+        while len(self._packs) > self.size:
+            self._packs.popitem(last=False)
+        return stacked
+
+
+def linear(x: Any, packed: Any, bias: Any = None) -> Any:
+    """`x @ W.T + bias` for a weight from `WeightPacks.get`: oneDNN's product on a packed one, else torch's."""
     import torch
 
-    packs: OrderedDict[int, tuple[Any, int, Any]] = layer.__dict__["_rsi_packs"]
-    entry = packs.get(id(weight))
-    version = _version(weight)
-    if entry is not None and entry[0]() is weight and entry[1] == version:
-        packs.move_to_end(id(weight))
-        return entry[2]
-    with torch.inference_mode():
-        packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach(), None)
-    packs[id(weight)] = (weakref.ref(weight), version, packed)
-    while len(packs) > PACKS_PER_LAYER:
-        packs.popitem(last=False)
-    return packed
+    if packed.is_mkldnn:
+        return torch.ops.mkldnn._linear_pointwise(x, packed, bias, "none", [], "")
+    return torch.nn.functional.linear(x, packed, bias)
 
 
 def _packed_forward(self: Any, x: Any) -> Any:
@@ -97,7 +124,7 @@ def _packed_forward(self: Any, x: Any) -> Any:
     weight = self.weight
     if torch.is_grad_enabled() or x.dtype != weight.dtype or x.device.type != "cpu" or weight.device.type != "cpu":
         return torch.nn.functional.linear(x, weight, self.bias)
-    return torch.ops.mkldnn._linear_pointwise(x, _pack_for(self, weight), self.bias, "none", [], "")
+    return linear(x, self.__dict__["_rsi_packs"].get([weight]), self.bias)
 
 
 def pack_linears(model: Any) -> int:
@@ -113,7 +140,7 @@ def pack_linears(model: Any) -> int:
     count = 0
     for module in model.modules():
         if type(module) is torch.nn.Linear and module.weight.device.type == "cpu" and "_rsi_packs" not in module.__dict__:
-            module.__dict__["_rsi_packs"] = OrderedDict()
+            module.__dict__["_rsi_packs"] = WeightPacks()
             module.forward = types.MethodType(_packed_forward, module)  # type: ignore[method-assign]
             count += 1
     return count
@@ -121,10 +148,5 @@ def pack_linears(model: Any) -> int:
 
 def packed_linear(weight: Any) -> Any:
     """`x -> x @ weight.T` as the embedded model would compute it here (the tuning probe's product)."""
-    import torch
-
-    if not packing_available() or weight.device.type != "cpu":
-        return lambda x: torch.nn.functional.linear(x, weight)
-    with torch.inference_mode():
-        packed = torch.ops.mkldnn._reorder_linear_weight(weight, None)
-    return lambda x: torch.ops.mkldnn._linear_pointwise(x, packed, None, "none", [], "")
+    packed = WeightPacks(size=1).get([weight])
+    return lambda x: linear(x, packed)

@@ -285,10 +285,13 @@ def run_workers(executor: str, servings: Iterable[Any]) -> int | None:
     return int(choose_workers(max(batches)).value)
 
 
-def model_settings(requested_dtype: str = "bfloat16", max_batch: int = 8) -> dict[str, Choice]:
-    """Every choice the embedded model would make here now (for `rsi doctor`)."""
+def model_settings(requested_dtype: str = "bfloat16", max_batch: int | None = None) -> dict[str, Choice]:
+    """Every choice the embedded model would make here now (for `rsi doctor`); `max_batch` defaults to
+    `[serving] max_batch`'s own default."""
+    from rsi.contracts.schema import ServingSpec
     from rsi.models.packed_linear import packing_choice
 
+    max_batch = ServingSpec().max_batch if max_batch is None else max_batch
     device = pick_device(None)
     packed, why = packing_choice()
     return {

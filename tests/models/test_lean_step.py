@@ -77,7 +77,7 @@ def test_swapped_weights_get_their_own_stack_and_a_changed_one_is_restacked() ->
     _, expected = _decode(model, prompts, 2, None)
     _, changed = _decode(model, prompts, 2, lean)
     torch.testing.assert_close(changed[1], expected[1], atol=1e-4, rtol=1e-4)
-    assert len(lean._qkv[0]._stacks) <= STACKS_PER_LAYER
+    assert len(lean._qkv[0]) <= STACKS_PER_LAYER
 
 
 def test_other_architectures_keep_transformers_forward() -> None:
