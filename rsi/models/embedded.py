@@ -58,7 +58,14 @@ from rsi.models.native import ProcessExiting, exiting, native_section
 from rsi.models.packed_linear import pack_linears
 from rsi.models.rows import Row
 from rsi.models.served import ServedFuture
-from rsi.models.tuning import ENV_THREADS, Choice, choose_dtype, choose_threads, pick_device
+from rsi.models.tuning import (
+    ENV_THREADS,
+    Choice,
+    choose_dtype,
+    choose_threads,
+    one_torch_thread_here,
+    pick_device,
+)
 
 __all__ = ["ENV_THREADS", "BASE_ROW", "BatchStats", "EmbeddedModel", "UnknownAdapterError"]
 
@@ -175,24 +182,50 @@ class EmbeddedModel:
         self._stopping = threading.Event()  # set by close(): the worker ends before its next step
         self._lora_enabled: bool | None = None  # whether the LoRA layers are on (None: not known)
         self.device = pick_device(device)
-        self.threads: Choice = choose_threads()
-        self.dtype: Choice = choose_dtype(dtype, self.device)
-        merge = str(self.dtype.value) != "float32" if merge_adapters is None else merge_adapters
-        self._merged = MergedAdapters() if merge else None
-        started = time.monotonic()
-        with native_section(f"loading model {name!r}"):
-            self._load(str(self.dtype.value))
-        self.load_s = time.monotonic() - started
+        self.threads: Choice
+        self.dtype: Choice
+        self._merged: MergedAdapters | None = None
+        self.load_s = 0.0
         self._serving_since = time.monotonic()
-        self._worker = threading.Thread(target=self._serve_forever, name=f"rsi-embedded-{name}", daemon=True)
+        # The worker thread owns all of this model's torch work, its load and probes included; the
+        # creating thread keeps one torch thread (`one_torch_thread_here` says why: 3-7x on small ops).
+        if self.device.startswith("cpu"):
+            one_torch_thread_here()
+        self._loaded = threading.Event()
+        self._load_error: BaseException | None = None
+        self._worker = threading.Thread(
+            target=self._load_and_serve, args=(dtype, merge_adapters), name=f"rsi-embedded-{name}", daemon=True
+        )
         self._worker.start()
+        self._loaded.wait()
+        if self._load_error is not None:
+            raise self._load_error
 
     # -- loading ---------------------------------------------------------------------------------
+
+    def _load_and_serve(self, dtype: str, merge_adapters: bool | None) -> None:
+        """The worker thread: choose threads and format, load, then serve until closed."""
+        started = time.monotonic()
+        try:
+            with native_section(f"loading model {self.name!r}"):
+                self.threads = choose_threads()
+                self.dtype = choose_dtype(dtype, self.device)
+                merge = str(self.dtype.value) != "float32" if merge_adapters is None else merge_adapters
+                self._merged = MergedAdapters() if merge else None
+                self._load(str(self.dtype.value))
+        except BaseException as error:  # noqa: BLE001 - raised by the constructor, in its caller's thread
+            self._load_error = error
+            self._loaded.set()
+            return
+        self.load_s = time.monotonic() - started
+        self._serving_since = time.monotonic()
+        self._loaded.set()
+        self._serve_forever()
 
     def _load(self, dtype: str) -> None:
         import torch
 
-        torch.set_num_threads(int(self.threads.value))  # process-wide (see rsi.models.tuning)
+        torch.set_num_threads(int(self.threads.value))  # this thread's (see rsi.models.tuning.one_torch_thread_here)
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         from rsi.models.weights import offline_hub, quiet_transformers
@@ -531,8 +564,9 @@ class EmbeddedModel:
             for row in rows:
                 self._fail(row.owner, failure)
             return
+        greedy = logits.argmax(dim=-1).tolist()
         for index, row in enumerate(rows):
-            row.accept(logits[index], self.tokenizer, self.eos_ids)
+            row.accept(logits[index], self.tokenizer, self.eos_ids, greedy[index])
         self.stats.step_ms += round((time.perf_counter() - started) * 1000)
         self.stats.steps += 1
         self.stats.row_steps += len(rows)

@@ -97,9 +97,15 @@ class Row:
     def done(self) -> bool:
         return self.reason is not None
 
-    def accept(self, logits: Any, tokenizer: Any, eos_ids: set[int]) -> None:
-        """Pick this row's next token from its logits and decide whether the row is finished."""
-        token = pick_token(logits, self.request.temperature, self.request.top_p, self.generator)
+    def accept(self, logits: Any, tokenizer: Any, eos_ids: set[int], argmax: int | None = None) -> None:
+        """Pick this row's next token from its logits and decide whether the row is finished.
+
+        `argmax`: the logits' argmax where the caller took it for the whole batch in one call (a greedy
+        row's token; one call per row cost about 3% of a decoding step of 16 rows)."""
+        if argmax is not None and self.generator is None:
+            token = argmax
+        else:
+            token = pick_token(logits, self.request.temperature, self.request.top_p, self.generator)
         self.tokens.append(token)
         if token in eos_ids or (self.request.stop and self._hit_stop(tokenizer)):
             self.reason = "stop"

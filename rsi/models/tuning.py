@@ -29,12 +29,13 @@ import json
 import os
 import platform
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ENV_THREADS = "RSI_TORCH_THREADS"
+T = TypeVar("T")
 ENV_DTYPE = "RSI_DTYPE"
 DTYPES = ("bfloat16", "float32", "float16")
 BF16_FLAGS = ("avx512_bf16", "amx_bf16")
@@ -192,6 +193,50 @@ def _remember(kind: str, level: str, entry: dict[str, Any]) -> None:
 
 
 # -- the choices -----------------------------------------------------------------------------------
+
+
+def one_torch_thread_here() -> None:
+    """Give the calling thread one torch (OpenMP) thread, fixed now, so it never starts a team of its own.
+
+    Why: libgomp, torch's OpenMP runtime, keeps a team of worker threads for every thread that ran a
+    parallel region with more than one thread, and once the teams' threads outnumber the cores it
+    stops spinning between regions and sleeps instead: every small op then pays a wake-up. Measured
+    on 2 cores (session 16), the model's serving thread ran a copy, a softmax or a small product
+    3-7x slower once the main thread had run torch with 2 threads, and as fast as alone otherwise;
+    no `OMP_WAIT_POLICY` or `GOMP_SPINCOUNT` setting gave both back. So the thread that owns a model
+    runs its torch work with the chosen threads, and the thread that created it keeps one.
+
+    `torch.get_num_threads()` makes torch set this thread's OpenMP count now: a thread takes the
+    process-wide value on its first parallel op, and the model's thread changes that value later.
+    """
+    import torch
+
+    torch.set_num_threads(1)
+    torch.get_num_threads()
+
+
+def in_own_thread(work: Callable[[], T]) -> T:
+    """`work()` on a thread of its own, which ends with it, and with it the OpenMP team it started.
+
+    For one-off torch work with all cores (converting weights) in a process that will serve a model:
+    see `one_torch_thread_here`. Exceptions propagate to the caller.
+    """
+    import threading
+
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, name="rsi-torch-work")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]  # type: ignore[no-any-return]
 
 
 def choose_threads(*, use_cache: bool = True) -> Choice:

@@ -32,6 +32,7 @@ from pathlib import Path
 from rsi.atomic import write_text_atomic
 from rsi.contracts.schema import BaseModelSpec
 from rsi.errors import ModelError, UserInputError
+from rsi.models.tuning import in_own_thread
 
 ENV_CACHE = "RSI_CACHE"
 MARKER = "rsi-source.json"
@@ -159,7 +160,8 @@ def convert_gguf(gguf: Path, digest: str, cache: Path | None = None) -> Path:
             return target
         tmp = Path(tempfile.mkdtemp(dir=models, prefix=f".{target.name}.tmp-"))
         try:
-            _convert_into(gguf, tmp)
+            # on a thread that ends with it: its torch threads must not outlive it (tuning.one_torch_thread_here)
+            in_own_thread(lambda: _convert_into(gguf, tmp))
             write_text_atomic(tmp / MARKER, json.dumps({"gguf": str(gguf), "sha256": digest}, indent=2))
             if target.exists():  # a stale, marker-less leftover: replace it
                 shutil.rmtree(target)

@@ -87,3 +87,28 @@ def test_other_architectures_keep_transformers_forward() -> None:
                                           num_attention_heads=4, num_key_value_heads=2, attention_bias=True))
     assert lean_decoder(biased) is None
     assert lean_decoder(torch.nn.Linear(2, 2)) is None  # not a causal LM this step knows
+
+
+@pytest.mark.parametrize("dtype, tolerance", [(torch.float32, 1e-5), (torch.bfloat16, 2e-2)])
+def test_attend_matches_sdpa_on_windows_of_a_buffer_with_left_padding(dtype, tolerance) -> None:
+    """`attend` over non-contiguous windows (as the spare-columns cache hands them out), grouped queries and
+    left padding gives SDPA's result in float64; a fully padded column changes nothing."""
+    from rsi.models.lean_step import attend
+
+    torch.manual_seed(0)
+    rows, kv_heads, group, dim, columns = 5, 2, 3, 16, 40
+    keys = torch.randn(rows, kv_heads, columns + 9, dim, dtype=dtype)[:, :, 4 : 4 + columns]
+    values = torch.randn(rows, kv_heads, columns + 9, dim, dtype=dtype)[:, :, 4 : 4 + columns]
+    queries = torch.randn(rows, kv_heads, group, dim, dtype=dtype)
+    mask = torch.ones(rows, columns, dtype=torch.long)
+    for row, pad in enumerate([0, 3, 17, 39, 1]):
+        mask[row, :pad] = 0
+    padding = torch.zeros(mask.shape).masked_fill_(mask == 0, float("-inf"))[:, None, None, :]
+    want = torch.nn.functional.scaled_dot_product_attention(
+        queries.double(), keys.double(), values.double(), attn_mask=mask.bool()[:, None, None, :], scale=0.25
+    )
+    got = attend(queries, keys, values, padding, 0.25)
+    assert got.dtype == dtype and got.shape == want.shape
+    assert (got.double() - want).abs().max().item() < tolerance
+    unpadded = attend(queries[:1], keys[:1], values[:1], None, 0.25)
+    assert torch.allclose(unpadded.double(), want[:1], atol=tolerance)
