@@ -102,6 +102,26 @@ def _folder() -> Path:
 
 
 def raw_batched(folder: Path, dtype: str, threads: int, batch: int, max_tokens: int) -> Figure:
+    """`raw_batched_here` in a process of its own.
+
+    A process that also serves an embedded model must not run torch with several threads on a second
+    thread: libgomp then sleeps between parallel regions in both (rsi.models.tuning.one_torch_thread_here),
+    which slowed the raw figure and the backend's alike until session 16."""
+    code = (
+        "import dataclasses, json, sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+        "from run_throughput import raw_batched_here; "
+        "print(json.dumps(dataclasses.asdict(raw_batched_here(Path(sys.argv[2]), sys.argv[3], *map(int, sys.argv[4:])))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(Path(__file__).resolve().parent), str(folder), dtype, str(threads), str(batch),
+         str(max_tokens)], capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the raw measurement failed: {done.stderr.strip()[-400:]}")
+    return Figure(**json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def raw_batched_here(folder: Path, dtype: str, threads: int, batch: int, max_tokens: int) -> Figure:
     """Plain transformers generate: `batch` left-padded prompts, exactly `max_tokens` new tokens per row."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
