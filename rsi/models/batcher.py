@@ -53,14 +53,13 @@ class RunningBatch:
             self.rows, self.cache, self.mask = list(rows), cache, own_mask
             return
         current = self.mask.shape[1]
-        if width > current:
-            with torch.inference_mode():
+        with torch.inference_mode():  # the buffers are the model's inference tensors; this writes into them
+            if width > current:
                 for layer in self.cache.layers:
                     layer.extend_left(width - current)
-            self.mask = torch.cat([self.mask.new_zeros(len(self.rows), width - current), self.mask], dim=1)
-        elif width < current:
-            own_mask = torch.cat([own_mask.new_zeros(len(rows), current - width), own_mask], dim=1)
-        with torch.inference_mode():  # the buffers are the model's inference tensors; this writes into them
+                self.mask = torch.cat([self.mask.new_zeros(len(self.rows), width - current), self.mask], dim=1)
+            elif width < current:
+                own_mask = torch.cat([own_mask.new_zeros(len(rows), current - width), own_mask], dim=1)
             for mine, theirs in zip(self.cache.layers, cache.layers, strict=True):
                 mine.add_rows(theirs.keys, theirs.values)
         self.mask = torch.cat([self.mask, own_mask], dim=0)
@@ -108,13 +107,9 @@ class RunningBatch:
         if not keep:
             self.rows, self.cache, self.mask = [], None, None
             return
-        count = len(keep)
-        kept = set(keep)
-        holes = [i for i in range(count) if i not in kept]
-        moves = list(zip([i for i in keep if i >= count], holes, strict=True))
-        order = list(range(count))
-        for source, target in moves:
-            order[target] = source
+        from rsi.models.spare_cache import slot_moves
+
+        moves, order = slot_moves(keep)
         self.rows = [self.rows[i] for i in order]
         self.mask = self.mask[torch.tensor(order, dtype=torch.long, device=self.mask.device)]
         used = self.mask.sum(dim=0).nonzero()
@@ -122,7 +117,7 @@ class RunningBatch:
         self.mask = self.mask[:, first:]
         with torch.inference_mode():
             for layer in self.cache.layers:
-                layer.keep_rows(moves, count)
+                layer.keep_rows(moves, len(keep))
                 layer.trim_left(first)
 
 

@@ -69,10 +69,9 @@ class LeanDecoder:
         heads, kv_heads, dim = self.heads, self.kv_heads, self.head_dim
         x = inner.embed_tokens(ids)  # rows x 1 x hidden
         cos, sin = inner.rotary_emb(x, positions)
-        # 0 where a row attends, -inf on its left padding; None when no row has any
-        padding = None if bool(mask.all()) else torch.zeros(mask.shape, dtype=torch.float32, device=mask.device)
-        if padding is not None:
-            padding = padding.masked_fill_(mask == 0, float("-inf"))[:, None, None, :]
+        padding = None  # 0 where a row attends, -inf on its left padding; None when no row has any
+        if not bool(mask.all()):
+            padding = torch.zeros(mask.shape, device=mask.device).masked_fill_(mask == 0, float("-inf"))[:, None, None, :]
         for index, layer in enumerate(inner.layers):
             attention, mlp = layer.self_attn, layer.mlp
             h = layer.input_layernorm(x)
@@ -100,7 +99,7 @@ def attend(queries: Any, keys: Any, values: Any, padding: Any, scale: float) -> 
     torch's CPU SDPA (its flash kernel) is written for long queries; with the 1-3 query positions of a
     decoding step it took 1.3-2x the time of this in isolation (16 rows, 100-800 columns, both formats),
     and in a closed loop shaped like a run (16 clients, task prompts, 64-512 tokens) the backend made
-    1.07-1.19x the tokens per second with this (session 16). A bfloat16 product on a window of the
+    1.02-1.19x the tokens per second with this (session 16, four pairs). A bfloat16 product on a window of the
     spare-columns buffer (strided rows) takes a slow path (7x), so there the keys and values are copied
     first; in float32 the products read the window as it is. Softmax runs in float32, as transformers'
     eager attention does.

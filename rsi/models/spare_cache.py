@@ -35,6 +35,18 @@ MIN_SPARE = 64
 NAMES = ("keys", "values")
 
 
+def slot_moves(keep: list[int]) -> tuple[list[tuple[int, int]], list[int]]:
+    """For keeping the rows at `keep` (ascending): the (source, target) row moves that fill the dropped
+    slots below `len(keep)` with the kept rows above it, and the old row each new slot holds."""
+    count, kept = len(keep), set(keep)
+    holes = [i for i in range(count) if i not in kept]
+    moves = list(zip([i for i in keep if i >= count], holes, strict=True))
+    order = list(range(count))
+    for source, target in moves:
+        order[target] = source
+    return moves, order
+
+
 class _Window:
     """One tensor's buffer and the window of it in use: rows `[0, rows)`, columns `[start, end)`."""
 

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 ENV_THREADS = "RSI_TORCH_THREADS"
-T = TypeVar("T")
 ENV_DTYPE = "RSI_DTYPE"
 DTYPES = ("bfloat16", "float32", "float16")
 BF16_FLAGS = ("avx512_bf16", "amx_bf16")
@@ -192,6 +191,9 @@ def _remember(kind: str, level: str, entry: dict[str, Any]) -> None:
         write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True))
 
 
+T = TypeVar("T")
+
+
 # -- the choices -----------------------------------------------------------------------------------
 
 
@@ -221,22 +223,10 @@ def in_own_thread(work: Callable[[], T]) -> T:
     For one-off torch work with all cores (converting weights) in a process that will serve a model:
     see `one_torch_thread_here`. Exceptions propagate to the caller.
     """
-    import threading
+    from concurrent.futures import ThreadPoolExecutor
 
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
-            outcome["error"] = error
-
-    thread = threading.Thread(target=run, name="rsi-torch-work")
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]  # type: ignore[no-any-return]
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rsi-torch-work") as pool:  # joined on exit
+        return pool.submit(work).result()
 
 
 def choose_threads(*, use_cache: bool = True) -> Choice:

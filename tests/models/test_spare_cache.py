@@ -75,14 +75,10 @@ def test_row_and_column_moves_match_plain_tensor_operations(monkeypatch) -> None
             layer.add_rows(new_k, new_v)
             want_k, want_v = torch.cat([pad(want_k, 2), new_k]), torch.cat([pad(want_v, 2), new_v])
         elif step % 4 == 2:  # rows 0 and 2 leave: the last row moves into slot 0, then a column is trimmed
-            count = want_k.shape[0] - 2
             keep = [i for i in range(want_k.shape[0]) if i not in (0, 2)]
-            holes = [i for i in range(count) if i not in keep]
-            moves = list(zip([i for i in keep if i >= count], holes, strict=True))
-            order = list(range(count))
-            for source, target in moves:
-                order[target] = source
-            layer.keep_rows(moves, count)
+            moves, order = spare_cache.slot_moves(keep)
+            assert sorted(order) == keep and all(order[t] == s for s, t in moves)
+            layer.keep_rows(moves, len(keep))
             layer.trim_left(1)
             want_k, want_v = want_k[order][:, :, 1:], want_v[order][:, :, 1:]
         else:  # a decoding step
