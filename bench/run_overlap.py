@@ -68,15 +68,16 @@ def make_workspace(root: Path) -> Path:
 
 
 def counted_in(db: Path, run_id: str, start: datetime, end: datetime) -> dict[str, float]:
-    """Counted attempts (and their tokens) that finished in [start, end], the first attempt's start,
-    and the errors, of one run."""
+    """Counted attempts (their tokens, how many passed) that finished in [start, end], the first
+    attempt's start, and the errors, of one run."""
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT started, finished, tokens, counted FROM attempts WHERE run_id = ?",
+        rows = conn.execute("SELECT started, finished, tokens, counted, passed FROM attempts WHERE run_id = ?",
                             (run_id,)).fetchall()
     parse = datetime.fromisoformat
     inside = [r for r in rows if r[3] and start <= parse(r[1]).replace(tzinfo=UTC) <= end]
     first = min((parse(r[0]).replace(tzinfo=UTC) for r in rows), default=end)
-    return {"attempts": len(inside), "tokens": sum(r[2] for r in inside), "errors": sum(1 for r in rows if not r[3]),
+    return {"attempts": len(inside), "tokens": sum(r[2] for r in inside), "passed": sum(1 for r in inside if r[4]),
+            "errors": sum(1 for r in rows if not r[3]),
             "first_attempt_s": (first - start).total_seconds()}
 
 

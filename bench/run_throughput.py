@@ -563,12 +563,14 @@ def _commit(code_dir: Path) -> str:
     return git("rev-parse", "--short=7", "HEAD") + ("+uncommitted" if dirty else "")
 
 
-VARIANTS = ("old", "old-threads1", "new", "new-workers4")
+VARIANTS = ("old", "old-threads1", "new", "new-workers4", "new-full-replies")
 
 
 def versus_variants(old_dir: Path, names: list[str]) -> list[Variant]:
     """`old`: the old code's defaults; `old-threads1`: with RSI_TORCH_THREADS=1; `new`: this code's
-    defaults; `new-workers4`: this code with `--workers 4` (the old default's count on 2 cores)."""
+    defaults; `new-workers4`: this code with `--workers 4` (the old default's count on 2 cores);
+    `new-full-replies`: this code decoding text replies to their end (RSI_STOP_AFTER_CODE=0, as the old
+    code does), to tell the backend's share of a gain from the stop at the first code block's."""
     old, new = _commit(old_dir), _commit(ROOT)
     stop = ("--stop-grace-s", "0")
     every = {
@@ -576,6 +578,8 @@ def versus_variants(old_dir: Path, names: list[str]) -> list[Variant]:
         "old-threads1": Variant(f"{old} RSI_TORCH_THREADS=1", old_dir, (("RSI_TORCH_THREADS", "1"),), key="old-threads1"),
         "new": Variant(f"{new} defaults", ROOT, flags=stop, new=True, key="new"),
         "new-workers4": Variant(f"{new} --workers 4", ROOT, flags=(*stop, "--workers", "4"), key="new-workers4"),
+        "new-full-replies": Variant(f"{new} RSI_STOP_AFTER_CODE=0", ROOT, (("RSI_STOP_AFTER_CODE", "0"),), flags=stop,
+                                    key="new-full-replies"),
     }
     return [every[name] for name in names]
 
@@ -694,6 +698,7 @@ SUMMARY_NAMES = {
     "new": "this code's defaults",
     "new-workers8": "the newer code with 8 workers (its default before d592ef6)",
     "new-workers4": "the newer code with --workers 4",
+    "new-full-replies": "this code decoding text replies to their end (RSI_STOP_AFTER_CODE=0)",
 }
 
 
@@ -740,12 +745,12 @@ def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "", sec
     names = {key: SUMMARY_NAMES.get(key) or " / ".join(dict.fromkeys(r["variant"] for r in rows if _key(r) == key))
              for key in variants}
     table = ["| portfolio | code | started (UTC) | run | jobs | configurations tried | counted attempts "
-             "| errors | first attempt after | attempts/min | tokens/s | load (1-min, start -> end) | note |",
-             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+             "| passed | errors | first attempt after | attempts/min | tokens/s | load (1-min, start -> end) | note |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for r in rows:
         table.append(
             f"| {r['portfolio']} | {r['variant']} | {r['at']} | {r['run_id']} | {r['jobs']} | {r['configs_tried']} | "
-            f"{r['attempts']} | {r['errors']} | {_first(r)} | {r['per_min']:.2f} | "
+            f"{r['attempts']} | {r.get('passed', '-')} | {r['errors']} | {_first(r)} | {r['per_min']:.2f} | "
             f"{r['tokens_per_s']:.1f} | {r['load']} | {r['ended_early']} |"
         )
     summary = []

@@ -1,27 +1,15 @@
-"""Reading model replies: find the code in them (pure functions).
-
-Small models are sloppy, so the parser is lenient in ways that cannot change meaning: fences may be
-tagged `python`, `py`, `python3` or untagged; a last fence left open by a length cut still counts.
-Blocks tagged with another language (```bash, ```text, ```output) are ignored.
-"""
+"""Reading model replies: find the code in them (pure functions; the fence grammar is `rsi.fences`)."""
 
 from __future__ import annotations
 
 import ast
-import re
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
+from rsi.fences import python_blocks
 
 
 def code_blocks(reply: str) -> list[str]:
     """Python code blocks in a reply, in order, stripped; empty blocks dropped."""
-    blocks = []
-    for match in _FENCE.finditer(reply):
-        tag, body = match.group(1).lower(), match.group(2)
-        if tag in _PYTHON_TAGS and body.strip():
-            blocks.append(body.strip("\n").rstrip())
-    return blocks
+    return [match.group(2).strip("\n").rstrip() for match in python_blocks(reply)]
 
 
 def repl_code(reply: str) -> str | None:

@@ -34,6 +34,11 @@ class GenerationRequest(BaseModel):
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_tokens: int = Field(default=256, ge=1)
     stop: list[str] = Field(default_factory=list)
+    stop_after_code: bool = Field(
+        default=False,
+        description="End a completion once its first Python block has closed (`rsi.fences`): the text"
+        " substrate reads nothing after it. Backends that cannot stop there decode on; the harness cuts.",
+    )
     seed: int | None = None
     specialist: str | None = Field(default=None, description="LoRA adapter name; None is the bare base.")
 

@@ -6,9 +6,11 @@ here, per row, so a request gets the same completion whatever else is in the bat
 - **sampling**: greedy rows take the argmax; sampled rows draw from their own seeded
   `torch.Generator` with their own temperature and top_p (completion k of a seeded request always
   draws from the same stream), one uniform number a token, placed on the nucleus's cumulative mass;
-- **stops**: a row ends on an end-of-sequence token, on one of its own stop strings, or at its own
+- **stops**: a row ends on an end-of-sequence token, on one of its own stop strings, once its first
+  Python block has closed where the request asks for that (`stop_after_code`), or at its own
   `max_tokens`; a stop string can only newly appear within its length (in tokens, each at least one
-  character) of the end, so decoding a short tail after each token is enough.
+  character) of the end, so decoding a short tail after each token is enough, and a block can only
+  close on a token whose tail holds a backtick, so only those decode the whole text.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rsi.fences import first_block_end
 from rsi.models.base import Completion, GenerationRequest
 
 
@@ -35,6 +38,11 @@ def row_generator(seed: int | None, completion_index: int) -> Any:
 # 49k-token vocabulary cost about 8 ms a row per step on this project's CPUs (as much as a batch's
 # forward pass), the top 64 about 0.3 ms. When the 64 do not hold top_p of the mass, the full sort runs.
 NUCLEUS_CANDIDATES = 64
+
+# A closing fence arrives on a token whose decoded tail holds a backtick: decoding the last few tokens
+# after each one tells whether the whole text needs parsing (a token may split a multi-byte character,
+# so one token alone can decode to nothing).
+CODE_TAIL = 3
 
 
 def nucleus(probs: Any, top_p: float) -> tuple[Any, Any]:
@@ -107,7 +115,7 @@ class Row:
         else:
             token = pick_token(logits, self.request.temperature, self.request.top_p, self.generator)
         self.tokens.append(token)
-        if token in eos_ids or (self.request.stop and self._hit_stop(tokenizer)):
+        if token in eos_ids or (self.request.stop and self._hit_stop(tokenizer)) or self._closed_code(tokenizer):
             self.reason = "stop"
         elif len(self.tokens) >= self.max_new:
             self.reason = "length"
@@ -116,11 +124,20 @@ class Row:
         tail = tokenizer.decode(self.tokens[-self.window :], skip_special_tokens=True)
         return any(s in tail for s in self.request.stop)
 
+    def _closed_code(self, tokenizer: Any) -> bool:
+        if not self.request.stop_after_code or "`" not in tokenizer.decode(self.tokens[-CODE_TAIL:], skip_special_tokens=True):
+            return False
+        return first_block_end(tokenizer.decode(self.tokens, skip_special_tokens=True)) is not None
+
     def completion(self, tokenizer: Any) -> Completion:
-        """The finished text; a stop string and what follows it are cut (as in the OpenAI API and vLLM)."""
+        """The finished text; a stop string and what follows it are cut (as in the OpenAI API and vLLM),
+        and so is what follows the first Python block's closing fence where the request stops there."""
         text = str(tokenizer.decode(self.tokens, skip_special_tokens=True))
         reason: Literal["stop", "length"] = "stop" if self.reason == "stop" else "length"
         cut = min((p for p in (text.find(s) for s in self.request.stop) if p >= 0), default=-1)
         if cut >= 0:
             text, reason = text[:cut], "stop"
+        block_end = first_block_end(text) if self.request.stop_after_code else None
+        if block_end is not None:
+            text, reason = text[:block_end], "stop"
         return Completion(text=text, finish_reason=reason, completion_tokens=len(self.tokens))

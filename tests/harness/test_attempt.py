@@ -274,6 +274,38 @@ def test_text_substrate_drops_the_unfinished_tail_of_a_cut_completion(config_fac
     assert step.observation.startswith("written to solution.py (cut off: last")
 
 
+TALKATIVE = "```python\ndef add(a, b):\n    return a + b\n```\nThis adds them. Also:\n```python\nprint(add(1, 2))\n```"
+
+
+def test_text_substrate_asks_to_stop_at_the_first_block_and_records_it_cut_there(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"substrate": "text"})
+    model = ScriptedModel([TALKATIVE])  # a backend that decodes on: the harness cuts
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED, outcome.reason
+    assert model.requests[0].stop_after_code
+    step = [s for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"][0]
+    assert step.message == TALKATIVE[: TALKATIVE.index("```\nThis") + 3]
+    assert step.metrics.finish_reason == "stop"
+
+
+def test_text_substrate_keeps_the_whole_reply_when_told_to(config_factory, pyfuncs, sandbox, open_tmp, monkeypatch):
+    monkeypatch.setenv("RSI_STOP_AFTER_CODE", "0")
+    model = ScriptedModel([TALKATIVE])
+    outcome = attempt(config_factory(harness={"substrate": "text"}), pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert outcome.verdict is Verdict.PASSED and not model.requests[0].stop_after_code
+    assert [s for s in read_trajectory(outcome.trajectory_path).steps if s.source == "agent"][0].message == TALKATIVE
+
+
+def test_a_closed_block_is_not_trimmed_when_the_reply_runs_on_to_the_length_limit(config_factory, pyfuncs, sandbox, open_tmp):
+    """Only a block left open by the cut is trimmed: a closed one is what the model wrote, and it is
+    judged as written whether or not the backend stopped at it."""
+    reply = "```python\ndef add(a, b):\n    return a + b\nbroken = (\n```\n" + "and more words " * 20
+    config = config_factory(harness={"substrate": "text", "sampling": {"max_tokens": len(reply) // 8}})
+    outcome = attempt(config, pyfuncs["add-two"], ScriptedModel([reply]), sandbox, open_tmp)
+    assert outcome.verdict is Verdict.FAILED
+    assert outcome.final_code == "def add(a, b):\n    return a + b\nbroken = (\n"
+
+
 def test_text_substrate_without_any_code_fails_with_a_reason(config_factory, pyfuncs, sandbox, open_tmp):
     config = config_factory(harness={"substrate": "text"})
     outcome = attempt(config, pyfuncs["add-two"], ScriptedModel(["just words"]), sandbox, open_tmp)

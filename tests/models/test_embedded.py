@@ -77,6 +77,18 @@ def test_stop_string_stops_generation_early(model, ask_fn) -> None:
     assert cut.completion_tokens < full.completion_tokens - 10  # it really stopped early
 
 
+def test_a_code_stop_ends_the_row_at_its_first_block_and_nothing_before_changes(model, ask_fn) -> None:
+    from rsi.fences import first_block_end
+
+    free = model.generate(ask_fn(CODE_PROMPT, max_tokens=96)).completions[0]
+    stopped = model.generate(ask_fn(CODE_PROMPT, max_tokens=96, stop_after_code=True)).completions[0]
+    end = first_block_end(free.text)
+    assert end is not None and end < len(free.text) - 20  # the free answer closes its block and talks on
+    assert stopped.text == free.text[:end]  # greedy: the same tokens, up to the closing fence
+    assert stopped.finish_reason == "stop"
+    assert stopped.completion_tokens < free.completion_tokens - 5  # the tail was never decoded
+
+
 def test_rows_keep_their_own_max_tokens_in_one_batch(model, ask_fn) -> None:
     model.stats.largest_batch_rows = 0
     with model._lock:  # queue both first, so they are admitted into the same steps
