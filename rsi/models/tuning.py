@@ -5,8 +5,8 @@
   batch 8 under load: 20.6 tok/s with 1 thread, 3.3 with 2). So a short probe shaped like one
   decoding step of the embedded model (8 rows through 12 small MLP blocks) is timed with 1 thread
   and with every core, alternately, and the faster wins. The answer depends on the load, so it is
-  cached per machine and load level (idle / busy / overloaded, from the 1-minute load average
-  against the core count) for `CACHE_TTL_S`.
+  cached per machine and load level (idle / busy / overloaded, from the load now against the core
+  count: `current_load`) for `CACHE_TTL_S`.
 - **linear layers**: on prepacked oneDNN weights where that runs (`rsi.models.packed_linear`); the
   probe below times the same products, so the other choices are made for the kernels in use.
 - **number format**: bfloat16 only where the CPU has bfloat16 instructions (`avx512_bf16` or
@@ -75,9 +75,57 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+LOAD_WATCH_S = 1.0  # how long `current_load` watches the run queue
+LOAD_SAMPLES = 20
+_load_seen: tuple[float, float] | None = None  # (monotonic time, load) of this process's last watch
+LOAD_REUSE_S = 30.0  # one watch serves every choice made while a run starts
+
+
+def _runnable(stat: Path, own_tasks: Path) -> int | None:
+    """Tasks runnable on the machine right now, less this process's own (None: /proc lacks it)."""
+    try:
+        running = next(int(line.split()[1]) for line in stat.read_text().splitlines() if line.startswith("procs_running"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+    mine = 0
+    with contextlib.suppress(OSError):
+        for task in own_tasks.iterdir():
+            with contextlib.suppress(OSError, IndexError):  # a thread may end while it is read
+                mine += (task / "stat").read_text().rpartition(")")[2].split()[0] == "R"
+    return max(0, running - mine)
+
+
+def current_load(stat: Path = Path("/proc/stat"), own_tasks: Path = Path("/proc/self/task"),
+                 watch_s: float = LOAD_WATCH_S) -> float:
+    """The machine's load now: runnable tasks other than this process's, averaged over `watch_s`.
+
+    Not the 1-minute load average: it trails what runs by a minute or more. A run started right after
+    another one ended (a nightly job after the tests, a benchmark's next row) read 2.0-2.4 on an idle
+    2-core machine, judged it overloaded and kept 4 attempts in flight instead of 16: 221 attempts in
+    6 minutes against 306 from an idle start (bench/RESULTS.md, session 17). Where /proc cannot say,
+    the 1-minute average is what there is. A watch is reused for `LOAD_REUSE_S` within a process.
+    """
+    global _load_seen
+    now = time.monotonic()
+    if _load_seen is not None and now - _load_seen[0] < LOAD_REUSE_S and watch_s == LOAD_WATCH_S:
+        return _load_seen[1]
+    counts = []
+    for index in range(LOAD_SAMPLES):
+        count = _runnable(stat, own_tasks)
+        if count is None:
+            return os.getloadavg()[0]
+        counts.append(count)
+        if index < LOAD_SAMPLES - 1:
+            time.sleep(watch_s / LOAD_SAMPLES)
+    load = sum(counts) / len(counts)
+    if watch_s == LOAD_WATCH_S:
+        _load_seen = (time.monotonic(), load)
+    return load
+
+
 def load_level(load: float | None = None, ncores: int | None = None) -> str:
-    """'idle', 'busy' or 'overloaded': the 1-minute load average against the core count."""
-    load = os.getloadavg()[0] if load is None else load
+    """'idle', 'busy' or 'overloaded': the load now (`current_load`) against the core count."""
+    load = current_load() if load is None else load
     ratio = load / max(1, ncores or cores())
     return "idle" if ratio < 0.25 else "busy" if ratio < 1.0 else "overloaded"
 
@@ -240,7 +288,7 @@ def choose_threads(*, use_cache: bool = True) -> Choice:
 
             raise UserInputError(f"{ENV_THREADS}={configured!r}: expected a whole number of threads") from None
     ncores = cores()
-    load = os.getloadavg()[0]
+    load = current_load()
     level = load_level(load, ncores)
     if ncores == 1:
         return Choice(1, "one core")
@@ -297,7 +345,7 @@ def choose_workers(max_batch: int, load: float | None = None, ncores: int | None
     stretch each request; measured at load 10-12 on 2 cores, 8 in flight made model calls overrun
     model_s (7-10 errors in 6 minutes) where 4 made fewer (bench/RESULTS.md, "run throughput against b80c5d3").
     """
-    load = os.getloadavg()[0] if load is None else load
+    load = current_load() if load is None else load
     ncores = ncores or cores()
     if load_level(load, ncores) == "overloaded":
         fewer = max(2, min(max_batch, 2 * ncores))

@@ -104,3 +104,40 @@ def test_run_workers_fill_the_embedded_batch_on_the_local_executor(monkeypatch: 
     assert tuning.run_workers("local", [ServingSpec(max_batch=1)]) == 2  # never fewer than 2
     assert tuning.run_workers("local", [remote]) is None  # no embedded model: the executor's default
     assert tuning.run_workers("slurm", [embedded8]) is None  # SLURM keeps its array parallelism
+
+
+def _fake_proc(tmp_path: Path, running: int, own_states: list[str]) -> tuple[Path, Path]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    stat = tmp_path / "stat"
+    stat.write_text(f"cpu  1 2 3 4\nctxt 99\nprocs_running {running}\nprocs_blocked 0\n")
+    tasks = tmp_path / "task"
+    for tid, state in enumerate(own_states):
+        (tasks / str(tid)).mkdir(parents=True)
+        (tasks / str(tid) / "stat").write_text(f"{tid} (python (x) y) {state} 1 2 3\n")
+    return stat, tasks
+
+
+def test_the_load_now_counts_other_processes_runnable_tasks_not_ours(tmp_path: Path) -> None:
+    stat, tasks = _fake_proc(tmp_path, running=5, own_states=["R", "S", "R"])
+    assert tuning.current_load(stat, tasks, watch_s=0.01) == 3.0
+    stat, tasks = _fake_proc(tmp_path / "b", running=1, own_states=["R"])
+    assert tuning.current_load(stat, tasks, watch_s=0.01) == 0.0
+
+
+def test_without_a_run_queue_to_read_the_load_average_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tuning.os, "getloadavg", lambda: (7.5, 1.0, 1.0))
+    assert tuning.current_load(tmp_path / "missing", tmp_path, watch_s=0.01) == 7.5
+
+
+def test_busy_processes_show_in_the_load_now_at_once() -> None:
+    """Two processes spinning are two runnable tasks now, whatever the 1-minute average says yet."""
+    import subprocess
+    import sys
+
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        assert tuning.current_load(watch_s=0.5) >= 1.9
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
