@@ -623,6 +623,21 @@ def _store_counts(db: Path, start: datetime, end: datetime) -> dict[str, Any]:
     return {"run_id": run_id, "jobs": jobs, "configs_tried": configs, **run_overlap.counted_in(db, run_id, start, end)}
 
 
+def most_in_flight(db: Path) -> int:
+    """The most attempts of the latest run that were running at one moment (from their start and end
+    times): the attempts in flight the run chose, as it turned out."""
+    with sqlite3.connect(db) as conn:
+        run_id = conn.execute("SELECT id FROM runs ORDER BY created DESC LIMIT 1").fetchone()[0]
+        spans = conn.execute("SELECT started, finished FROM attempts WHERE run_id = ? AND started IS NOT NULL "
+                             "AND finished IS NOT NULL", (run_id,)).fetchall()
+    events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans], key=lambda e: (e[0], e[1]))
+    most = running = 0
+    for _, step in events:
+        running += step
+        most = max(most, running)
+    return most
+
+
 def versus_row(variant: Variant, portfolio: str, args: argparse.Namespace, tmp: Path, index: int) -> dict[str, Any]:
     """One `rsi run` of `variant` for exactly `args.versus_minutes` (then SIGINT), counted from its store."""
     ws = fresh_workspace(variant, tmp / f"ws-{index}")
@@ -652,7 +667,8 @@ def versus_row(variant: Variant, portfolio: str, args: argparse.Namespace, tmp: 
         "tasks": args.run_tasks, "at": f"{start:%H:%M}", "command": args.command,
         "load": f"{load_before:.1f} -> {load_after:.1f}", "load_mean": (load_before + load_after) / 2,
         "per_min": counts["attempts"] / args.versus_minutes, "tokens_per_s": counts["tokens"] / window,
-        "ended_early": ended_early + (f" ({log_tail[0][:160]})" if ended_early and log_tail else ""), **counts,
+        "ended_early": ended_early + (f" ({log_tail[0][:160]})" if ended_early and log_tail else ""),
+        "workers": most_in_flight(ws / "runs" / "rsi.sqlite"), **counts,
     }
 
 
@@ -739,6 +755,11 @@ def same_run_pairs(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _note(row: dict[str, Any]) -> str:
+    workers = row.get("workers")
+    return "; ".join(x for x in (f"at most {workers} attempts at once" if workers else "", row["ended_early"]) if x)
+
+
 def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "", section: str = VERSUS_SECTION) -> str:
     machine = f"{os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}"
     variants = list(dict.fromkeys(_key(r) for r in rows))
@@ -751,7 +772,7 @@ def render_versus(rows: list[dict[str, Any]], command: str, notes: str = "", sec
         table.append(
             f"| {r['portfolio']} | {r['variant']} | {r['at']} | {r['run_id']} | {r['jobs']} | {r['configs_tried']} | "
             f"{r['attempts']} | {r.get('passed', '-')} | {r['errors']} | {_first(r)} | {r['per_min']:.2f} | "
-            f"{r['tokens_per_s']:.1f} | {r['load']} | {r['ended_early']} |"
+            f"{r['tokens_per_s']:.1f} | {r['load']} | {_note(r)} |"
         )
     summary = []
     every = list(dict.fromkeys(r["portfolio"] for r in rows))
