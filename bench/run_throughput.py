@@ -620,16 +620,16 @@ def _store_counts(db: Path, start: datetime, end: datetime) -> dict[str, Any]:
         jobs = conn.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ?", (run_id,)).fetchone()[0]
         configs = conn.execute("SELECT COUNT(DISTINCT configuration_hash) FROM attempts WHERE run_id = ? AND counted",
                                (run_id,)).fetchone()[0]
-    return {"run_id": run_id, "jobs": jobs, "configs_tried": configs, **run_overlap.counted_in(db, run_id, start, end)}
+        workers = most_in_flight(conn, run_id)
+    return {"run_id": run_id, "jobs": jobs, "configs_tried": configs, "workers": workers,
+            **run_overlap.counted_in(db, run_id, start, end)}
 
 
-def most_in_flight(db: Path) -> int:
-    """The most attempts of the latest run that were running at one moment (from their start and end
-    times): the attempts in flight the run chose, as it turned out."""
-    with sqlite3.connect(db) as conn:
-        run_id = conn.execute("SELECT id FROM runs ORDER BY created DESC LIMIT 1").fetchone()[0]
-        spans = conn.execute("SELECT started, finished FROM attempts WHERE run_id = ? AND started IS NOT NULL "
-                             "AND finished IS NOT NULL", (run_id,)).fetchall()
+def most_in_flight(conn: sqlite3.Connection, run_id: str) -> int:
+    """The most attempts of the run that were running at one moment (from their start and end times):
+    the attempts in flight the run chose, as it turned out."""
+    spans = conn.execute("SELECT started, finished FROM attempts WHERE run_id = ? AND started IS NOT NULL "
+                         "AND finished IS NOT NULL", (run_id,)).fetchall()
     events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans], key=lambda e: (e[0], e[1]))
     most = running = 0
     for _, step in events:
@@ -667,8 +667,7 @@ def versus_row(variant: Variant, portfolio: str, args: argparse.Namespace, tmp: 
         "tasks": args.run_tasks, "at": f"{start:%H:%M}", "command": args.command,
         "load": f"{load_before:.1f} -> {load_after:.1f}", "load_mean": (load_before + load_after) / 2,
         "per_min": counts["attempts"] / args.versus_minutes, "tokens_per_s": counts["tokens"] / window,
-        "ended_early": ended_early + (f" ({log_tail[0][:160]})" if ended_early and log_tail else ""),
-        "workers": most_in_flight(ws / "runs" / "rsi.sqlite"), **counts,
+        "ended_early": ended_early + (f" ({log_tail[0][:160]})" if ended_early and log_tail else ""), **counts,
     }
 
 

@@ -34,4 +34,3 @@ def first_block_end(reply: str) -> int | None:
     for match in python_blocks(reply):
         return match.end() if match.group(0).endswith("```") else None
     return None
-

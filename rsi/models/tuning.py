@@ -77,7 +77,7 @@ def cores() -> int:
 
 LOAD_WATCH_S = 1.0  # how long `current_load` watches the run queue
 LOAD_SAMPLES = 20
-_load_seen: tuple[float, float] | None = None  # (monotonic time, load) of this process's last watch
+_loads_seen: dict[tuple[Path, Path, float], tuple[float, float]] = {}  # what was watched -> (monotonic time, load)
 LOAD_REUSE_S = 30.0  # one watch serves every choice made while a run starts
 
 
@@ -105,10 +105,10 @@ def current_load(stat: Path = Path("/proc/stat"), own_tasks: Path = Path("/proc/
     6 minutes against 306 from an idle start (bench/RESULTS.md, session 17). Where /proc cannot say,
     the 1-minute average is what there is. A watch is reused for `LOAD_REUSE_S` within a process.
     """
-    global _load_seen
-    now = time.monotonic()
-    if _load_seen is not None and now - _load_seen[0] < LOAD_REUSE_S and watch_s == LOAD_WATCH_S:
-        return _load_seen[1]
+    watched = (stat, own_tasks, watch_s)
+    seen = _loads_seen.get(watched)
+    if seen is not None and time.monotonic() - seen[0] < LOAD_REUSE_S:
+        return seen[1]
     counts = []
     for index in range(LOAD_SAMPLES):
         count = _runnable(stat, own_tasks)
@@ -118,8 +118,7 @@ def current_load(stat: Path = Path("/proc/stat"), own_tasks: Path = Path("/proc/
         if index < LOAD_SAMPLES - 1:
             time.sleep(watch_s / LOAD_SAMPLES)
     load = sum(counts) / len(counts)
-    if watch_s == LOAD_WATCH_S:
-        _load_seen = (time.monotonic(), load)
+    _loads_seen[watched] = (time.monotonic(), load)
     return load
 
 
