@@ -133,7 +133,8 @@ def test_the_model_is_pure_and_its_prediction_well_formed():
     assert np.corrcoef(first.a, rates)[0, 1] > 0.6  # the fitted abilities follow the true ranking
 
 
-def _exploit_after_probes(histories: dict[str, list[bool]], job_size: int = 8, sure_jobs: bool = True):
+def _exploit_after_probes(histories: dict[str, list[bool]], job_size: int = 8, sure_jobs: bool = True,
+                          job_index: int = 0, **fields):
     """The default's first job after every configuration's probe, `histories` saying how each probe went."""
     configs = [ConfigOption(c, max_tries_per_task=1) for c in histories]
     tasks = [TaskOption(f"s/t{i}") for i in range(60)]
@@ -142,8 +143,8 @@ def _exploit_after_probes(histories: dict[str, list[bool]], job_size: int = 8, s
         for passed in outcomes:
             history.append(AttemptFact(c, f"s/t{i}", passed))
             i += 1
-    request = ScheduleRequest(configs=configs, tasks=tasks, history=history, job_size=job_size)
-    return ThompsonScheduler(sure_jobs=sure_jobs).propose(request)
+    request = ScheduleRequest(configs=configs, tasks=tasks, history=history, job_size=job_size, job_index=job_index)
+    return ThompsonScheduler(sure_jobs=sure_jobs, **fields).propose(request)
 
 
 def test_with_sure_jobs_a_job_is_as_long_as_the_choice_of_its_configuration_is_sure():
@@ -158,3 +159,21 @@ def test_with_sure_jobs_a_job_is_as_long_as_the_choice_of_its_configuration_is_s
     assert f"{len(tied.task_keys)} of 8 tasks (how sure the choice is)" in tied.reason
     default = _exploit_after_probes({"a": [True, False, True, False], "b": [True, False, True, False]}, sure_jobs=False)
     assert len(default.task_keys) == 8
+
+
+def test_with_explore_tasks_a_job_only_its_draw_chose_holds_that_many_tasks():
+    """The variant (`explore_tasks`, off by default): where the posterior means would choose another
+    configuration than the tempered draw did, the job is an exploration of `explore_tasks` tasks; where
+    they agree it is full. Two configurations with the same record: the draws go either way."""
+    tied = {"a": [True, False, True, False], "b": [True, False, True, False]}
+    by_means = _exploit_after_probes(tied, sure_jobs=False, temperature=0.0).config_hash
+    lengths: dict[bool, set[int]] = {True: set(), False: set()}
+    for job in range(16):
+        proposal = _exploit_after_probes(tied, sure_jobs=False, job_index=job, explore_tasks=1)
+        explored = proposal.config_hash != by_means
+        lengths[explored].add(len(proposal.task_keys))
+        assert ("only its draw prefers" in proposal.reason) == explored
+        assert len(_exploit_after_probes(tied, sure_jobs=False, job_index=job).task_keys) == 8  # off: full
+    assert lengths == {True: {1}, False: {8}}
+    clear = _exploit_after_probes({"a": [True] * 12, "b": [False] * 12}, sure_jobs=False, explore_tasks=1)
+    assert clear.config_hash == "a" and len(clear.task_keys) == 8
