@@ -50,7 +50,7 @@ SECTION = "## scheduler_efficiency"
 FIRST_SEED = 100  # seeds 0-9 were used to tune the default
 FRACTIONS = (0.9, 0.95, 1.0)
 SURE_JOBS = "thompson-sure-jobs"  # the default with jobs as long as the choice is sure (not adopted; bench only)
-EXPLORE_ONE = "thompson-explore-one"  # the default with one-task jobs where only a draw picks the configuration (not adopted)
+EXPLORE_ONE = "thompson-explore-one"  # registered: one-task jobs where only a draw picks the configuration
 SCHEDULERS = ["thompson", SURE_JOBS, EXPLORE_ONE, "thompson-tags", "round-robin", "config-major", "random", "best-single"]
 # Run on some settings only, to keep the benchmark within ~30 minutes on a loaded 2-core machine:
 # the previous default `thompson-tags` is pure Python per (configuration, task) (`thompson` hands over to
@@ -171,8 +171,6 @@ def _scheduler(name: str, matrix: PassMatrix) -> Scheduler:
         return hindsight_after_probes(matrix)
     if name == SURE_JOBS:
         return ThompsonScheduler(name=SURE_JOBS, sure_jobs=True)
-    if name == EXPLORE_ONE:
-        return ThompsonScheduler(name=EXPLORE_ONE, explore_tasks=1)
     return make_scheduler(name)
 
 

@@ -22,8 +22,9 @@ may try any open task again (`max_tries_per_task`); it never proposes a covered 
 `include_covered=True`. A job is one configuration and a batch of at most `job_size` tasks, each
 attempted `attempts_per_task` times: the chronological jobs of the Macaron report.
 
-Modules: `types` (the records), `common` (shared bookkeeping), `ability` + `thompson` (the default),
-`tag_mixture` (`thompson-tags`, `thompson-draws`: the per-tag specialist model, the default before),
+Modules: `types` (the records), `common` (shared bookkeeping), `ability` + `thompson` (the default, and
+`thompson-explore-one`), `tag_mixture` (`thompson-tags`, `thompson-draws`: the per-tag specialist model,
+the default before),
 `baselines` (`round-robin`, `config-major`, `random`, `best-single`), `registry` (name -> class).
 """
 
@@ -35,7 +36,7 @@ from rsi.scheduler.baselines import (
 )
 from rsi.scheduler.registry import DEFAULT, SCHEDULERS, make_scheduler, scheduler_name
 from rsi.scheduler.tag_mixture import TagMixtureDrawsScheduler, TagMixtureScheduler
-from rsi.scheduler.thompson import ThompsonScheduler
+from rsi.scheduler.thompson import ThompsonExploreOneScheduler, ThompsonScheduler
 from rsi.scheduler.types import (
     AttemptFact,
     Budget,
@@ -49,5 +50,5 @@ from rsi.scheduler.types import (
 __all__ = [
     "DEFAULT", "SCHEDULERS", "AttemptFact", "BestSingleScheduler", "Budget", "ConfigMajorScheduler", "ConfigOption",
     "JobProposal", "RandomScheduler", "RoundRobinScheduler", "ScheduleRequest", "Scheduler", "TagMixtureDrawsScheduler",
-    "TagMixtureScheduler", "TaskOption", "ThompsonScheduler", "make_scheduler", "scheduler_name",
+    "TagMixtureScheduler", "TaskOption", "ThompsonExploreOneScheduler", "ThompsonScheduler", "make_scheduler", "scheduler_name",
 ]

@@ -14,13 +14,14 @@ from rsi.scheduler.baselines import (
     RoundRobinScheduler,
 )
 from rsi.scheduler.tag_mixture import TagMixtureDrawsScheduler, TagMixtureScheduler
-from rsi.scheduler.thompson import ThompsonScheduler
+from rsi.scheduler.thompson import ThompsonExploreOneScheduler, ThompsonScheduler
 from rsi.scheduler.types import Scheduler
 
 DEFAULT = "thompson"
 
 SCHEDULERS: dict[str, type] = {
     "thompson": ThompsonScheduler,
+    "thompson-explore-one": ThompsonExploreOneScheduler,
     "thompson-tags": TagMixtureScheduler,
     "thompson-draws": TagMixtureDrawsScheduler,
     "round-robin": RoundRobinScheduler,
