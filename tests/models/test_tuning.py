@@ -96,7 +96,7 @@ def test_workers_fill_the_batch_unless_the_machine_is_overloaded() -> None:
 def test_run_workers_fill_the_embedded_batch_on_the_local_executor(monkeypatch: pytest.MonkeyPatch) -> None:
     from rsi.contracts.schema import ServingSpec
 
-    monkeypatch.setattr(tuning.os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # an idle machine
+    monkeypatch.setattr(tuning, "current_load", lambda *a, **k: 0.0)  # an idle machine, whatever runs beside
 
     embedded4, embedded8 = ServingSpec(max_batch=4), ServingSpec(max_batch=8)
     remote = ServingSpec(backend="openai", base_url="http://x", max_batch=16)
