@@ -27,7 +27,8 @@ Each proposal:
 4. **Jobs**: each open task votes for its best configuration; the configuration with the most summed
    estimate over its (at most `job_size`) voters gets the job, filled up to `job_size` with open
    tasks it rates at least `fill_ratio` of their best (a job's fixed costs, such as a SLURM array or
-   a model load, are then shared by more attempts).
+   a model load, are then shared by more attempts). `thompson-explore-one` (`explore_tasks=1`) makes a
+   job one task where the posterior means would have chosen another configuration (a guess).
 
 Ties go to the first configuration, then the first task; the draws are seeded from the request:
 the proposal is a pure function of the request.
