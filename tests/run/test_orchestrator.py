@@ -11,6 +11,7 @@ from rsi.executors import AttemptResult, AttemptSpec
 from rsi.executors.noop import NoopAttempt
 from rsi.run.orchestrator import run_portfolio
 from rsi.run.spec import RunSpec
+from rsi.scheduler import SCHEDULERS
 from rsi.store import open_store
 from rsi.verdict import Verdict
 
@@ -35,6 +36,18 @@ def test_spends_exactly_the_attempts_budget(mini_ws) -> None:
     assert outcome.passes == sum(1 for r in rows if r.passed)
     assert outcome.covered == len({r.task_key for r in rows if r.passed})
     assert (mini_ws.run_dir(outcome.run_id) / "report.html").is_file()
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+def test_every_registered_scheduler_runs_a_portfolio_through_the_orchestrator(mini_ws, name: str) -> None:
+    """`rsi run --scheduler NAME` for each registered name: the run spends its budget in jobs of at most
+    `job_size` tasks, and every job records which scheduler planned it and why."""
+    outcome = run_portfolio(RunSpec(portfolio="mini", budget_attempts=21, limit_tasks=10, job_size=4, scheduler=name),
+                            mini_ws, attempt_fn=NoopAttempt(pass_rate=0.2))
+    rows, jobs, run = attempts_of(mini_ws, outcome.run_id)
+    assert outcome.status == "done" and outcome.attempts == 21 == sum(1 for r in rows if r.counted)
+    assert jobs and all(1 <= len(j.planned_tasks) <= 4 for j in jobs)
+    assert all(j.details["scheduler"] == name and j.details["reason"] for j in jobs)
 
 
 def test_stops_when_every_task_is_covered(mini_ws) -> None:
