@@ -123,7 +123,11 @@ NOTES = [
     "at 100% from 0.2x to 3.9x the default's attempts seed by seed). Hindsight after probes of 4 tasks costs 2.02x "
     "and after probes of 1 task 1.25x (seeds 0-1): examining 134 configurations costs about a quarter of hindsight's "
     "attempts even at one task each, so at this scale even hindsight needs 1.25x once item 4's probes are paid. Per seed the default ranges "
-    "from 1.86x to 3.01x.",
+    "from 1.86x to 3.01x. Successive probes (one task each, then up to 4 for the configurations whose upper bound, "
+    "1 or 2 sd, reaches the leader's lower bound): 2.23x.",
+    "- Challenger jobs during the best configuration's sweep (every 3rd or 4th job to the other configuration with "
+    "the highest upper bound, 1 or 2 sd; seeds 0-9): 1.50 / 1.51 / 1.41 / 1.31 / 1.23 at 95% against the default's "
+    "1.50 / 1.56 / 1.40 / 1.39 / 1.30, but 1.51 against 1.34 on `mixture` at 100%; not adopted.",
     "- `no-structure`: keeping the fitted ranking where the check finds no structure (instead of preferring no "
     "configuration): 1.16-1.19x config-major (seeds 0-11); `cannot_prior` 0.5 or 0.7: no change. Seed by seed the "
     "default and config-major differ by -7% to +10% (seeds 0-3), so the means of 3 seeds cannot tell a 1% gap: the "
