@@ -111,12 +111,9 @@ class ThompsonScheduler:
             return None  # every open task has been tried by every configuration that could still differ
         if self.probe_first and untried:
             return self._probe(request, targets, score, untried, capacity)
-        length = capacity
-        if self.explore_tasks is not None and not world.unstructured:
-            means = estimate(predict(model, data, cols))
-            if _votes(means, capacity)[0].argmax() != _votes(score, capacity)[0].argmax():
-                length = min(capacity, max(1, self.explore_tasks))
-        return self._exploit(request, targets, score, capacity, model, world, length)
+        # What the posterior means would choose, for telling a guess from a choice (explore_tasks).
+        means = estimate(predict(model, data, cols)) if self.explore_tasks is not None and not world.unstructured else None
+        return self._exploit(request, targets, score, capacity, model, world, means)
 
     def _can_do(self, p: Any, reach: Any, fails: Any) -> Any:
         """P(the configuration can do the task), given its failures there: "failed k times" evidence."""
@@ -150,17 +147,20 @@ class ThompsonScheduler:
 
     def _exploit(
         self, request: ScheduleRequest, targets: list[TaskOption], score: Any, capacity: int, model: Fit,
-        world: WorldCheck, length: int,
+        world: WorldCheck, means: Any = None,
     ) -> JobProposal:
-        """The job of the configuration the open tasks' votes choose, `length` tasks at most (fewer
-        than `capacity` only for an exploration job)."""
+        """The job of the configuration the open tasks' votes choose: full, or `explore_tasks` tasks where
+        the posterior-mean estimates `means` would choose another configuration (a guess), or as long as
+        the choice is sure (`sure_jobs`)."""
         totals, voters, live = _votes(score, capacity)
         chosen = int(totals.argmax())
-        sized = f"; {length} of {capacity} tasks (only its draw prefers this configuration)" if length < capacity else ""
-        if self.sure_jobs and not world.unstructured and length == capacity:
-            length = self._length(model, score, chosen, capacity)
-            sized = f"; {length} of {capacity} tasks (how sure the choice is)" if length < capacity else ""
+        length, why = capacity, ""
+        if means is not None and int(_votes(means, capacity)[0].argmax()) != chosen:
+            length, why = min(capacity, max(1, self.explore_tasks or 1)), "only its draw prefers this configuration"
+        elif self.sure_jobs and not world.unstructured:
+            length, why = self._length(model, score, chosen, capacity), "how sure the choice is"
         keys = self._fill(targets, score, chosen, voters[chosen][:length], length)
+        sized = f"; {len(keys)} of {capacity} tasks ({why})" if length < capacity else ""
         likely_unreachable = float((1 - model.reach).sum())
         reason = (
             f"{self.name}: {world.describe()}; {len(voters[chosen])} of {live} open tasks rate this configuration best"
