@@ -82,7 +82,10 @@ def submit_training(
             raise ExecutorError(f"training job {job.job_id} did not finish within {options.time_min} min (+10 min)")
         time.sleep(options.poll_s)
     if on_state is not None:
-        on_state(str(job.job_id), str(job.state))
+        # `job.state` is submitit's cached sacct answer (refreshed at most every minute, and slurmdbd lags):
+        # a short job can be done while it still says PENDING, so the final state is asked afresh.
+        state = str(job.get_info(mode="force").get("State") or job.state)
+        on_state(str(job.job_id), settled_state(state, job.paths.result_pickle.exists()))
     try:
         outcome = job.result()
     except Exception as error:
@@ -94,6 +97,17 @@ def submit_training(
     if not isinstance(outcome, TrainOutcome):
         raise TrainingError(f"training job {job.job_id} returned {type(outcome).__name__}, not TrainOutcome")
     return outcome
+
+
+_UNSETTLED = frozenset({"READY", "PENDING", "RUNNING", "UNKNOWN", "REQUEUED", "COMPLETING", "PREEMPTED"})
+
+
+def settled_state(state: str, result_written: bool) -> str:
+    """The state to report once the wait is over: accounting that has not caught up with a job whose
+    result file exists is reported as FINISHED (submitit's word for it), never as still pending."""
+    if result_written and state.upper().split(" ")[0] in _UNSETTLED:
+        return "FINISHED"
+    return state
 
 
 def _job_entry(request: TrainRequest) -> TrainOutcome:
