@@ -61,7 +61,10 @@ SLOW = {"thompson-tags": ("default",),
 PAIRED_SEEDS = 24  # more held-out seeds for a setting whose held-out means put the default behind config-major
 HINDSIGHT = "hindsight"
 HINDSIGHT_PROBES = "hindsight+probes"  # the default's probes (4 tasks per configuration), then hindsight
-BOUNDS = (HINDSIGHT, HINDSIGHT_PROBES)
+# The cheapest examination issue 15 item 4 allows (one task per configuration), then hindsight: what the
+# 1.1x target leaves for learning the ranking, which this bound is given.
+HINDSIGHT_PROBE_ONE = "hindsight+1-probes"
+BOUNDS = (HINDSIGHT, HINDSIGHT_PROBES, HINDSIGHT_PROBE_ONE)
 SETTINGS: dict[str, tuple[str, MatrixSpec | RankedSpec]] = {
     "default": ("specialists: 122 tasks x 12 configs, 12 tags, 1-2 specialties per config", MatrixSpec()),
     "diffuse": (
@@ -216,6 +219,8 @@ def _scheduler(name: str, matrix: PassMatrix) -> Scheduler:
         return hindsight_best_rate_first(matrix)
     if name == HINDSIGHT_PROBES:
         return hindsight_after_probes(matrix)
+    if name == HINDSIGHT_PROBE_ONE:
+        return replace(hindsight_after_probes(matrix, probe_tasks=1), name=HINDSIGHT_PROBE_ONE)
     if name == SURE_JOBS:
         return ThompsonScheduler(name=SURE_JOBS, sure_jobs=True)
     return make_scheduler(name)
@@ -325,10 +330,11 @@ def render(
         "tags explain more than the ranking; `thompson-sure-jobs` is the default with each job as long as the "
         "choice of its configuration is sure, 2 to 8 tasks, a variant not adopted, and `thompson-explore-one` (registered) "
         "the default with one-task jobs where only the draw chose the configuration; both run where the ranking model "
-        "decides). Two bounds use the true pass rates, which no scheduler has: "
+        "decides). Three bounds use the true pass rates, which no scheduler has: "
         "`hindsight` sweeps the configurations configuration-major in the order of their true rates; "
         "`hindsight+probes` first gives every configuration the default's probe (4 tasks), then does the same: "
-        "it prices the rule that every configuration is examined before any is exploited.",
+        "it prices the rule that every configuration is examined before any is exploited; `hindsight+1-probes` "
+        "does the same after probes of one task each, the least that rule allows.",
         "",
         "**In multiples of the oracle** (sum of 1 / p_best over the cheapest tasks that reach the share):",
         "",
@@ -403,8 +409,10 @@ def targets(results: dict[str, dict], times: list[dict], paired: dict[str, dict[
         hindsight = _mean_to(results, setting, HINDSIGHT, 0.95)
         ratio = _mean_to(results, setting, "thompson", 0.95) / hindsight
         probes = _mean_to(results, setting, HINDSIGHT_PROBES, 0.95) / hindsight
+        probe_one = _mean_to(results, setting, HINDSIGHT_PROBE_ONE, 0.95) / hindsight
         rows.append(f"| `{setting}`: within 1.1x of hindsight best-rate-first at 95% | {ratio:.2f}x (hindsight "
-                    f"after the same probes, the ranking known: {probes:.2f}x) | "
+                    f"after the same probes, the ranking known: {probes:.2f}x; after one-task probes: "
+                    f"{probe_one:.2f}x) | "
                     f"{'MET' if ratio <= 1.1 else 'NOT MET'} |")
     if "default" in results:
         oracle = results["default"]["oracle"][1.0]
