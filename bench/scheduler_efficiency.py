@@ -96,6 +96,14 @@ SETTINGS: dict[str, tuple[str, MatrixSpec | RankedSpec]] = {
 RANKED = ("ranked", "ranked-no-tags", "ranked-tags", "ranked-sampled", "ranked-many")
 # What was measured on the tuning seeds to get here (written under the tables; the tables are held out).
 NOTES = [
+    "Measured on the tuning seeds on 2026-12-04 (x hindsight at 95% / 100%), not adopted: probes on the open tasks "
+    "that the fewest configurations have failed (at least one; fresh tasks after them), so that a probe meets a "
+    "task of known, moderate difficulty. Seeds 0-5: `ranked` 1.53 / 1.87 against the default's 1.47 / 1.66, "
+    "`ranked-tags` 1.28 / 1.43 against 1.41 / 1.51, `mixture` 1.27 / 1.32 against 1.28 / 1.33, `ranked-sampled` "
+    "1.10 / 0.69 against 1.16 / 0.65; `ranked-many` (seeds 0-3) 2.45 / 7.78 against 1.99 / 5.53. Probes on tasks "
+    "failed exactly once: worse on every ranked setting but `ranked-sampled`. (A subclass of `ThompsonScheduler` "
+    "overriding `_probe`; not kept.)",
+    "",
     "Measured on the tuning seeds this round (2026-12-03; seeds 0-9 unless said; x hindsight at 95%, then 100%, on "
     "`ranked` / `ranked-no-tags` / `ranked-tags` / `mixture` / `ranked-sampled`), with the default's variants built "
     "from `ThompsonScheduler` fields:",
