@@ -54,10 +54,9 @@ EXPLORE_ONE = "thompson-explore-one"  # registered: one-task jobs where only a d
 SCHEDULERS = ["thompson", SURE_JOBS, EXPLORE_ONE, "thompson-tags", "round-robin", "config-major", "random", "best-single"]
 # Run on some settings only, to keep the benchmark within ~30 minutes on a loaded 2-core machine:
 # the previous default `thompson-tags` is pure Python per (configuration, task) (`thompson` hands over to
-# it on specialist worlds), and the job-length variant only acts where the ranking model decides.
-SLOW = {"thompson-tags": ("default",),
-        SURE_JOBS: ("ranked", "ranked-no-tags", "ranked-tags", "ranked-sampled", "mixture", "no-structure"),
-        EXPLORE_ONE: ("ranked", "ranked-no-tags", "ranked-tags", "ranked-sampled", "mixture", "no-structure")}
+# it on specialist worlds), and the two job-length variants only act where the ranking model decides.
+RANKING_MODEL = ("ranked", "ranked-no-tags", "ranked-tags", "ranked-sampled", "mixture", "no-structure")
+SLOW = {"thompson-tags": ("default",), SURE_JOBS: RANKING_MODEL, EXPLORE_ONE: RANKING_MODEL}
 PAIRED_SEEDS = 24  # more held-out seeds for a setting whose held-out means put the default behind config-major
 HINDSIGHT = "hindsight"
 HINDSIGHT_PROBES = "hindsight+probes"  # the default's probes (4 tasks per configuration), then hindsight

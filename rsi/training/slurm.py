@@ -84,7 +84,7 @@ def submit_training(
     if on_state is not None:
         # `job.state` is submitit's cached sacct answer (refreshed at most every minute, and slurmdbd lags):
         # a short job can be done while it still says PENDING, so the final state is asked afresh.
-        state = str(job.get_info(mode="force").get("State") or job.state)
+        state = str(job.watcher.get_state(job.job_id, mode="force"))
         on_state(str(job.job_id), settled_state(state, job.paths.result_pickle.exists()))
     try:
         outcome = job.result()
