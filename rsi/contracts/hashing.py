@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from rsi.config import canonical_json, sha256_text
-from rsi.contracts.schema import CLOCKS, ContractSpec
+from rsi.contracts.schema import CLOCKS, ContractSpec, harness_identity
 
 BOOKKEEPING = ("revision", "parent", "created", "notes")
 
@@ -21,7 +21,7 @@ def normalized_content(spec: ContractSpec, system_prompt: str) -> dict[str, Any]
     """The content a contract's identity is taken over (plain JSON-able data)."""
     data = spec.model_dump(mode="json")
     data["hcp"] = {key: value for key, value in data["hcp"].items() if key not in BOOKKEEPING}
-    data["harness"] = {**data["harness"], "system_prompt": system_prompt, "system_prompt_file": ""}
+    data["harness"] = {**harness_identity(data["harness"]), "system_prompt": system_prompt, "system_prompt_file": ""}
     return data
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rsi.models.registry import DEFAULT as DEFAULT_BACKEND
 from rsi.models.registry import ModelBackendName
@@ -108,6 +108,9 @@ class SamplingSpec(_Strict):
     top_p: float = Field(default=1.0, gt=0.0, le=1.0, description="Nucleus sampling mass.")
     max_tokens: int = Field(default=384, ge=1, le=32768, description="Completion tokens per model call.")
     samples: int = Field(default=1, ge=1, le=64, description="Completions per call (text substrate: best of n).")
+    greedy_first: bool = Field(
+        default=False, description="Text substrate: one greedy completion first, then the `samples` sampled ones "
+        "(with `harness.check` on, the samples are asked for only when the greedy one fails a public check).")
     stop: list[str] = Field(default_factory=list, description="Extra stop strings.")
 
 
@@ -120,6 +123,31 @@ class TimeoutsSpec(_Strict):
 
 
 ToolName = Literal["submit", "save_tool"]
+
+
+def _selection_rule(name: str) -> str:
+    from rsi.harness.selection import selection_rule_name  # the harness imports this module
+
+    return selection_rule_name(name)
+
+
+SelectionRuleName = Annotated[str, AfterValidator(_selection_rule)]
+"""'off' or a rule in rsi.harness.selection.SELECTION_RULES (checked when a contract is read)."""
+
+# Harness keys added after contracts were first hashed: at their defaults they are left out of every
+# identity hash, so a contract or configuration that does not use them keeps the hash (and the stored
+# evidence) it had before they existed.
+LATER_HARNESS_DEFAULTS: dict[str, object] = {"check": "off", "repair_turns": 0}
+LATER_SAMPLING_DEFAULTS: dict[str, object] = {"greedy_first": False}
+
+
+def harness_identity(harness: dict[str, object]) -> dict[str, object]:
+    """A dumped `[harness]` table without the later keys that sit at their defaults (see above)."""
+    kept = {key: value for key, value in harness.items() if LATER_HARNESS_DEFAULTS.get(key, object()) != value}
+    sampling = kept.get("sampling")
+    if isinstance(sampling, dict):
+        kept["sampling"] = {k: v for k, v in sampling.items() if LATER_SAMPLING_DEFAULTS.get(k, object()) != v}
+    return kept
 
 
 class HarnessSpec(_Strict):
@@ -142,6 +170,12 @@ class HarnessSpec(_Strict):
     end_marker: str = Field(default="submit()", description="What ends an attempt in the REPL substrate.")
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
     timeouts: TimeoutsSpec = Field(default_factory=TimeoutsSpec)
+    check: SelectionRuleName = Field(
+        default="off", description="Run every candidate against the task's public checks (never the hidden "
+        "verifier) and submit the one this rule picks: 'first-pass' or 'most-passed' ('off': no checks).")
+    repair_turns: int = Field(
+        default=0, ge=0, le=8, description="Turns that show the model a failing public check (call, expected value, "
+        "what came back) and ask for a corrected solution; text substrate: after selection; REPL: after submit().")
 
     @model_validator(mode="after")
     def _one_prompt_source(self) -> HarnessSpec:

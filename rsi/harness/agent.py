@@ -1,15 +1,13 @@
-"""The agent loops of the two substrates: model turns in, code run, observations out.
+"""The agent loop of the REPL substrate, and the model call both substrates share.
 
-`run_repl_loop` drives a stateful REPL (`ReplSession`) turn by turn; `run_text_once` asks for one
-completion and writes its code block as the solution file. Both record every step into the
+`run_repl_loop` drives a stateful REPL (`ReplSession`) turn by turn; with `harness.repair_turns`, a
+submit() whose solution fails a public check is answered with the failing check instead of ending. Both record every step into the
 trajectory as they go and return why they ended. Neither raises for what the agent did (no code,
 crashing code, runaway code, a dead session); they raise only `ModelError` (backend down or too
 slow) and `SandboxError` (a REPL that cannot be restarted), which the attempt runner turns into
 Verdict.ERROR.
 
-Text substrate with `samples = n > 1`: the n completions come from one request and the FIRST one
-that contains a Python code block becomes the solution. Running all n through the verifier and
-keeping the best would leak the hidden verifier into the choice, so it is not done.
+The text substrate lives in rsi/harness/text_substrate.py (candidates, public checks, selection, repair).
 
 Text substrate: only a completion's first Python block is ever read, so its request asks the backend
 to stop once that block has closed (`GenerationRequest.stop_after_code`), and the recorded completion
@@ -25,16 +23,24 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rsi.contracts.schema import HarnessSpec, RoutingSpec
 from rsi.errors import ModelError, SandboxError
-from rsi.fences import first_block_end
 from rsi.harness import prompts, replies
+from rsi.harness.checks import CandidateChecker
 from rsi.harness.repl import ReplSession
 from rsi.harness.routing import TurnRecord, build_context, choose_specialist, turn_kind
-from rsi.harness.trajectory import Execution, SavedToolRecord, StepMetrics, Trajectory, clean_text
+from rsi.harness.selection import OFF, choose_candidate
+from rsi.harness.trajectory import (
+    CheckRecord,
+    Execution,
+    SavedToolRecord,
+    StepMetrics,
+    Trajectory,
+    clean_text,
+)
 from rsi.models.base import ChatMessage, ChatModel, GenerationRequest, GenerationResult
 from rsi.models.served import DeadlineReached, QueuedModel, wait_served
 
@@ -119,7 +125,7 @@ def _checked(model: ChatModel, result: GenerationResult) -> GenerationResult:
     return result
 
 
-def _request(
+def make_request(
     harness: HarnessSpec, messages: list[ChatMessage], seed: int, specialist: str | None, n: int = 1, *, code_stop: bool = False
 ) -> GenerationRequest:
     sampling = harness.sampling
@@ -136,6 +142,49 @@ def _request(
     )
 
 
+@dataclass
+class Submissions:
+    """The REPL substrate's execution feedback: each submit() checks the solution file against the task's
+    public checks; a failing check with repair turns left is shown to the agent instead of ending the
+    attempt (each repair adds one turn to `max_turns`). Under a selection rule, the submitted version the
+    rule picks is the one left in the working directory at the end."""
+
+    checker: CandidateChecker | None
+    harness: HarnessSpec
+    workdir: Path
+    solution_file: str
+    versions: list[tuple[str, CheckRecord]] = field(default_factory=list)
+    repairs_used: int = 0
+
+    @property
+    def turn_limit(self) -> int:
+        return self.harness.max_turns + self.repairs_used
+
+    def on_end(self, ended_by: str, observation: str) -> tuple[CheckRecord | None, str, str]:
+        """(check record, how the loop ends, observation) once the agent submitted."""
+        if self.checker is None or ended_by not in ("submit", "end_marker"):
+            return None, ended_by, observation
+        path = safe_solution_path(self.workdir, self.solution_file)
+        code = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        record = self.checker.check(code)
+        self.versions.append((code, record))
+        if record.all_passed or self.repairs_used >= self.harness.repair_turns or not self.checker.declared:
+            return record, ended_by, observation
+        self.repairs_used += 1
+        return record, "", f"{observation}\n{prompts.repair_message(record.first_failure, self.solution_file, 'repl')}"
+
+    def finish(self) -> None:
+        """Leave the version the selection rule picks in the working directory (no rule: the last one)."""
+        if self.harness.check == OFF or not self.versions:
+            return
+        chosen = choose_candidate(self.harness.check, [record for _, record in self.versions])
+        if chosen is None:
+            return
+        self.versions[chosen][1].selected = True
+        if chosen != len(self.versions) - 1:
+            safe_solution_path(self.workdir, self.solution_file).write_text(self.versions[chosen][0], encoding="utf-8")
+
+
 def run_repl_loop(
     *,
     harness: HarnessSpec,
@@ -148,17 +197,20 @@ def run_repl_loop(
     seed: int,
     deadline: float,
     checkpoint: Callable[[], None] = lambda: None,
+    submissions: Submissions | None = None,
 ) -> LoopOutcome:
     """Turns until submit(), the end marker, max_turns, the agent deadline, or an unrecoverable REPL."""
     outcome = LoopOutcome(ended_by="max_turns")
     turns: list[TurnRecord] = []
-    for turn in range(1, harness.max_turns + 1):
+    turn = 0
+    while turn < (submissions.turn_limit if submissions is not None else harness.max_turns):
+        turn += 1
         previous = turns[-1] if turns else None
         kind = turn_kind(previous)
         decision = choose_specialist(routing, kind, previous.observation if previous else instruction)
         messages = build_context(opening, turns, decision.specialist, routing.summary_tokens)
         try:
-            result = call_model(model, _request(harness, messages, seed, decision.specialist), harness.timeouts.model_s, deadline)
+            result = call_model(model, make_request(harness, messages, seed, decision.specialist), harness.timeouts.model_s, deadline)
         except AgentTimeout as stop:
             trajectory.add_step("environment", message=str(stop))
             outcome.ended_by = "agent_timeout"
@@ -177,6 +229,9 @@ def run_repl_loop(
         code, observation, execution, ended_by = _act(
             reply, completion.finish_reason, session, harness, trajectory, turn, deadline, outcome
         )
+        check = None
+        if submissions is not None:
+            check, ended_by, observation = submissions.on_end(ended_by, observation)
         trajectory.add_step(
             "agent",
             turn=turn,
@@ -186,6 +241,7 @@ def run_repl_loop(
             routing=decision,
             execution=execution,
             metrics=metrics,
+            check=check,
         )
         turns.append(TurnRecord(decision.specialist, reply, observation, execution.error))
         checkpoint()
@@ -196,6 +252,8 @@ def run_repl_loop(
             trajectory.add_step("environment", message="agent time limit reached")
             outcome.ended_by = "agent_timeout"
             break
+    if submissions is not None:
+        submissions.finish()
     return outcome
 
 
@@ -217,7 +275,7 @@ def _act(
     cell = session.run(code)
     for tool in cell.saved_tools:
         trajectory.tools_saved.append(SavedToolRecord(turn=turn, **tool.__dict__))
-    turns_left = harness.max_turns - turn
+    turns_left = max(0, harness.max_turns - turn)
     observation = prompts.observation_text(cell.output, cell.error, harness.observation_chars, turns_left=turns_left or None)
     if dropped:
         observation = prompts.cut_note(dropped) + observation
@@ -253,70 +311,3 @@ def safe_solution_path(workdir: Path, solution_file: str) -> Path:
     if not target.is_relative_to(workdir.resolve()):
         raise ValueError(f"solution_file {solution_file!r} points outside the working directory")
     return target
-
-
-def run_text_once(
-    *,
-    harness: HarnessSpec,
-    routing: RoutingSpec,
-    model: ChatModel,
-    workdir: Path,
-    solution_file: str,
-    opening: list[ChatMessage],
-    instruction: str,
-    trajectory: Trajectory,
-    seed: int,
-    deadline: float,
-) -> LoopOutcome:
-    """One request for `samples` completions; the first with a code block is written as the solution."""
-    decision = choose_specialist(routing, "first", instruction)
-    code_stop = stop_after_code()
-    request = _request(harness, opening, seed, decision.specialist, n=harness.sampling.samples, code_stop=code_stop)
-    try:
-        result = call_model(model, request, harness.timeouts.model_s, deadline)
-    except AgentTimeout as stop:
-        trajectory.add_step("environment", message=str(stop))
-        return LoopOutcome(ended_by="agent_timeout")
-    chosen: int | None = None
-    for index, completion in enumerate(result.completions):
-        text, finish_reason = completion.text, completion.finish_reason
-        block_end = first_block_end(text)
-        if code_stop and block_end is not None:  # the same record whether or not the backend stopped there
-            text, finish_reason = text[:block_end], "stop"
-        code = replies.solution_code(clean_text(text))
-        dropped = 0
-        if code is not None and block_end is None and finish_reason == "length":  # the block was cut open
-            trimmed, dropped = replies.trim_cut_code(code)
-            code = trimmed.rstrip("\n") + "\n"
-        if code is not None and chosen is None:
-            chosen = index
-            target = safe_solution_path(workdir, solution_file)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(code, encoding="utf-8")
-            note = f"written to {solution_file}" + (f" (cut off: last {dropped} unfinished line(s) dropped)" if dropped else "")
-        elif code is None:
-            note = "not used: no ```python code block"
-        else:
-            note = f"not used: completion {chosen + 1 if chosen is not None else '?'} was written"
-        trajectory.add_step(
-            "agent",
-            turn=1,
-            message=text,
-            code=code,
-            observation=note,
-            routing=decision,
-            metrics=StepMetrics(
-                # The request's prompt is counted once, on the first completion.
-                prompt_tokens=result.prompt_tokens if index == 0 else 0,
-                completion_tokens=completion.completion_tokens,
-                latency_s=round(result.latency_s, 4),
-                finish_reason=finish_reason,
-            ),
-        )
-    return LoopOutcome(
-        ended_by="text",
-        turns=1,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        note="" if chosen is not None else "no completion contained a ```python code block",
-    )

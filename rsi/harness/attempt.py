@@ -32,12 +32,14 @@ from rsi.errors import RsiError
 from rsi.harness import prompts
 from rsi.harness.agent import (
     LoopOutcome,
+    Submissions,
     end_marker_is_call,
     run_repl_loop,
-    run_text_once,
     safe_solution_path,
 )
+from rsi.harness.checks import CandidateChecker
 from rsi.harness.repl import ReplSession
+from rsi.harness.text_substrate import run_text_once
 from rsi.harness.tools import install_library, write_saved_tools
 from rsi.harness.trajectory import (
     AttemptEnding,
@@ -246,11 +248,14 @@ def _run_agent(
     trajectory.add_step("user", message=user_message)
     steps.checkpoint()
     deadline = clock + agent_s
+    # Execution feedback: candidates are checked in scratch copies beside the working directory, in the
+    # attempt's own sandbox backend; check time counts against the attempt's clock.
+    checker = CandidateChecker(task, sandbox, workdir, workdir.parent / "checks")
     if harness.substrate != "repl":
         return run_text_once(
             harness=harness, routing=config.spec.routing, model=model, workdir=workdir,
             solution_file=task.spec.solution_file, opening=opening, instruction=task.instruction,
-            trajectory=trajectory, seed=seed, deadline=deadline,
+            trajectory=trajectory, seed=seed, deadline=deadline, checker=checker,
         )
     session = ReplSession(
         sandbox, workdir, repl_limits(task, agent_s), python=sandbox.python, step_s=harness.timeouts.step_s,
@@ -263,6 +268,8 @@ def _run_agent(
             harness=harness, routing=config.spec.routing, model=model, session=session, opening=opening,
             instruction=task.instruction, trajectory=trajectory, seed=seed, deadline=deadline,
             checkpoint=steps.checkpoint,
+            submissions=Submissions(checker, harness, workdir, task.spec.solution_file)
+            if harness.check != "off" or harness.repair_turns else None,
         )
     finally:
         # The agent's process tree must be dead before anything looks at its working directory.

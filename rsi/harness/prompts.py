@@ -112,3 +112,10 @@ def cut_note(dropped_lines: int) -> str:
     """Prefix for the observation of a reply cut at max_tokens whose unfinished tail was not run."""
     plural = "s" if dropped_lines != 1 else ""
     return f"(Your reply was cut off; its last {dropped_lines} unfinished line{plural} did not run.)\n"
+
+
+def repair_message(failure: str, solution_file: str, substrate: Substrate) -> str:
+    """The repair turn's message: the failing public check, in public values only (call, expected, result)."""
+    ask = (f"Reply with the corrected, complete {solution_file} in one ```python block."
+           if substrate == "text" else f"Fix {solution_file}, check it, and submit again.")
+    return f"A public check of your solution failed:\n    {failure}\n{ask}"

@@ -211,6 +211,7 @@ def main():
             continue
         if request.get("op") == "exec":
             saved_before = len(session.saved)
+            session.submitted = False  # per cell: a submit() answered with a failing public check is not final
             try:
                 result = session.run_cell(request.get("code", ""))
             except StepTimeout:  # the timer fired in the instant between the cell's end and its reset

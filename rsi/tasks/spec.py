@@ -41,11 +41,11 @@ VerifierKindName = Annotated[str, AfterValidator(_verifier_kind)]
 CompareMode = Literal["exact", "float", "unordered"]
 
 
-def inside_folder(value: str) -> str:
+def inside_folder(value: str, folder: str = "the task's folder") -> str:
     """A relative POSIX path that stays inside the folder it is relative to (no '..', not absolute)."""
     path = PurePosixPath(value)
     if not value.strip() or path.is_absolute() or ".." in path.parts or "\\" in value:
-        raise ValueError(f"{value!r} must be a relative path inside the task's folder (no '..', not absolute)")
+        raise ValueError(f"{value!r} must be a relative path inside {folder} (no '..', not absolute)")
     return value
 
 
@@ -98,6 +98,55 @@ class CasesSpec(BaseModel):
     cases: list[CaseSpec] = Field(min_length=1)
 
 
+def python_expression(value: str) -> str:
+    """A single Python expression (what a public example's `call` and `expected` hold)."""
+    import ast
+
+    try:
+        ast.parse(value, mode="eval")
+    except SyntaxError as error:
+        raise ValueError(f"{value!r} is not a Python expression: {error.msg}") from None
+    return value
+
+
+class PublicExampleSpec(BaseModel):
+    """One public example: evaluating `call` in the solution module's namespace must give `expected`.
+
+    Both are Python expressions as the instruction shows them (`all_positive([1, 2, 3])`, `True`);
+    the check compares with `==` (numbers within 1e-9 relative). An example states what the agent is
+    already told, never a hidden case.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    call: str = Field(min_length=1, description="A Python expression calling the solution, e.g. 'f([1, 2])'.")
+    expected: str = Field(min_length=1, description="A Python expression for the value `call` must equal.")
+
+    _expressions = field_validator("call", "expected")(python_expression)
+
+
+class PublicChecksSpec(BaseModel):
+    """`[public]` in task.toml: checks the agent (and the harness, for `harness.check`) may run.
+
+    They are public by declaration: examples the instruction already shows, or a script in the
+    task's `public/` folder (copied into the working directory as `public/`), run with python from the
+    working directory; exit 0 means the check passed. Never drawn from `tests/`, which stays hidden.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    examples: list[PublicExampleSpec] = Field(default_factory=list, description="Calls and expected values.")
+    script: str = Field(default="", description="A python script inside the task's public/ folder ('' for none).")
+
+    @field_validator("script")
+    @classmethod
+    def _script_inside(cls, value: str) -> str:
+        return inside_folder(value, "the task's public/ folder") if value else value
+
+    @property
+    def declared(self) -> bool:
+        """Whether the task declares any public check at all."""
+        return bool(self.examples or self.script)
+
+
 class TaskSpec(BaseModel):
     """`task.toml` (after suite defaults are applied)."""
 
@@ -112,6 +161,9 @@ class TaskSpec(BaseModel):
     verifier_timeout_s: float = Field(default=60.0, gt=0)
     limits: Limits = Field(default_factory=Limits)
     verifier: VerifierSpec = Field(default_factory=VerifierSpec, description="`[verifier]`: how tests/ judges.")
+    public: PublicChecksSpec = Field(
+        default_factory=PublicChecksSpec, description="`[public]`: checks the agent may run (never from tests/)."
+    )
 
     _inside = field_validator("solution_file")(inside_folder)
 
@@ -157,6 +209,11 @@ class Task(BaseModel):
     @property
     def solution_dir(self) -> Path:
         return self.root / "solution"
+
+    @property
+    def public_dir(self) -> Path:
+        """The task's public/ folder (a public check script and its data), copied into the workdir."""
+        return self.root / "public"
 
     @property
     def cases_path(self) -> Path:
