@@ -7,7 +7,10 @@ overall (the promotion ranking) or on some task tag (the routing rule's choice: 
 bound of the solve rate on that tag's tasks). A configuration the run never tried (in `configs` but
 without a counted attempt: a small budget, or a scheduler that spent it elsewhere) is kept too, marked
 untried: no evidence is no reason to drop it, and dropping it silently would lose it from every later
-generation. Every other configuration is dropped, and the reason names who covers it.
+generation. So is one that solved nothing over fewer than `MIN_COUNTED_ATTEMPTS` counted attempts
+(`min_attempts`): that few attempts are too little evidence to call it useless (a run cut short, or
+attempts lost to infrastructure errors), so it is untried, not "solved nothing". Every other
+configuration is dropped, and the reason names who covers it.
 
 **Operators** make new variants of the kept configurations (the "winners"), each recording its parents:
 
@@ -40,6 +43,7 @@ from rsi.promotion.decision import choose_candidate, rank_key, route_by_tag
 from rsi.promotion.evidence import Evidence
 
 PROMPT_STYLES = ("plain", "stepwise", "example")
+MIN_COUNTED_ATTEMPTS = 5  # below this many counted attempts, solving nothing is no evidence (untried)
 NAME_LIMIT = 64
 
 
@@ -90,8 +94,13 @@ class FailureExample:
     reason: str
 
 
-def justify(evidence: Evidence) -> tuple[dict[str, list[str]], dict[str, str]]:
-    """Per configuration hash: reasons to keep it (possibly none) and, if none, why it is dropped."""
+def justify(
+    evidence: Evidence, min_attempts: int = MIN_COUNTED_ATTEMPTS
+) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Per configuration hash: reasons to keep it (possibly none) and, if none, why it is dropped.
+
+    A configuration that solved nothing over fewer than `min_attempts` counted attempts is kept as
+    untried rather than dropped for having solved nothing."""
     reasons: dict[str, list[str]] = {c.config_hash: [] for c in evidence.configs}
     for config in evidence.configs:
         if config.marginal:
@@ -110,6 +119,9 @@ def justify(evidence: Evidence) -> tuple[dict[str, list[str]], dict[str, str]]:
             continue
         if not config.attempts:
             reasons[config.config_hash].append(_untried(config.errors))
+            continue
+        if not config.tasks_solved and config.attempts < min_attempts:
+            reasons[config.config_hash].append(_untried(config.errors, config.attempts, min_attempts))
             continue
         if not config.tasks_solved:
             dropped[config.config_hash] = f"solved nothing ({config.attempts} attempts)"
@@ -131,7 +143,11 @@ def justify(evidence: Evidence) -> tuple[dict[str, list[str]], dict[str, str]]:
     return reasons, dropped
 
 
-def _untried(errors: int = 0) -> str:
+def _untried(errors: int = 0, counted: int = 0, min_attempts: int = MIN_COUNTED_ATTEMPTS) -> str:
+    if counted:
+        lost = f", {errors} more lost to infrastructure errors" if errors else ""
+        return (f"untried: solved nothing in only {counted} counted attempt(s){lost}, fewer than the "
+                f"{min_attempts} needed to judge it; kept so that the next run examines it")
     why = f" (its {errors} attempt(s) all ended in infrastructure errors)" if errors else ""
     return f"untried: no counted attempt in the run{why}; kept so that the next run examines it"
 
@@ -143,6 +159,7 @@ def propose_successors(
     prompt_files: Mapping[str, str] | None = None,
     extra: Sequence[VariantProposal] = (),
     identify: Callable[[VariantProposal], str] | None = None,
+    min_attempts: int = MIN_COUNTED_ATTEMPTS,
 ) -> ProposalOutcome:
     """The successor portfolio's variants: kept winners, then up to `max_new` operator variants.
 
@@ -150,9 +167,10 @@ def propose_successors(
     substrate to a prompt file the contract can read; `extra` carries model-proposed variants
     (from `reflect_prompt`), which count toward `max_new` first. `identify` returns a variant's
     configuration hash (raising `RsiError` if it does not validate); without it, variants are told
-    apart by their override sets only, which misses two routes to the same settings.
+    apart by their override sets only, which misses two routes to the same settings. A configuration
+    that solved nothing in fewer than `min_attempts` counted attempts is kept as untried.
     """
-    reasons, dropped_reasons = justify(evidence)
+    reasons, dropped_reasons = justify(evidence, min_attempts)
     notes: list[str] = []
     ranked = sorted(evidence.configs, key=rank_key)
     kept: list[VariantProposal] = []
@@ -167,7 +185,7 @@ def propose_successors(
             notes.append(f"{config.config_name} ({config.config_hash}): kept by the evidence but its "
                          "configuration is not in the store; left out")
             continue
-        if config.attempts:
+        if config.tasks_solved or config.attempts >= min_attempts:
             winners.append(resolved)  # operators build on evidence; an untried configuration has none
         kept.append(VariantProposal(
             name=resolved.name, contract_ref=resolved.contract_ref, overrides=dict(resolved.overrides),

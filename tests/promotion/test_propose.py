@@ -55,6 +55,7 @@ def portfolio(contract):
     records += [rec(hot, "a1", False, ("str",)), rec(hot, "x9", True, ("str",))]  # x9: marginal
     records += [rec(subset, "a1", True, ("str",)), rec(subset, "a2", True, ("str",)), rec(subset, "a3", False, ("str",))]
     records += [rec(useless, "a1", False, ("str",)), rec(useless, "m1", False, ("math",))]
+    records += [rec(useless, task, False, ("str",)) for task in ("a2", "a3", "a1")]  # 5 counted: enough to judge
     # tagged: the only one to solve m1, so marginal and best on 'math'
     records += [rec(tagged, "m1", True, ("math",)), rec(tagged, "a1", False, ("str",))]
     configs = {c.config_hash: c for c in (greedy, hot, subset, useless, tagged)}
@@ -192,3 +193,31 @@ def test_untried_configurations_are_kept_and_named(portfolio, contract) -> None:
     assert not {d.name for d in outcome.dropped} & {"never", "broken"}
     assert all("never" not in v.parents and "broken" not in v.parents for v in outcome.new)
     assert outcome.new  # the tried winners still get variants
+
+
+def test_too_few_counted_attempts_is_untried_not_useless(portfolio, contract) -> None:
+    """Solving nothing in fewer than MIN_COUNTED_ATTEMPTS counted attempts (a run cut short, attempts
+    lost to errors) is too little evidence: kept as untried, never a parent; at the threshold, dropped."""
+    from rsi.promotion.evidence import Evidence
+    from rsi.promotion.propose import MIN_COUNTED_ATTEMPTS
+
+    evidence, configs = portfolio
+    slow = config(contract, "slow", **{"harness.max_turns": 11})
+    few = [rec(slow, "a1", False, ("str",)) for _ in range(MIN_COUNTED_ATTEMPTS - 1)]
+    few.append(ScoredAttempt(
+        attempt_id="e-slow", run_id="r1", config_hash=slow.config_hash, config_name=slow.name,
+        task_key="s/a2", task_hash="c-a2", split="train", verdict=Verdict.ERROR,
+    ))
+    extra = collect_evidence(few)
+    merged = Evidence(evidence.run_ids, evidence.split, evidence.configs + extra.configs, evidence.tasks,
+                      evidence.task_tags)
+    everything = {**configs, slow.config_hash: slow}
+    outcome = propose_successors(merged, everything, max_new=6)
+    kept = {v.name: v for v in outcome.kept}
+    assert "slow" in kept and "slow" not in {d.name for d in outcome.dropped}
+    assert kept["slow"].reason.startswith(f"untried: solved nothing in only {MIN_COUNTED_ATTEMPTS - 1} counted")
+    assert "1 more lost to infrastructure errors" in kept["slow"].reason
+    assert all("slow" not in v.parents for v in outcome.new)
+    # the stated number is a parameter: at a threshold it meets, solving nothing drops it
+    judged = propose_successors(merged, everything, max_new=0, min_attempts=MIN_COUNTED_ATTEMPTS - 1)
+    assert {d.name: d.reason for d in judged.dropped}["slow"].startswith("solved nothing")
