@@ -35,8 +35,11 @@ def _summary(config: Configuration) -> dict[str, Any]:
         "temperature": sampling.temperature,
         "top_p": sampling.top_p,
         "samples": sampling.samples,
+        "greedy_first": sampling.greedy_first,
         "max_tokens": sampling.max_tokens,
         "max_turns": harness.max_turns,
+        "check": harness.check,
+        "repair_turns": harness.repair_turns,
         "overrides": config.overrides,
         "parents": config.parents,
     }
@@ -78,7 +81,7 @@ def show(
         console.print(outcome.description, markup=False)
     rows = [_summary(c) for c in outcome.configurations]
     columns = ["name", "config_hash", "substrate", "prompt_style", "system_prompt", "temperature", "top_p",
-               "samples", "max_tokens", "max_turns"]
+               "samples", "greedy_first", "max_tokens", "max_turns", "check", "repair_turns"]
     if is_tty():
         from rich.table import Table
 

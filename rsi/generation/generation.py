@@ -255,12 +255,16 @@ class Generation:
     def step_promote(self) -> str | None:
         from rsi.promotion.promote import promote_run
 
+        # Train evidence chooses; the heldout gate is this generation's evaluation (the chosen harness rides in
+        # the adapter's candidate contract), so heldout tasks never choose and one evaluation prices both.
         outcome = promote_run(self.workspace, [self.run_id], self.spec.contract,
-                              allow_weak_isolation=self.spec.allow_weak_isolation)
+                              allow_weak_isolation=self.spec.allow_weak_isolation, defer_heldout_gate=True)
         decision = outcome.decision
+        deferred = outcome.status == "deferred"
         self.record(PromoteOutput(status=outcome.status, revision=outcome.revision, tag=outcome.tag,
-                                  reason=decision.reason, hint=decision.hint or "",
-                                  candidate=decision.candidate.config_name if decision.candidate else ""))
+                                  reason=outcome.notes[0] if deferred else decision.reason, hint=decision.hint or "",
+                                  candidate=decision.candidate.config_name if decision.candidate else "",
+                                  harness_sets=dict(outcome.sets) if deferred else {}))
         return None
 
     def step_propose(self) -> str | None:
@@ -362,7 +366,7 @@ class Generation:
             dataset=Path(exported) if exported else None, contract=parent.ref, method=spec.train_method,
             max_steps=spec.max_steps, sandbox=spec.sandbox,  # the sandbox GRPO's rollouts run in
             epochs=spec.epochs, learning_rate=spec.learning_rate, max_length=spec.max_length, threads=spec.threads,
-            init_adapter=init_adapter or None,
+            init_adapter=init_adapter or None, harness_sets=self.state.outputs(PromoteOutput).harness_sets,
         )
         outcome = train_stage(self.workspace, stage, progress=progress, on_note=lambda m: self.note(f"train: {m}"))
         metrics = outcome.metrics

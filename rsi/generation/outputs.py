@@ -9,7 +9,7 @@ train step's record.
 
 from __future__ import annotations
 
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -49,6 +49,9 @@ class PromoteOutput(StepOutput):
     reason: str = ""
     hint: str = ""
     candidate: str = ""
+    harness_sets: dict[str, Any] = Field(
+        default_factory=dict, description="status 'deferred': the dotted-key sets of the harness the train evidence "
+        "ranks first; the train step writes them into the candidate contract beside the adapter.")
 
 
 class ProposeOutput(StepOutput):

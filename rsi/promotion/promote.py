@@ -36,7 +36,7 @@ from rsi.workspace import Workspace
 
 DECISION_TRAILER = "Decision-Hash"
 
-Status = Literal["promoted", "already", "refused", "dry-run"]
+Status = Literal["promoted", "already", "refused", "dry-run", "deferred"]
 
 
 @dataclass(frozen=True)
@@ -198,11 +198,17 @@ def promote_run(
     method: CiMethod = "newcombe",
     routing: bool = True,
     allow_weak_isolation: bool = False,
+    defer_heldout_gate: bool = False,
 ) -> PromoteOutcome:
     """Decide and (unless refused or dry-run) write the promotion; see the module docstring.
 
     Evidence from weakly isolated attempts is refused (WeakIsolationError, exit 2) unless
     `allow_weak_isolation`; the commit's `Evidence-Isolation` trailer records what was used.
+
+    `defer_heldout_gate` (a generation's promote step): where the runs hold train evidence only, the
+    configuration the train evidence ranks first is returned as `deferred`, with the sets that would
+    write it and nothing written: the generation's own heldout evaluation is its gate (the harness goes
+    into the adapter's candidate contract, and both are promoted together or not at all).
     """
     from rsi.contracts.load import configuration_from_contract
     from rsi.contracts.revisions import revise_contract
@@ -227,7 +233,10 @@ def promote_run(
             note = f"the missing tag {tag} was created" if created else "nothing to do"
             return PromoteOutcome(status="already", revision=revision, commit=commit, tag=tag,
                                   notes=(f"decision {decision.decision_hash} was written as r{revision}; {note}",), **base)
-    if not decision.promote:
+    deferred = (defer_heldout_gate and not decision.promote and decision.candidate is not None
+                and decision.selection_split == "train" and decision.lift is None
+                and decision.candidate.config_hash != parent_config.config_hash)
+    if not decision.promote and not deferred:
         return PromoteOutcome(status="refused", **base)
     assert decision.candidate is not None
     candidate = stored.configurations.get(decision.candidate.config_hash)
@@ -241,6 +250,10 @@ def promote_run(
     if not sets:
         return PromoteOutcome(status="refused", notes=(
             "the candidate differs from the contract only in bookkeeping (clock versions); nothing to write",), **base)
+    if deferred:
+        return PromoteOutcome(status="deferred", sets=sets, notes=(
+            f"{decision.candidate.config_name} ranks first on train evidence; the heldout gate of this generation's "
+            "evaluation decides it",), **base)
     trailers = evidence_trailers(decision, parent.revision)
     trailers["Evidence-Isolation"] = isolation.as_text()
     message = f"promote {decision.candidate.config_name} from run {', '.join(decision.evidence.run_ids)}\n\n" + evidence_body(decision)

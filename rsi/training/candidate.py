@@ -147,8 +147,10 @@ def _ensure_candidate_file(workspace: Workspace, parent: Any, name: str) -> None
 
 
 def write_candidate(workspace: Workspace, parent_name: str, adapter_id: str, adapter_path: str, rank: int,
-                    target_modules: list[str], parent_ref: str | None = None) -> ContractRevisionRef:
-    """Write (or find) the candidate revision that serves `adapter_id` on top of the parent's runtime."""
+                    target_modules: list[str], parent_ref: str | None = None,
+                    harness_sets: dict[str, Any] | None = None) -> ContractRevisionRef:
+    """Write (or find) the candidate revision that serves `adapter_id` on top of the parent's runtime
+    (with `harness_sets`, the parent's runtime changed by them first: a harness chosen on train evidence)."""
     from rsi.contracts.refs import resolve_ref
     from rsi.contracts.revisions import revise_contract
     from rsi.promotion.changes import promotion_sets
@@ -162,8 +164,9 @@ def write_candidate(workspace: Workspace, parent_name: str, adapter_id: str, ada
     _ensure_candidate_file(workspace, parent, name)
     current = load_head_contract(workspace, name)
     specialist = specialist_for(parent.spec, adapter_id, adapter_path, rank, target_modules)
-    desired = runtime_with_adapter(parent.spec, specialist)
-    sets = promotion_sets(current.spec, current.system_prompt, desired, parent.system_prompt,
+    runtime, prompt = _with_harness(parent, harness_sets or {})
+    desired = runtime_with_adapter(runtime, specialist)
+    sets = promotion_sets(current.spec, current.system_prompt, desired, prompt,
                           read_prompt_file=lambda rel: _read_prompt(current, rel))
     outcome = revise_contract(
         workspace, name, sets,
@@ -172,6 +175,18 @@ def write_candidate(workspace: Workspace, parent_name: str, adapter_id: str, ada
         {ADAPTER_TRAILER: adapter_id, "Adapter-Parent": f"{parent.name}@r{parent.revision} {parent.content_hash}"},
     )
     return ContractRevisionRef(name, outcome.revision, outcome.tag, outcome.commit, outcome.content_hash, True)
+
+
+def _with_harness(parent: Any, harness_sets: dict[str, Any]) -> tuple[Any, str]:
+    """The parent's spec and prompt with `harness_sets` applied (unchanged without sets)."""
+    if not harness_sets:
+        return parent.spec, parent.system_prompt
+    from rsi.contracts.load import override_contract
+
+    spec, prompt, problems = override_contract(parent, harness_sets)
+    if spec is None or problems:
+        raise RevisionError(f"the chosen harness does not apply to {parent.ref}: {problems[:3]}")
+    return spec, prompt
 
 
 def _read_prompt(contract: Any, relative: str) -> str | None:
@@ -183,9 +198,11 @@ def _read_prompt(contract: Any, relative: str) -> str | None:
 
 def promote_adapter(workspace: Workspace, parent_name: str, candidate_ref: str, eval_id: str,
                     trailers: dict[str, str], body: str) -> ContractRevisionRef:
-    """Revise the parent with the candidate's specialists and routing (idempotent by `Adapter-Eval`)."""
+    """Revise the parent with the candidate's runtime: specialists and routing, and the harness when the
+    candidate carries one chosen on train evidence (idempotent by `Adapter-Eval`)."""
     from rsi.contracts.refs import resolve_ref
     from rsi.contracts.revisions import revise_contract
+    from rsi.promotion.changes import promotion_sets
     from rsi.promotion.promote import load_head_contract
 
     found = find_trailer_commit(workspace, parent_name, EVAL_TRAILER, eval_id)
@@ -193,13 +210,10 @@ def promote_adapter(workspace: Workspace, parent_name: str, candidate_ref: str, 
         return _ref_of(workspace, parent_name, found[0], found[1], written=False)
     parent = load_head_contract(workspace, parent_name)
     candidate = resolve_ref(workspace, candidate_ref)
-    sets: dict[str, Any] = {}
-    if parent.spec.specialists != candidate.spec.specialists:
-        sets["specialists"] = [s.model_dump(mode="json") for s in candidate.spec.specialists]
-    if parent.spec.routing != candidate.spec.routing:
-        sets["routing"] = candidate.spec.routing.model_dump(mode="json")
+    sets = promotion_sets(parent.spec, parent.system_prompt, candidate.spec, candidate.system_prompt,
+                          read_prompt_file=lambda rel: _read_prompt(parent, rel))
     if not sets:
-        raise RevisionError(f"{parent_name} already serves the candidate's specialists and routing; nothing to promote")
+        raise RevisionError(f"{parent_name} already serves the candidate's runtime; nothing to promote")
     specialist = next(s for s in candidate.spec.specialists if s.name == SPECIALIST_NAME)
     outcome = revise_contract(
         workspace, parent_name, sets,

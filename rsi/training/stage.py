@@ -71,6 +71,9 @@ class TrainStageSpec(BaseModel):
         default=None, description="SFT: a registered adapter id to continue training (None: a fresh LoRA)."
     )
     slurm: dict[str, Any] = Field(default_factory=dict, description="SlurmTrainOptions fields.")
+    harness_sets: dict[str, Any] = Field(
+        default_factory=dict, description="Runtime sets the candidate contract carries beside the adapter (a "
+        "generation's harness chosen on train evidence, gated with the adapter by one heldout evaluation).")
 
 
 class TrainMetrics(BaseModel):
@@ -260,7 +263,8 @@ def train_stage(
     candidate = None
     if spec.candidate:
         written = write_candidate(workspace, parent.name, record.id, record.relative_adapter_dir(workspace),
-                                  hyper.rank, list(hyper.target_modules), parent_ref=parent.ref)
+                                  hyper.rank, list(hyper.target_modules), parent_ref=parent.ref,
+                                  harness_sets=spec.harness_sets)
         candidate = RevisionWritten.model_validate(written.summary())
         if record.status.state == "registered":
             record = update_status(record, state="candidate", candidate=written.summary())
