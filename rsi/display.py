@@ -38,7 +38,7 @@ def progress_line(p: RunProgress) -> str:
     cover = f"{p.covered}/{p.tasks}" if p.tasks else "-"
     job = f"job {p.job_index} {p.job_config} {p.job_done}/{p.job_planned}" if p.job_index is not None else "idle"
     return (
-        f"{job} | attempts {p.attempts}/{p.budget_attempts} | covered {cover} | "
+        f"{job} | attempts {p.attempts_text} | covered {cover} | "
         f"job pass {p.job_pass_rate:.0%} | errors {p.errors} | {p.tokens_per_s:.0f} tok/s | "
         f"eta {format_duration(p.eta_s)}"
     )
@@ -126,7 +126,7 @@ class RichDisplay(LiveView):
                if p.job_index is not None else "-")
         table.add_row("[bold]run[/]", p.run_id, "[bold]portfolio[/]", f"{p.portfolio} on {p.suite}")
         table.add_row("[bold]jobs done[/]", str(p.jobs_done), "[bold]job[/]", job)
-        table.add_row("[bold]attempts[/]", f"{p.attempts}/{p.budget_attempts}", "[bold]coverage[/]", covered)
+        table.add_row("[bold]attempts[/]", p.attempts_text, "[bold]coverage[/]", covered)
         table.add_row("[bold]errors[/]", str(p.errors), "[bold]tokens/s[/]", f"{p.tokens_per_s:.1f}")
         table.add_row("[bold]elapsed[/]", format_duration(p.elapsed_s + since),
                       "[bold]eta[/]", format_duration(None if p.eta_s is None else max(0.0, p.eta_s - since)))

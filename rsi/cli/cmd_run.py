@@ -21,6 +21,11 @@ BUDGET_PANEL = "Budget"
 EXEC_PANEL = "Execution"
 SLURM_PANEL = "SLURM"
 
+BUDGET_ATTEMPTS_HELP = ("Counted attempts to spend. Default: the contract's [evaluation] attempts_budget, but only when "
+                        "no budget is given: the budgets given (attempts, tokens, minutes) are the whole budget, and "
+                        "the start line names each with its source.")
+BUDGET_FLAGS = {"attempts": "budget_attempts", "tokens": "budget_tokens", "minutes": "budget_minutes"}
+
 # Fields a resumed run takes from its stored plan; giving them with --resume is an error.
 PLAN_FIELDS = ("portfolio", "suite", "split", "budget_attempts", "budget_tokens", "budget_minutes",
                "attempts_per_task", "job_size", "seed", "limit_tasks", "scheduler", "difficulty", "target_coverage")
@@ -44,9 +49,9 @@ def run_command(
     scheduler: Annotated[str | None, typer.Option(help="A scheduler of the registry (default thompson); an unknown name is an error that lists them.", rich_help_panel=RUN_PANEL)] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume run RUN_ID (after a crash, kill or Ctrl-C).", rich_help_panel=RUN_PANEL)] = None,
     spec_file: Annotated[Path | None, typer.Option("--spec", help="A RunSpec TOML file; flags override its fields.", rich_help_panel=RUN_PANEL)] = None,
-    budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", help="Counted attempts to spend.", rich_help_panel=BUDGET_PANEL)] = None,
-    budget_tokens: Annotated[int | None, typer.Option("--budget-tokens", help="Stop after this many tokens.", rich_help_panel=BUDGET_PANEL)] = None,
-    budget_minutes: Annotated[float | None, typer.Option("--budget-minutes", help="Stop planning jobs after this long.", rich_help_panel=BUDGET_PANEL)] = None,
+    budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", help=BUDGET_ATTEMPTS_HELP, rich_help_panel=BUDGET_PANEL)] = None,
+    budget_tokens: Annotated[int | None, typer.Option("--budget-tokens", help="Stop after this many tokens (default: no limit).", rich_help_panel=BUDGET_PANEL)] = None,
+    budget_minutes: Annotated[float | None, typer.Option("--budget-minutes", help="Stop planning jobs after this many minutes of wall time (default: no limit).", rich_help_panel=BUDGET_PANEL)] = None,
     target_coverage: Annotated[float | None, typer.Option("--target-coverage", help="Stop once this share of the split is covered (e.g. 0.95).", rich_help_panel=BUDGET_PANEL)] = None,
     executor: Annotated[str | None, typer.Option(help=f"{', '.join(EXECUTORS)} (rsi/executors/registry.py).",
                                                  rich_help_panel=EXEC_PANEL)] = None,
@@ -98,6 +103,14 @@ def _run_spec(flags: dict[str, Any], slurm_flags: dict[str, Any], spec_file: Pat
     data = {**base, **given}
     if slurm:
         data["slurm"] = slurm
+    sources = dict(base.get("budget_sources") or {})
+    for kind, field in BUDGET_FLAGS.items():  # where each budget given came from: the start line says
+        if field in given:
+            sources[kind] = f"--{field.replace('_', '-')}"
+        elif field in base and spec_file is not None:
+            sources.setdefault(kind, f"{spec_file}: {field}")
+    if sources:
+        data["budget_sources"] = sources
     return validate_run_spec(data, spec_file or "<flags>")
 
 
@@ -129,7 +142,8 @@ def status_command(
         return
     with _open_store(db) as store:
         s = summarize_run(store, run_id)
-        scheduler = store.get_run(s.run_id).scheduler  # a harvest or an evaluation resumes with its own command
+        row = store.get_run(s.run_id)
+        scheduler, run_args = row.scheduler, dict(row.args or {})  # a harvest or an evaluation resumes with its own command
     run_dir = state.workspace().run_dir(s.run_id)
     live = probe(run_dir)
     now = run_state(s.status, live.live, live.known)
@@ -139,7 +153,7 @@ def status_command(
                     "coverage": s.coverage, "pass_rate": s.pass_rate, "budget_used": s.budget_used,
                     "state": now, "live": live.live, "pid": live.pid if live.live else None, "end_reason": end_reason})
         return
-    budget = s.budget.get("attempts") or 0
+    budget = s.budget.get("attempts")
     console.print(f"[bold]{s.run_id}[/]  {now}  portfolio {s.portfolio} on {s.suite} ({s.split})")
     if now == "running":
         console.print(f"  running      in process {live.pid} on {live.host} since {live.since[:19]}")
@@ -148,11 +162,24 @@ def status_command(
     elif end_reason:
         console.print(f"  ended        {end_reason}")
     console.print(f"  jobs         {s.jobs}" + (f" ({s.jobs_open} open)" if s.jobs_open else ""))
-    console.print(f"  attempts     {s.attempts}/{budget} ({s.budget_used:.0%} of budget), passes {s.passes} "
-                  f"({s.pass_rate:.1%})")
+    console.print(f"  budget       {_budget_text(run_args, s.budget)}", markup=False)
+    spent = f"{s.attempts}/{budget} ({s.budget_used:.0%} of budget)" if budget else f"{s.attempts}"
+    console.print(f"  attempts     {spent}, passes {s.passes} ({s.pass_rate:.1%})")
     console.print(f"  coverage     {s.covered}/{s.tasks} ({s.coverage:.1%})  {sparkline(s.curve, s.tasks)}")
     console.print(f"  errors       {s.errors} infrastructure (retried, not counted)")
     console.print(f"  tokens       {s.tokens}")
+
+
+def _budget_text(run_args: dict[str, Any], budget: dict[str, Any]) -> str:
+    """A stored run's budgets with their sources (the start line's words), from its resolved plan."""
+    from rsi.run.spec import ResolvedRun, describe_budgets
+
+    try:
+        return describe_budgets(ResolvedRun.model_validate(run_args["resolved"])).removeprefix("budget ")
+    except (KeyError, ValueError):  # a run stored without a resolved plan: its budget dict says enough
+        shown = [f"{budget[k]:g} {unit}" for k, unit in (("attempts", "attempts"), ("tokens", "tokens"),
+                                                         ("minutes", "min")) if budget.get(k) is not None]
+        return ", ".join(shown) or "none"
 
 
 def runs_command(

@@ -44,7 +44,7 @@ from rsi.run.layout import RunLayout
 from rsi.run.liveness import RunLock
 from rsi.run.session import RunSession
 from rsi.run.setup import OpenedRun, open_new_run, open_stored_run, resume_command
-from rsi.run.spec import RunOutcome, RunSpec
+from rsi.run.spec import RunOutcome, RunSpec, describe_budgets
 from rsi.run.stop import StopRequest
 from rsi.workspace import Workspace
 
@@ -124,7 +124,7 @@ class Orchestrator:
         scheduler = self.scheduler_for(opened, store) if self.scheduler_for else None
         session = RunSession(opened, self.spec, store, executor, run_dir, self.display, self.clock, self.stop, scheduler)
         session.emit(kind, f"{opened.run_id}: portfolio {r.portfolio} ({len(opened.configs)} configurations) on "
-                           f"{len(opened.tasks)} {r.split} tasks of {r.suite}, budget {r.budget_attempts} attempts, "
+                           f"{len(opened.tasks)} {r.split} tasks of {r.suite}, {describe_budgets(r)}, "
                            f"executor {self.spec.executor} ({executor.slots} at once, "
                            f"{'overlapping jobs' if self.spec.overlap_jobs else 'one job at a time'})")
         _note_weak_isolation(session, fn)

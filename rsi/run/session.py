@@ -35,7 +35,7 @@ from rsi.executors import AttemptResult, AttemptSpec, Executor
 from rsi.run.jobs import JobInFlight, build_specs
 from rsi.run.layout import RunLayout
 from rsi.run.setup import STATE_FILE, OpenedRun, resume_command
-from rsi.run.spec import RunEvent, RunOutcome, RunProgress, RunSpec
+from rsi.run.spec import RunEvent, RunOutcome, RunProgress, RunSpec, describe_budgets
 from rsi.run.stop import StopRequest
 from rsi.run.totals import RunTotals, attempt_costs
 from rsi.verdict import Verdict
@@ -52,12 +52,12 @@ def budget_left(opened: OpenedRun, totals: RunTotals, elapsed_s: float, reserved
     from rsi.scheduler import Budget
 
     r, t = opened.resolved, totals
-    attempts = r.budget_attempts - t.attempts - reserved
+    attempts = None if r.budget_attempts is None else r.budget_attempts - t.attempts - reserved
     tokens_per_attempt = t.tokens / t.attempts if t.attempts else 0.0
     tokens = None if r.budget_tokens is None else r.budget_tokens - t.tokens - reserved * tokens_per_attempt
     wall_s = None if r.budget_minutes is None else r.budget_minutes * 60.0 - elapsed_s
     held = f" ({reserved} in flight)" if reserved else ""
-    if attempts <= 0:
+    if attempts is not None and attempts <= 0:
         return None, f"attempts budget spent ({t.attempts}{held}/{r.budget_attempts})"
     if tokens is not None and tokens <= 0:
         return None, f"tokens budget spent ({t.tokens}/{r.budget_tokens}{held})"
@@ -161,7 +161,7 @@ class RunSession:
             run_id=self.run_id, status=status, stop_reason=reason,  # type: ignore[arg-type]
             jobs=len(self.store.list_jobs(self.run_id)), attempts=t.attempts, passes=t.passes, errors=t.errors,
             covered=self.covered(), tasks=len(self.target_keys), tokens=t.tokens, elapsed_s=self.elapsed_s(),
-            report_path=report_path,
+            budget=describe_budgets(self.opened.resolved), report_path=report_path,
         )
 
     # -- the loop ---------------------------------------------------------------------------------

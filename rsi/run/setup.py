@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rsi.config import Configuration
 from rsi.errors import StoreError, UserInputError
-from rsi.run.spec import ResolvedRun, RunSpec
+from rsi.run.spec import ResolvedRun, RunSpec, resolve_budgets
 from rsi.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -40,15 +40,15 @@ class OpenedRun:
 
 
 def resolve_run(spec: RunSpec, configs: Sequence[Configuration]) -> ResolvedRun:
-    """Fill the spec's unset fields from the first configuration's `[evaluation]`."""
+    """Fill the spec's unset fields from the first configuration's `[evaluation]` (its attempts budget
+    only when the spec gives no budget at all: `resolve_budgets`)."""
     evaluation = configs[0].spec.evaluation
+    hcp = configs[0].spec.hcp
     return ResolvedRun(
         portfolio=spec.portfolio,
         suite=spec.suite or evaluation.suite,
         split=spec.split or evaluation.split,
-        budget_attempts=spec.budget_attempts or evaluation.attempts_budget,
-        budget_tokens=spec.budget_tokens,
-        budget_minutes=spec.budget_minutes,
+        **resolve_budgets(spec, evaluation.attempts_budget, f"{hcp.name} r{hcp.revision}"),
         attempts_per_task=spec.attempts_per_task or evaluation.attempts_per_task,
         job_size=spec.job_size,
         scheduler=spec.scheduler,

@@ -2,7 +2,10 @@
 
 `RunSpec` is the one model behind `rsi run`: a TOML file (`rsi run --spec FILE`) produces it, and
 every flag overrides the field of the same name. `None` means "take it from the portfolio's
-contract" (`[evaluation]`: suite, split, attempts budget, attempts per task, seed). Pure data.
+contract" (`[evaluation]`: suite, split, attempts per task, seed). Budgets are the exception: the
+budgets given (attempts, tokens, minutes) are the run's whole budget, and the contract's
+`attempts_budget` applies only when none is given (`resolve_budgets`); `describe_budgets` is the
+start line that names each active budget and where it came from. Pure data.
 """
 
 from __future__ import annotations
@@ -29,9 +32,16 @@ class RunSpec(BaseModel):
     portfolio: str = Field(default="default", description="Portfolio name under portfolios/.")
     suite: str | None = Field(default=None, description="Task suite; default: the contract's evaluation.suite.")
     split: Literal["train", "heldout", "all"] | None = Field(default=None, description="Default: evaluation.split.")
-    budget_attempts: int | None = Field(default=None, ge=1, description="Counted attempts; default: evaluation.attempts_budget.")
-    budget_tokens: int | None = Field(default=None, ge=1, description="Stop once this many tokens were spent.")
-    budget_minutes: float | None = Field(default=None, gt=0, description="Stop planning jobs after this much wall time.")
+    budget_attempts: int | None = Field(
+        default=None, ge=1,
+        description="Counted attempts; default: evaluation.attempts_budget, only when no other budget is given.")
+    budget_tokens: int | None = Field(default=None, ge=1, description="Stop once this many tokens were spent (default: no limit).")
+    budget_minutes: float | None = Field(default=None, gt=0, description="Stop planning jobs after this much wall time (default: no limit).")
+    budget_sources: dict[str, str] = Field(
+        default_factory=dict,
+        description="Where each budget given came from, by kind (attempts, tokens, minutes): a flag or the "
+                    "spec file. `rsi run` fills it; the start line shows it (default: 'given').",
+    )
     target_coverage: float | None = Field(
         default=None, gt=0, le=1,
         description="Stop planning jobs once this share of the run's target tasks is covered (0.95: the last "
@@ -107,9 +117,10 @@ class ResolvedRun(BaseModel):
     portfolio: str
     suite: str
     split: Literal["train", "heldout", "all"]
-    budget_attempts: int
+    budget_attempts: int | None = Field(description="None: no attempts limit (another budget was given).")
     budget_tokens: int | None
     budget_minutes: float | None
+    budget_sources: dict[str, str] = Field(default_factory=dict, description="Kind -> where it came from.")
     attempts_per_task: int
     job_size: int
     scheduler: str = "thompson"
@@ -126,6 +137,49 @@ class ResolvedRun(BaseModel):
     )
 
 
+BUDGET_KINDS = (("attempts", "budget_attempts", "attempts"), ("tokens", "budget_tokens", "tokens"),
+                ("minutes", "budget_minutes", "min"))
+
+
+def resolve_budgets(spec: RunSpec, contract_attempts: int, contract: str) -> dict[str, Any]:
+    """The run's budgets: those the spec gives, and nothing else; the contract's attempts budget only
+    when the spec gives none (a user who says `--budget-minutes 25` means 25 minutes, not "25 minutes
+    or the contract's 120 attempts, whichever ends first"). Returns ResolvedRun's budget fields."""
+    given = {kind: getattr(spec, field) for kind, field, _ in BUDGET_KINDS if getattr(spec, field) is not None}
+    sources = {kind: spec.budget_sources.get(kind, "given") for kind in given}
+    attempts = spec.budget_attempts
+    label = f"contract {contract} [evaluation] attempts_budget"
+    if not given:
+        attempts = contract_attempts
+        sources["attempts"] = f"{label}; a --budget-* flag replaces it"
+    elif attempts is None:
+        sources["attempts"] = f"{label} ({contract_attempts}) dropped: another budget was given"
+    return {"budget_attempts": attempts, "budget_tokens": spec.budget_tokens, "budget_minutes": spec.budget_minutes,
+            "budget_sources": sources}
+
+
+def describe_budgets(r: ResolvedRun) -> str:
+    """Every active budget of a run and where it came from, and the limits it does not have: the line
+    `rsi run` prints at start (and on resume)."""
+    active, unlimited = [], []
+    for kind, field, unit in BUDGET_KINDS:
+        value = getattr(r, field)
+        if value is None:
+            unlimited.append(kind)
+            continue
+        source = r.budget_sources.get(kind, "")
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        active.append(f"{shown} {unit}" + (f" ({source})" if source else ""))
+    text = "budget " + (", ".join(active) or "none")
+    if unlimited:
+        text += f"; no {' or '.join(unlimited)} limit"
+        dropped = r.budget_sources.get("attempts") if r.budget_attempts is None else None
+        text += f" ({dropped})" if dropped else ""
+    if r.target_coverage is not None:
+        text += f"; stops at {r.target_coverage:.0%} coverage"
+    return text
+
+
 class RunProgress(BaseModel):
     """A snapshot of a run for displays (the runner builds it; displays only render it)."""
 
@@ -139,7 +193,7 @@ class RunProgress(BaseModel):
     job_done: int = 0
     job_passed: int = 0
     attempts: int = Field(default=0, description="Counted attempts so far (this run).")
-    budget_attempts: int = 0
+    budget_attempts: int | None = Field(default=None, description="Attempts budget; None: no attempts limit.")
     budget_s: float | None = Field(default=None, description="Time budget, if any.")
     errors: int = Field(default=0, description="Infrastructure errors seen (retried, never counted).")
     passes: int = 0
@@ -154,6 +208,11 @@ class RunProgress(BaseModel):
         return self.job_passed / self.job_done if self.job_done else 0.0
 
     @property
+    def attempts_text(self) -> str:
+        """Counted attempts, against the attempts budget when there is one."""
+        return f"{self.attempts}/{self.budget_attempts}" if self.budget_attempts is not None else str(self.attempts)
+
+    @property
     def tokens_per_s(self) -> float:
         return self.tokens / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
@@ -161,7 +220,7 @@ class RunProgress(BaseModel):
     def eta_s(self) -> float | None:
         """Time left at the current attempt rate, by the attempts budget (capped by the time budget)."""
         time_left = None if self.budget_s is None else max(0.0, self.budget_s - self.elapsed_s)
-        if self.attempts <= 0 or self.elapsed_s <= 0:
+        if self.attempts <= 0 or self.elapsed_s <= 0 or self.budget_attempts is None:
             return time_left
         left = max(0, self.budget_attempts - self.attempts)
         by_attempts = left * self.elapsed_s / self.attempts
@@ -189,5 +248,6 @@ class RunOutcome(BaseModel):
     tasks: int
     tokens: int
     elapsed_s: float
+    budget: str = Field(default="", description="Every active budget and where it came from (the start line's words).")
     report_path: str = ""
     model_use: list[str] = Field(default_factory=list, description="Per in-process model: how busy the run kept it.")
