@@ -3,7 +3,8 @@
 Each task is declared once below, compactly: id, title, difficulty, tags, the rule the function must
 follow, a reference implementation, and the argument tuples of its cases. The expected values are
 computed by running the reference, so the cases are right by construction; the first two cases are
-shown as examples in instruction.md, the rest (edge cases the rule states but the examples do not
+shown as examples in instruction.md and declared as the task's public checks (`[public] examples` in
+task.toml, exactly the instruction's lines), the rest (edge cases the rule states but the examples do not
 show) stay hidden in tests/cases.json.
 
 Splits are assigned here, not by hand: tasks are grouped by (difficulty, first tag) and a seeded
@@ -25,6 +26,7 @@ import random
 import shutil
 import sys
 import textwrap
+import tomllib
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
@@ -6519,9 +6521,29 @@ def straddling_pairs(
     ]
 
 
-def render_example(task: FuncTask, case: dict[str, Any]) -> str:
+def example_sides(task: FuncTask, case: dict[str, Any]) -> tuple[str, str]:
+    """A shown case as its call and expected value, Python source both (what `[public] examples` declares)."""
     args = ", ".join(repr(a) for a in case["args"])
-    return f"    {task.function}({args}) == {case['expected']!r}"
+    return f"{task.function}({args})", repr(case["expected"])
+
+
+def render_example(task: FuncTask, case: dict[str, Any]) -> str:
+    call, expected = example_sides(task, case)
+    return f"    {call} == {expected}"
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's; DEL, which JSON leaves raw, is escaped too)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def public_table(task: FuncTask, cases: list[dict[str, Any]]) -> str:
+    """`[public]`: the examples the instruction shows, and only those (never a hidden case)."""
+    rows = "".join(
+        f"  {{call = {toml_string(call)}, expected = {toml_string(expected)}}},\n"
+        for call, expected in (example_sides(task, c) for c in cases[:SHOWN])
+    )
+    return f"\n[public]\nexamples = [\n{rows}]\n"
 
 
 def task_files(task: FuncTask, split: str, cases: list[dict[str, Any]]) -> dict[str, str]:
@@ -6535,7 +6557,7 @@ def task_files(task: FuncTask, split: str, cases: list[dict[str, Any]]) -> dict[
     toml = (
         f'id = "{task.id}"\ntitle = {json.dumps(task.title)}\nsplit = "{split}"\ndifficulty = "{task.difficulty}"\n'
         f"tags = [{', '.join(json.dumps(t) for t in task.tags)}]\n"
-    )
+    ) + public_table(task, cases)
     spec: dict[str, Any] = {"kind": "cases", "function": task.function}
     if task.compare != "exact":
         spec["compare"] = task.compare
@@ -6572,6 +6594,11 @@ def build(tasks: list[FuncTask]) -> dict[str, str]:
     for task in tasks:
         for name, text in task_files(task, splits[task.id], all_cases[task.id]).items():
             files[f"{task.id}/{name}"] = text
+        declared = tomllib.loads(files[f"{task.id}/task.toml"])["public"]["examples"]
+        if [(e["call"], e["expected"]) for e in declared] != [example_sides(task, c) for c in all_cases[task.id][:SHOWN]]:
+            problems.append(f"{task.id}: [public] examples do not read back as written")
+    if problems:
+        raise SystemExit("\n".join(problems))
     return files
 
 

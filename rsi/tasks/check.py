@@ -5,7 +5,10 @@ For every task, the real verifier (rsi.verifier.verify) judges, inside the real 
 - the reference solution (environment/ with solution/ copied over it): must pass;
 - the untouched environment (the "empty" solution, what an agent that does nothing leaves): must fail;
 - a wrong solution (kind "cases": the function exists but returns None; other kinds: an empty
-  solution file): must fail.
+  solution file): must fail;
+- the reference again, against the task's public checks (`[public]`: the examples its instruction
+  shows, or its public script), when it declares any: must pass every one of them. A public check the
+  reference fails would steer `harness.check` away from right answers.
 
 A verifier that passes the empty or wrong solution proves nothing about an agent, and one that
 fails its own reference is broken; both are reported. A verifier error (infrastructure) is a
@@ -23,13 +26,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from rsi.errors import SandboxError
 from rsi.sandbox.base import Sandbox
 from rsi.tasks.load import prepare_workdir
 from rsi.tasks.spec import Task
 from rsi.verdict import Verdict
 
-Probe = Literal["reference", "empty", "wrong"]
-_EXPECTED: dict[Probe, str] = {"reference": "pass", "empty": "fail", "wrong": "fail"}
+Probe = Literal["reference", "empty", "wrong", "public"]
+_EXPECTED: dict[Probe, str] = {"reference": "pass", "empty": "fail", "wrong": "fail", "public": "pass"}
 
 
 class ProbeResult(BaseModel):
@@ -59,7 +63,10 @@ class TaskCheckResult(BaseModel):
         for p in self.probes:
             if not p.ok:
                 got = p.verdict.value if p.verdict else "skipped"
-                out.append(f"{self.key}: {p.probe} solution should {_EXPECTED[p.probe]} but got {got}: {p.reason}")
+                if p.probe == "public":
+                    out.append(f"{self.key}: reference solution should pass its public checks but got {got}: {p.reason}")
+                else:
+                    out.append(f"{self.key}: {p.probe} solution should {_EXPECTED[p.probe]} but got {got}: {p.reason}")
         return out
 
 
@@ -89,7 +96,7 @@ def _write_wrong_solution(task: Task, workdir: Path) -> None:
 def _stage(task: Task, probe: Probe, workdir: Path) -> bool:
     """Lay out the probe's final working directory; False when there is nothing to stage."""
     prepare_workdir(task, workdir)
-    if probe == "reference":
+    if probe in ("reference", "public"):
         if not task.solution_dir.is_dir():
             return False
         shutil.copytree(task.solution_dir, workdir, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
@@ -98,8 +105,32 @@ def _stage(task: Task, probe: Probe, workdir: Path) -> bool:
     return True
 
 
+def _public_probe(task: Task, sandbox: Sandbox, require_reference: bool) -> ProbeResult:
+    """The reference solution run against the task's public checks (the harness's own runner)."""
+    from rsi.harness.checks import run_public_checks
+
+    with tempfile.TemporaryDirectory(prefix=f"rsi-check-{task.id}-public-") as scratch:
+        workdir = Path(scratch) / "work"
+        if not _stage(task, "public", workdir):
+            return ProbeResult(probe="public", verdict=None, ok=not require_reference, reason="no solution/ folder")
+        try:
+            record = run_public_checks(task, workdir, sandbox)
+        except SandboxError as error:  # ours, not the task's: reported, never a pass
+            return ProbeResult(probe="public", verdict=Verdict.ERROR, ok=False, reason=f"the public checks could not run: {error}")
+    passed = record.all_passed and record.total > 0
+    return ProbeResult(
+        probe="public",
+        verdict=Verdict.PASSED if passed else Verdict.FAILED,
+        ok=passed,
+        reason=f"{record.passed}/{record.total} public checks passed" + ("" if passed else f"; {record.first_failure}"),
+        reward=record.passed / record.total if record.total else 0.0,
+        wall_s=record.wall_s,
+    )
+
+
 def check_task(task: Task, sandbox: Sandbox, require_reference: bool = True) -> TaskCheckResult:
-    """Run the three probes of one task through the real verifier in `sandbox`."""
+    """Run the probes of one task in `sandbox`: three through the real verifier, and the public checks
+    on the reference when the task declares any."""
     from rsi.verifier import verify  # the verifier pulls in sandbox code; keep import-time light
 
     probes = []
@@ -127,6 +158,8 @@ def check_task(task: Task, sandbox: Sandbox, require_reference: bool = True) -> 
                 wall_s=outcome.wall_s,
             )
         )
+    if task.spec.public.declared:
+        probes.append(_public_probe(task, sandbox, require_reference))
     return TaskCheckResult(key=task.key, probes=probes)
 
 

@@ -12,7 +12,7 @@ import math
 import shutil
 import tomllib
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
@@ -24,6 +24,7 @@ from rsi.tasks.locate import (
     json_line,
     json_syntax_problem,
     pydantic_problems,
+    toml_item_line,
     toml_line,
     toml_syntax_problem,
 )
@@ -185,7 +186,7 @@ def _files_under(folder: Path) -> list[Path]:
 
 
 def content_hash(spec: TaskSpec, instruction: str, root: Path) -> str:
-    """sha256 over the normalized spec, the instruction, and environment/ and tests/ files.
+    """sha256 over the normalized spec, the instruction, and environment/, public/ and tests/ files.
 
     Stable across machines: paths are relative POSIX paths in sorted order, each hashed with its
     length and bytes, so renaming or editing any hidden test changes the hash.
@@ -195,9 +196,11 @@ def content_hash(spec: TaskSpec, instruction: str, root: Path) -> str:
     def feed(label: str, data: bytes) -> None:
         digest.update(label.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
 
-    feed("spec", canonical_json(spec.model_dump(mode="json")).encode())
+    # A task without public checks hashes as it did before `[public]` existed.
+    dumped = spec.model_dump(mode="json", exclude=None if spec.public.declared else {"public"})
+    feed("spec", canonical_json(dumped).encode())
     feed("instruction", instruction.encode("utf-8"))
-    for part in ("environment", "tests"):
+    for part in ("environment", "public", "tests"):
         for file in _files_under(root / part):
             feed(f"{part}/{file.relative_to(root / part).as_posix()}", file.read_bytes())
     return digest.hexdigest()
@@ -211,6 +214,58 @@ def _check_verifier_files(task_dir: Path, spec: TaskSpec, toml_file: Path, text:
     from rsi.verifier.registry import verifier_kind  # the verifier's modules import this one
 
     problems.extend(verifier_kind(spec.verifier.kind).file_problems(tests, spec, toml_file, text))
+
+
+def _links_under(folder: Path) -> list[Path]:
+    """Symbolic links at or below `folder` (sorted)."""
+    if folder.is_symlink():
+        return [folder]
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.rglob("*") if p.is_symlink())
+
+
+def _check_public_files(task_dir: Path, spec: TaskSpec, toml_file: Path, text: str, problems: list[Problem]) -> None:
+    """`[public]` against the task's folders: the script is a file of public/, public/ holds no link (it
+    could reach tests/) and no copy of a hidden test file, and examples need a Python solution file."""
+    public = task_dir / "public"
+    links = _links_under(public)
+    for link in links:
+        problems.append(Problem(link, None, "", "public/ may not hold links (what it shows the agent must be its own files)"))
+    if public.exists() and not public.is_dir():
+        problems.append(Problem(public, None, "", "public must be a folder"))
+        return
+    script = spec.public.script
+    if script:
+        where = toml_item_line(text, ("public", "script"))
+        target = public / script
+        if not public.is_dir():
+            problems.append(Problem(toml_file, where, "public.script", f"'{script}' needs a public/ folder in the task, and there is none"))
+        elif not target.is_file() or target.is_symlink():
+            problems.append(Problem(toml_file, where, "public.script", f"'{script}' is not a file in the task's public/ folder"))
+        elif not target.resolve().is_relative_to(public.resolve()):
+            problems.append(Problem(toml_file, where, "public.script", f"'{script}' leads outside the task's public/ folder"))
+    if spec.public.examples and PurePosixPath(spec.solution_file).suffix != ".py":
+        problems.append(
+            Problem(
+                toml_file,
+                toml_item_line(text, ("public", "examples")),
+                "public.examples",
+                f"examples call functions of the solution module, but solution_file '{spec.solution_file}' is not a .py file",
+            )
+        )
+    if public.is_dir() and not links:
+        if (task_dir / "environment" / "public").exists():
+            problems.append(
+                Problem(task_dir / "environment" / "public", None, "", "public/ is copied into the working directory as public/; environment/ may not hold one too")
+            )
+        hidden = {data: file for file in _files_under(task_dir / "tests") if (data := file.read_bytes()).strip()}
+        for file in _files_under(public):
+            twin = hidden.get(file.read_bytes())
+            if twin is not None:
+                problems.append(
+                    Problem(file, None, "", f"is a copy of the hidden {twin.relative_to(task_dir).as_posix()}; public checks are never drawn from tests/")
+                )
 
 
 def _spec_problems(
@@ -270,6 +325,7 @@ def load_task(task_dir: Path, suite_defaults: SuiteDefaults | None = None, suite
         problems.append(Problem(environment, None, "", "environment must be a folder"))
     if spec is not None:
         _check_verifier_files(task_dir, spec, toml_file, text, problems)
+        _check_public_files(task_dir, spec, toml_file, text, problems)
         if spec.tags and any(not tag.strip() for tag in spec.tags):
             problems.append(Problem(toml_file, toml_line(text, ("tags",)), "tags", "tags must be non-empty strings"))
     if problems or spec is None:
@@ -363,7 +419,8 @@ def resolve_task(root_or_workspace: Workspace | Path | None, ref: str) -> Task:
 
 
 def prepare_workdir(task: Task, dest: Path) -> Path:
-    """Copy the task's environment/ (and nothing else) into `dest`, a new or empty folder."""
+    """Copy the task's environment/ into `dest`, a new or empty folder, and its public/ folder (when it has
+    one) into `dest/public/`. Nothing from tests/ or solution/ is copied."""
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise TaskError([Problem(dest, None, "", "the working directory must be new or empty")])
@@ -371,5 +428,12 @@ def prepare_workdir(task: Task, dest: Path) -> Path:
     if task.environment_dir.is_dir():
         shutil.copytree(
             task.environment_dir, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*_IGNORED, "*.pyc")
+        )
+    if task.public_dir.is_dir():
+        links = _links_under(task.public_dir)
+        if links:  # the loader refuses these; a folder changed after loading is refused here too
+            raise TaskError([Problem(links[0], None, "", "public/ may not hold links")])
+        shutil.copytree(
+            task.public_dir, dest / "public", dirs_exist_ok=True, ignore=shutil.ignore_patterns(*_IGNORED, "*.pyc")
         )
     return dest

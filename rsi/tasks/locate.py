@@ -55,6 +55,130 @@ def toml_line(text: str, path: tuple[str, ...]) -> int | None:
     return best[1] if best else None
 
 
+def _exact_key_offset(text: str, path: tuple[str, ...]) -> int | None:
+    """Character offset just past the `=` of the key line that sets exactly `path`, or None."""
+    table: tuple[str, ...] = ()
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        header = _HEADER.match(line)
+        if header:
+            table = _split_key(header.group(1))
+        else:
+            key = _KEY.match(line)
+            if key and table + _split_key(key.group(1)) == path:
+                return offset + key.end()
+        offset += len(line)
+    return None
+
+
+def _skip_string(text: str, i: int) -> int:
+    """Offset just past the TOML string starting at text[i] (basic, literal, or either multi-line)."""
+    quote = text[i]
+    if text.startswith(quote * 3, i):
+        end = i + 3
+        while True:
+            found = text.find(quote * 3, end)
+            if found < 0:
+                return len(text)
+            if quote == '"' and _escaped(text, found):
+                end = found + 1
+                continue
+            end = found + 3
+            while end < len(text) and text[end] == quote:  # up to two quotes may close the content
+                end += 1
+            return end
+    j = i + 1
+    while j < len(text) and text[j] != "\n":
+        if quote == '"' and text[j] == "\\":
+            j += 2
+            continue
+        if text[j] == quote:
+            return j + 1
+        j += 1
+    return j
+
+
+def _escaped(text: str, at: int) -> bool:
+    backslashes = 0
+    while at - backslashes - 1 >= 0 and text[at - backslashes - 1] == "\\":
+        backslashes += 1
+    return backslashes % 2 == 1
+
+
+def _inline_item_offset(text: str, start: int, index: int) -> int | None:
+    """Offset where item `index` of the inline array whose value starts at or after `start` begins."""
+    i = start
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if i >= len(text) or text[i] != "[":
+        return None
+    depth, item, expecting = 1, 0, True
+    i += 1
+    while i < len(text) and depth > 0:
+        char = text[i]
+        if char in " \t\r\n":
+            i += 1
+            continue
+        if char == "#":
+            newline = text.find("\n", i)
+            i = len(text) if newline < 0 else newline
+            continue
+        if depth == 1 and expecting and char != "]":
+            if item == index:
+                return i
+            expecting = False
+        if char in "\"'":
+            i = _skip_string(text, i)
+            continue
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 1:
+            item += 1
+            expecting = True
+        i += 1
+    return None
+
+
+def toml_item_line(text: str, loc: tuple[Any, ...]) -> int | None:
+    """1-based line of a location with list indices, ('public', 'examples', 0, 'call'): the line of that
+    item (in an inline array, or the key inside the index-th `[[array of tables]]`), else of the array's key.
+    Without an index it is `toml_line`."""
+    at = next((n for n, part in enumerate(loc) if isinstance(part, int)), None)
+    names = tuple(str(p) for p in loc if not isinstance(p, int))
+    if at is None:
+        return toml_line(text, names)
+    array, index = tuple(str(p) for p in loc[:at]), int(loc[at])
+    rest = tuple(str(p) for p in loc[at + 1 :] if not isinstance(p, int))
+    fallback = toml_line(text, names)
+    lines = text.splitlines()
+    headers = [
+        number
+        for number, line in enumerate(lines, start=1)
+        if line.lstrip().startswith("[[") and (found := _HEADER.match(line)) and _split_key(found.group(1)) == array
+    ]
+    if headers:
+        if index >= len(headers):
+            return headers[-1]
+        header = headers[index]
+        for number in range(header + 1, len(lines) + 1):
+            line = lines[number - 1]
+            if _HEADER.match(line):
+                break
+            key = _KEY.match(line)
+            if key and rest and _split_key(key.group(1))[: len(rest)] == rest[: len(_split_key(key.group(1)))]:
+                return number
+        return header
+    start = _exact_key_offset(text, array)
+    if start is None:
+        return fallback
+    offset = _inline_item_offset(text, start, index)
+    if offset is None:
+        return fallback
+    return text.count("\n", 0, offset) + 1
+
+
 def json_line(text: str, loc: tuple[Any, ...]) -> int | None:
     """1-based line of `loc` in a JSON object text: ("cases", 3, ...) -> the line where case 3 starts,
     ("function",) -> the line of that top-level key. None when it cannot be placed."""
@@ -123,9 +247,8 @@ def pydantic_problems(
     problems = []
     for item in error.errors():
         loc = tuple(item["loc"])
-        key_path = prefix + tuple(str(p) for p in loc if not isinstance(p, int))
         if text is not None:
-            line = toml_line(text, key_path)
+            line = toml_item_line(text, prefix + loc)
         elif json_text is not None:
             line = json_line(json_text, loc)
         else:

@@ -111,8 +111,9 @@ def test_malformed_task_toml_exits_2_with_location(tmp_path: Path, cli, line: st
     suite = make_suite(tmp_path, ("add-two", "count-vowels"))
     toml = suite / "add-two" / "task.toml"
     kept = [ln for ln in toml.read_text().splitlines() if not ln.startswith(key.split(".")[0] + " ")]
-    toml.write_text("\n".join([*kept, line]) + "\n")
-    where = len(kept) + 1
+    at = next((n for n, ln in enumerate(kept) if ln.startswith("[")), len(kept))  # a top-level key: before [public]
+    toml.write_text("\n".join([*kept[:at], line, *kept[at:]]) + "\n")
+    where = at + 1
     done = cli("tasks", "validate", str(suite), cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert f"{toml}:{where}: {key}: " in done.stderr
@@ -124,13 +125,14 @@ def test_nested_key_and_cases_file_errors_are_located(tmp_path: Path, cli) -> No
     suite = make_suite(tmp_path, ("add-two", "count-vowels"))
     toml = suite / "add-two" / "task.toml"
     toml.write_text(toml.read_text() + "\n[limits]\nwall_s = 5\nmemory_gb = 2\n")
+    where = len(toml.read_text().splitlines())
     cases = suite / "count-vowels" / "tests" / "cases.json"
     cases.write_text('{"kind": "cases", "function": "count_vowels", "cases": [\n{"args": ["a"], "expected": 1},\n'
                      ' {"args": ["a"], "expect": 1}\n]}')
     done = cli("tasks", "validate", str(suite), cwd=tmp_path)
     assert done.returncode == 2
     lines = [ln for ln in done.stderr.splitlines() if ln.startswith("error:")]
-    assert f"error: {toml}:9: limits.memory_gb: unknown key" in lines
+    assert f"error: {toml}:{where}: limits.memory_gb: unknown key" in lines
     assert f"error: {cases}:3: cases[1].expect: unknown key" in lines
     assert f"error: {cases}:3: cases[1].expected: required key is missing" in lines
 
@@ -207,8 +209,9 @@ def test_resolve_task_by_suite_name_and_path(tmp_path: Path) -> None:
 def test_solution_file_must_stay_inside_the_task_folder(tmp_path: Path, cli, value: str) -> None:
     suite = make_suite(tmp_path, ("add-two",))
     toml = suite / "add-two" / "task.toml"
-    toml.write_text(toml.read_text() + f'solution_file = "{value}"\n')
-    where = len(toml.read_text().splitlines())
+    head, public = toml.read_text().split("\n[public]\n")
+    toml.write_text(f'{head}solution_file = "{value}"\n\n[public]\n{public}')
+    where = len(head.splitlines()) + 1
     done = cli("tasks", "validate", str(suite), cwd=tmp_path)
     assert done.returncode == 2, done.stdout
     assert f"error: {toml}:{where}: solution_file: '{value}' must be a relative path inside the task's folder" in done.stderr
