@@ -52,7 +52,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -117,6 +117,30 @@ class GateSummary(BaseModel):
     enabled: bool
     min_lift: float = Field(description="The lift's CI lower bound must lie above this.")
     retention_min: float
+    max_token_ratio: float | None = Field(default=None, description="Price bound: candidate / parent tokens per task.")
+    min_lift_per_1k_tokens: float | None = Field(default=None, description="Price bound: lift per extra 1k tokens/task.")
+
+
+class SideCost(BaseModel):
+    """What one side solved and spent on the heldout tasks: the price beside the pass rate.
+
+    Completion tokens are every completion the side's attempts asked for (all candidates, repair turns);
+    seconds are attempt wall time (model, checks and verifier), per heldout task."""
+
+    tasks: int = Field(description="Heldout tasks with a counted attempt on this side.")
+    pass_rate: float
+    completion_tokens_per_task: float
+    seconds_per_task: float
+
+
+def price_text(costs: dict[str, SideCost], against: str = "parent") -> str:
+    """'at 9.8x the parent's completion tokens per heldout task (812 vs 83)' ('' without both sides)."""
+    cand, base = costs.get("candidate"), costs.get(against)
+    if cand is None or base is None or not base.completion_tokens_per_task:
+        return ""
+    ratio = cand.completion_tokens_per_task / base.completion_tokens_per_task
+    return (f"at {ratio:.1f}x the {against}'s completion tokens per heldout task "
+            f"({cand.completion_tokens_per_task:.0f} vs {base.completion_tokens_per_task:.0f})")
 
 
 class EvalDecision(BaseModel):
@@ -206,6 +230,8 @@ class EvalOutcome(BaseModel):
     retention: RetentionSummary
     transfer: TransferSummary | None = None
     cost_matched: CostMatchedSummary | None = Field(default=None, description="With best_of_n: the cost-matched baseline.")
+    costs: dict[str, SideCost] = Field(default_factory=dict, description="Per side (parent, candidate, control): pass "
+                                       "rate, completion tokens and seconds per heldout task.")
     per_task: dict[str, dict[str, bool]] = Field(description="task -> {'candidate': solved, 'parent': solved[, 'control']}.")
     decision: EvalDecision
     errors: int = 0
@@ -317,9 +343,29 @@ def cost_matched_of(plan: BestOfNPlan, solved: dict[str, bool], spent: int, tran
         candidate_solved=transfer.candidate_solved)
 
 
-def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any) -> EvalDecision:
-    """Promote only if the lift's CI is above `min_lift` and retention >= `retention_min` (pure)."""
-    gate_summary = GateSummary(enabled=gate.enabled, min_lift=gate.min_lift, retention_min=gate.retention_min)
+def price_problems(lift: Any, costs: dict[str, SideCost], gate: Any) -> list[str]:
+    """Where the candidate's price breaks the gate's bounds (pure; no bound set: none)."""
+    cand, parent = costs.get("candidate"), costs.get("parent")
+    if cand is None or parent is None or not parent.completion_tokens_per_task:
+        return []
+    problems = []
+    ratio = cand.completion_tokens_per_task / parent.completion_tokens_per_task
+    if gate.max_token_ratio is not None and ratio > gate.max_token_ratio:
+        problems.append(f"price {ratio:.2f}x the parent's completion tokens per task is above max_token_ratio "
+                        f"{gate.max_token_ratio}")
+    extra_k = (cand.completion_tokens_per_task - parent.completion_tokens_per_task) / 1000
+    if gate.min_lift_per_1k_tokens is not None and extra_k > 0 and lift.lift / extra_k < gate.min_lift_per_1k_tokens:
+        problems.append(f"lift per extra 1k completion tokens per task {lift.lift / extra_k:+.3f} is below "
+                        f"min_lift_per_1k_tokens {gate.min_lift_per_1k_tokens}")
+    return problems
+
+
+def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any,
+                   costs: dict[str, SideCost] | None = None) -> EvalDecision:
+    """Promote only if the lift's CI is above `min_lift`, retention >= `retention_min` and the price is inside
+    the gate's bounds, where it sets any (pure)."""
+    gate_summary = GateSummary(enabled=gate.enabled, min_lift=gate.min_lift, retention_min=gate.retention_min,
+                               max_token_ratio=gate.max_token_ratio, min_lift_per_1k_tokens=gate.min_lift_per_1k_tokens)
     if lift.tasks == 0:
         return EvalDecision(promote=False, reason="no heldout task was evaluated by both contracts", gate=gate_summary)
     if not gate.enabled:
@@ -333,6 +379,7 @@ def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any) -> EvalDe
     if retention.retention < gate.retention_min:
         problems.append(f"retention {retention.retention:.3f} ({retention.kept}/{retention.parent_resolved}) "
                         f"is below retention_min {gate.retention_min}")
+    problems += price_problems(lift, costs or {}, gate)
     if problems:
         return EvalDecision(promote=False, reason="; ".join(problems), gate=gate_summary)
     return EvalDecision(
@@ -613,6 +660,8 @@ class _Solved:
     spent: dict[int, int]
     tokens: int
     served: dict[str, int]  # number format -> counted attempts (from their trajectories)
+    completion: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> task -> completion tokens
+    seconds: dict[int, dict[str, float]] = field(default_factory=dict)  # side -> task -> attempt wall seconds
 
     @property
     def attempts(self) -> int:
@@ -632,9 +681,12 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     for row in rows:
         if not row.counted:
             continue
-        served = _served_format(workspace, row.trajectory_path)
+        served, completion = _served_format(workspace, row.trajectory_path)
         solved.served[served] = solved.served.get(served, 0) + 1
         j = plan.side_of(row.job_index)
+        spent_tokens, spent_s = solved.completion.setdefault(j, {}), solved.seconds.setdefault(j, {})
+        spent_tokens[row.task_key] = spent_tokens.get(row.task_key, 0) + completion
+        spent_s[row.task_key] = spent_s.get(row.task_key, 0.0) + (row.wall_s or 0.0)
         solved.spent[j] = solved.spent.get(j, 0) + 1
         solved.tokens += row.tokens or 0
         side = solved.by_side.setdefault(j, {})
@@ -642,17 +694,34 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     return solved
 
 
-def _served_format(workspace: Workspace, trajectory_path: str) -> str:
-    """The number format one attempt's trajectory records ("" when it does not say or is not there)."""
+def _served_format(workspace: Workspace, trajectory_path: str) -> tuple[str, int]:
+    """The number format one attempt's trajectory records ("" when it does not say or is not there), and its
+    completion tokens (every candidate and repair turn)."""
     from rsi.harness.trajectory import read_trajectory, stored_trajectory_path
 
     path = stored_trajectory_path(trajectory_path, workspace.runs_dir)
     if path is None:
-        return ""
+        return "", 0
     try:
-        return read_trajectory(path).model.dtype
+        trajectory = read_trajectory(path)
     except UserInputError:
-        return ""
+        return "", 0
+    return trajectory.model.dtype, trajectory.final_metrics.completion_tokens
+
+
+def side_costs(plan: Any, ran: _Solved) -> dict[str, SideCost]:
+    """Each side's pass rate and price on the heldout tasks (pure)."""
+    costs = {}
+    for j in (PARENT, CANDIDATE, CONTROL):
+        tasks = [k for k in plan.heldout if k in ran.by_side.get(j, {})]
+        if not tasks:
+            continue
+        tokens, seconds = ran.completion.get(j, {}), ran.seconds.get(j, {})
+        costs[SIDES[j]] = SideCost(
+            tasks=len(tasks), pass_rate=round(sum(ran.by_side[j][k] for k in tasks) / len(tasks), 4),
+            completion_tokens_per_task=round(sum(tokens.get(k, 0) for k in tasks) / len(tasks), 1),
+            seconds_per_task=round(sum(seconds.get(k, 0.0) for k in tasks) / len(tasks), 2))
+    return costs
 
 
 def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], None] | None,
@@ -765,6 +834,7 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
     adapter = next((s.sha256 for s in candidate.spec.specialists if s.name == candidate.spec.routing.specialist), "")
     sides_of_task = [j for j in (PARENT, CANDIDATE, CONTROL) if j in plan.configs]  # best-of-n: its own summary
     transfer = transfer_of(plan.transfer, solved[CANDIDATE], solved[PARENT]) if spec.transfer_runs else None
+    costs = side_costs(plan, ran)
     cost_matched = None
     if plan.best_of_n is not None and transfer is not None:
         cost_matched = cost_matched_of(plan.best_of_n, solved[BEST_OF_N], ran.spent.get(BEST_OF_N, 0), transfer,
@@ -780,19 +850,25 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
         # without a separate control, the parent is generation 0 (or no control was asked for)
         lift_vs_control=lift_against(CONTROL).summary() if has_control else (lift_estimate.summary() if spec.control else None),
         retention=retention.summary(),
-        transfer=transfer, cost_matched=cost_matched,
+        transfer=transfer, cost_matched=cost_matched, costs=costs,
         per_task={k: {SIDES[j]: solved[j].get(k, False) for j in sides_of_task if k in plan.task_keys(j)}
                   for k in plan.task_keys(CANDIDATE)},
-        decision=decide_adapter(lift_estimate, retention, gate),
+        decision=decide_adapter(lift_estimate, retention, gate, costs),
     )
 
 
 def eval_lines(outcome: EvalOutcome) -> list[str]:
     """What `rsi eval` prints: what ships (the deployed configuration) beside what the search reached."""
     lift, retention = outcome.lift, outcome.retention
-    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate.ref} vs {outcome.parent.ref}{_served_text(outcome)}",
+    price = price_text(outcome.costs)
+    # The price rides on the first line: a lift bought with ten times the tokens says so where it is read first.
+    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate.ref} vs {outcome.parent.ref}{_served_text(outcome)}: "
+             f"lift {lift.lift:+.3f}" + (f" {price}" if price else ""),
              f"  heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
              f"lift {lift.as_text()} ({lift.method})"]
+    for name, cost in outcome.costs.items():
+        lines.append(f"  {name}: pass rate {cost.pass_rate:.3f}, {cost.completion_tokens_per_task:.0f} completion "
+                     f"tokens and {cost.seconds_per_task:.1f} s per heldout task ({cost.tasks} tasks)")
     if outcome.lift_vs_control is not None:
         versus = outcome.control.ref if outcome.control else outcome.parent.ref
         c = outcome.lift_vs_control
@@ -863,6 +939,11 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
                               "train tasks the parent solved)",
             "Eval-Gate": f"min_lift={outcome.decision.gate.min_lift} retention_min={outcome.decision.gate.retention_min}",
         }
+        cand, parent = outcome.costs.get("candidate"), outcome.costs.get("parent")
+        if cand is not None and parent is not None:
+            trailers["Eval-Cost"] = (f"{cand.completion_tokens_per_task:.1f} completion tokens/task vs parent "
+                                     f"{parent.completion_tokens_per_task:.1f}; {cand.seconds_per_task:.2f} s/task vs "
+                                     f"{parent.seconds_per_task:.2f}")
         body = f"gate passed: {outcome.decision.reason}"
         written = promote_adapter(workspace, outcome.parent.name, outcome.candidate.ref, outcome.eval_id,
                                   trailers, body)

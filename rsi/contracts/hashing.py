@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from rsi.config import canonical_json, sha256_text
-from rsi.contracts.schema import CLOCKS, ContractSpec, harness_identity
+from rsi.contracts.schema import CLOCKS, ContractSpec, evaluation_identity, harness_identity
 
 BOOKKEEPING = ("revision", "parent", "created", "notes")
 
@@ -22,6 +22,7 @@ def normalized_content(spec: ContractSpec, system_prompt: str) -> dict[str, Any]
     data = spec.model_dump(mode="json")
     data["hcp"] = {key: value for key, value in data["hcp"].items() if key not in BOOKKEEPING}
     data["harness"] = {**harness_identity(data["harness"]), "system_prompt": system_prompt, "system_prompt_file": ""}
+    data["evaluation"] = evaluation_identity(data["evaluation"])
     return data
 
 

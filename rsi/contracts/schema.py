@@ -139,15 +139,26 @@ SelectionRuleName = Annotated[str, AfterValidator(_selection_rule)]
 # evidence) it had before they existed.
 LATER_HARNESS_DEFAULTS: dict[str, object] = {"check": "off", "repair_turns": 0}
 LATER_SAMPLING_DEFAULTS: dict[str, object] = {"greedy_first": False}
+LATER_GATE_DEFAULTS: dict[str, object] = {"max_token_ratio": None, "min_lift_per_1k_tokens": None}
+
+
+def _without_defaults(table: dict[str, object], defaults: dict[str, object]) -> dict[str, object]:
+    return {key: value for key, value in table.items() if key not in defaults or defaults[key] != value}
 
 
 def harness_identity(harness: dict[str, object]) -> dict[str, object]:
     """A dumped `[harness]` table without the later keys that sit at their defaults (see above)."""
-    kept = {key: value for key, value in harness.items() if LATER_HARNESS_DEFAULTS.get(key, object()) != value}
+    kept = _without_defaults(harness, LATER_HARNESS_DEFAULTS)
     sampling = kept.get("sampling")
     if isinstance(sampling, dict):
-        kept["sampling"] = {k: v for k, v in sampling.items() if LATER_SAMPLING_DEFAULTS.get(k, object()) != v}
+        kept["sampling"] = _without_defaults(sampling, LATER_SAMPLING_DEFAULTS)
     return kept
+
+
+def evaluation_identity(evaluation: dict[str, object]) -> dict[str, object]:
+    """A dumped `[evaluation]` table without the later gate keys that sit at their defaults."""
+    gate = evaluation.get("gate")
+    return {**evaluation, "gate": _without_defaults(gate, LATER_GATE_DEFAULTS)} if isinstance(gate, dict) else evaluation
 
 
 class HarnessSpec(_Strict):
@@ -220,6 +231,12 @@ class GateSpec(_Strict):
     min_lift: float = Field(default=0.0, description="Required lower bound of the 95% CI of the pass-rate lift.")
     retention_min: float = Field(default=0.9, ge=0.0, le=1.0, description="Share of covered tasks still solved.")
     enabled: bool = Field(default=True, description="False promotes on evidence alone (not recommended).")
+    max_token_ratio: float | None = Field(
+        default=None, gt=0, description="The price bound: the candidate's completion tokens per heldout task may be at "
+        "most this multiple of the parent's (None: no bound).")
+    min_lift_per_1k_tokens: float | None = Field(
+        default=None, ge=0, description="The price bound per token: where the candidate spends more completion tokens "
+        "per heldout task than the parent, its lift per extra thousand tokens per task must reach this (None: none).")
     stop_on_regression: bool = Field(
         default=True, description="`rsi nightly` proposes no new generation once the latest one's heldout lift against "
         "generation 0 has its whole 95% CI below zero.")

@@ -54,6 +54,8 @@ class GatePolicy:
     method: CiMethod = "newcombe"
     resamples: int = 2000
     seed: int = 0
+    max_token_ratio: float | None = None
+    min_lift_per_1k_tokens: float | None = None
 
     @classmethod
     def from_contract(cls, spec: object, method: CiMethod = "newcombe") -> GatePolicy:
@@ -66,6 +68,8 @@ class GatePolicy:
             retention_min=gate.retention_min,
             method=getattr(gate, "method", method),
             seed=evaluation.seed,
+            max_token_ratio=gate.max_token_ratio,
+            min_lift_per_1k_tokens=gate.min_lift_per_1k_tokens,
         )
 
 

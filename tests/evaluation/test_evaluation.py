@@ -246,7 +246,8 @@ def test_the_outcomes_records_are_typed_and_stored_as_before() -> None:
                                                                GatePolicy()))
     assert outcome.applied is None and outcome.model_dump(mode="json")["applied"] == {}  # eval.json as before
     assert outcome.model_dump(mode="json")["candidate"] == side and outcome.candidate.ref == "default@r2"
-    assert outcome.model_dump(mode="json")["decision"]["gate"] == {"enabled": True, "min_lift": 0.0, "retention_min": 0.9}
+    assert outcome.model_dump(mode="json")["decision"]["gate"] == {"enabled": True, "min_lift": 0.0, "retention_min": 0.9,
+                                                                   "max_token_ratio": None, "min_lift_per_1k_tokens": None}
     stored = outcome.model_copy(update={"applied": promoted}).model_dump(mode="json")
     assert stored["applied"] == {"state": "promoted", "revision": promoted.revision.model_dump(mode="json")}
     assert EvalOutcome.model_validate(stored).applied == promoted
