@@ -5,7 +5,8 @@ copy of the working directory holding the candidate. It shares a process with th
 what it reports is only as honest as that code: it decides which candidate is submitted, never the
 verdict (the hidden verifier judges the submitted file on its own).
 
-Protocol: stdin holds one JSON object {"nonce", "module", "examples": [{"call", "expected"}], "timeout_s"}.
+Protocol: stdin holds one JSON object {"nonce", "module", "examples": [{"call", "expected"}], "timeout_s",
+"unordered"} ("unordered": a returned list matches `expected` in any order).
 stdout carries "<nonce> " + {"i": 0, "passed": bool, "got": "...", "error": "..."} per example, then
 "<nonce> " + {"done": true}. The real stdout is moved to a private descriptor before the candidate is
 imported and fd 1 points at stderr, so what the candidate prints is never read as a result.
@@ -74,7 +75,12 @@ def _main():
             got = eval(example["call"], dict(namespace))
             signal.setitimer(signal.ITIMER_REAL, 0)
             text = repr(got)
-            send({"i": index, "passed": bool(_same(got, want)), "got": text[:300] + ("..." if len(text) > 300 else "")})
+            if header.get("unordered") and isinstance(got, (list, tuple)) and isinstance(want, (list, tuple)):
+                passed = len(got) == len(want) and all(any(_same(g, w) for w in want) for g in got) \
+                    and all(any(_same(g, w) for g in got) for w in want)
+            else:
+                passed = _same(got, want)
+            send({"i": index, "passed": bool(passed), "got": text[:300] + ("..." if len(text) > 300 else "")})
         except _Slow:
             send({"i": index, "passed": False, "got": "", "error": "TimeoutError: no answer within {:g}s".format(header["timeout_s"])})
         except BaseException as error:

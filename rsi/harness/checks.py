@@ -63,6 +63,7 @@ def _run_examples(task: Task, workdir: Path, sandbox: Sandbox) -> list[ExampleCh
     module = Path(task.spec.solution_file).with_suffix("").as_posix().replace("/", ".")
     header = {
         "nonce": nonce, "module": module, "timeout_s": EXAMPLE_TIMEOUT_S,
+        "unordered": task.spec.public.compare == "unordered",
         "examples": [{"call": example.call, "expected": example.expected} for example in examples],
     }
     result = sandbox.run([sandbox.python, "-I", "-c", RUNNER_SOURCE], workdir, check_limits(task), stdin=json.dumps(header),

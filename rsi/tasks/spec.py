@@ -135,6 +135,9 @@ class PublicChecksSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     examples: list[PublicExampleSpec] = Field(default_factory=list, description="Calls and expected values.")
     script: str = Field(default="", description="A python script inside the task's public/ folder ('' for none).")
+    compare: Literal["exact", "unordered"] = Field(
+        default="exact", description="How an example's value is matched: 'exact' (==, numbers within 1e-9, tuples as "
+        "lists) or 'unordered' (a returned list equal to `expected` as a multiset, as the instruction allows).")
 
     @field_validator("script")
     @classmethod

@@ -184,3 +184,14 @@ def test_check_keys_are_validated_and_leave_old_hashes_alone(config_factory):
                                       "sampling": {"greedy_first": False}})
     checked = config_factory(harness={"substrate": "text", "check": "first-pass"})
     assert plain.config_hash == spelled.config_hash != checked.config_hash
+
+
+def test_an_unordered_public_example_accepts_any_order(pyfuncs, sandbox, open_tmp):
+    task = pyfuncs["subsets"]
+    assert task.spec.public.compare == "unordered"
+    work = open_tmp / "w"
+    work.mkdir()
+    (work / "solution.py").write_text("def subsets(xs):\n    return [[1, 2], [2], [1], []] if xs else [[]]\n")
+    assert run_public_checks(task, work, sandbox).all_passed
+    (work / "solution.py").write_text("def subsets(xs):\n    return [[1, 2], [2], [1]] if xs else [[]]\n")
+    assert not run_public_checks(task, work, sandbox).all_passed
