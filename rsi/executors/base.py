@@ -115,6 +115,12 @@ class Executor(Protocol):
         """Attempts it runs at once (local threads, SLURM array parallelism)."""
         ...
 
+    def resize(self, workers: int) -> int:
+        """Run `workers` attempts at once from now on (a run's worker count follows the load); attempts
+        already running are never stopped. Returns the count in effect (an executor that cannot change
+        it keeps its own)."""
+        ...
+
     def start(self, specs: Sequence[AttemptSpec]) -> None:
         """Start (or queue) every spec, beside the attempts already in flight."""
         ...

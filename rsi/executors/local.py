@@ -60,6 +60,12 @@ class LocalExecutor:
     def slots(self) -> int:
         return self.workers
 
+    def resize(self, workers: int) -> int:
+        with self._lock:
+            self.workers = max(1, workers)
+        self._launch()  # more room starts queued attempts now; less lets running ones finish
+        return self.workers
+
     def start(self, specs: Sequence[AttemptSpec]) -> None:
         with self._lock:
             self._queued.extend(specs)

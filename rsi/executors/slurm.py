@@ -70,6 +70,9 @@ class SlurmExecutor:
     def slots(self) -> int:
         return self.options.array_parallelism
 
+    def resize(self, workers: int) -> int:
+        return self.slots  # array parallelism is the cluster's to keep: not followed
+
     def _batch_folder(self) -> Path:
         # Unique per batch: an old result in a reused `%j` folder must never be read back.
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")

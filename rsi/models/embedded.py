@@ -61,6 +61,7 @@ from rsi.models.served import ServedFuture
 from rsi.models.tuning import (
     ENV_THREADS,
     Choice,
+    ThreadFollower,
     choose_dtype,
     choose_threads,
     one_torch_thread_here,
@@ -183,6 +184,7 @@ class EmbeddedModel:
         self._lora_enabled: bool | None = None  # whether the LoRA layers are on (None: not known)
         self.device = pick_device(device)
         self.threads: Choice
+        self._follow: ThreadFollower | None = None  # set by the worker thread once it has chosen
         self.dtype: Choice
         self._merged: MergedAdapters | None = None
         self.load_s = 0.0
@@ -209,6 +211,8 @@ class EmbeddedModel:
         try:
             with native_section(f"loading model {self.name!r}"):
                 self.threads = choose_threads()
+                # Re-chosen between decoding steps when the load level changes (rsi.models.tuning).
+                self._follow = ThreadFollower(self.threads) if self.device.startswith("cpu") else None
                 self.dtype = choose_dtype(dtype, self.device)
                 merge = str(self.dtype.value) != "float32" if merge_adapters is None else merge_adapters
                 self._merged = MergedAdapters() if merge else None
@@ -367,7 +371,9 @@ class EmbeddedModel:
 
     def use_summary(self) -> str:
         """Where this model's time went since it started serving (`BatchStats.summary`)."""
-        return f"model {self.name!r}: " + BatchStats(**self.batch_stats()).summary(self.max_batch)
+        follow = self._follow
+        threads = f"; torch threads {', '.join(follow.changes)} (followed the load)" if follow and follow.changes else ""
+        return f"model {self.name!r}: " + BatchStats(**self.batch_stats()).summary(self.max_batch) + threads
 
     def close(self, timeout_s: float = 600.0) -> None:
         """Cancel queued work, fail the rows in flight at the next step, stop the worker, drop the model.
@@ -398,6 +404,7 @@ class EmbeddedModel:
                         break
                     with native_section(f"model {self.name!r} generating"):
                         self._serve_step(waiting)
+                        self._follow_load()
         except ProcessExiting:
             pass  # the process is exiting: no more steps
         finally:
@@ -406,6 +413,18 @@ class EmbeddedModel:
                     self._abort(waiting)
             except ProcessExiting:  # tell the callers, but leave the tensors alone: freeing them is torch's work
                 self._abort(waiting, free=False)
+
+    def _follow_load(self) -> None:
+        """Apply a new thread choice on this serving thread once the load level has moved."""
+        try:
+            new = self._follow.poll() if self._follow is not None else None
+        except Exception:  # noqa: BLE001 - a failed look at the load must not stop serving: keep the threads
+            self._follow, new = None, None
+        if new is not None:
+            import torch
+
+            torch.set_num_threads(int(new.value))
+            self.threads = new
 
     def _serve_step(self, waiting: deque[_Pending]) -> None:
         """Admit what waits, then one decoding step for the batch (the worker holds the lock)."""

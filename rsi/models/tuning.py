@@ -18,8 +18,19 @@
   on an overloaded machine (load above the core count at the run's start) two per core, since more
   rows there only stretch each model call past model_s.
 
+Threads and workers **follow the load while a run lasts**: the choices above are made at the start,
+from the load then, but another job may start (or end) mid-run. Measured on 2 cores: batched decoding
+with 2 threads fell from 110.6 to 8.3 tokens/s when another CPU-bound process started, where 1 thread
+kept its speed. So a `LoadWatch` looks at the run queue cheaply (one read of /proc at most every
+`FOLLOW_SAMPLE_S`, averaged over `FOLLOW_WINDOW_S`), and once the load level (idle / busy /
+overloaded) has moved and held for `FOLLOW_SETTLE_S`, the choice is made again at the new level: the
+embedded model's serving thread re-chooses its torch threads between decoding steps (`ThreadFollower`:
+from the cached probe of that level, or a fresh probe), and the run re-chooses its worker count
+(`WorkerFollower`, applied through the executor's `resize`). A setting pinned by the user
+(`RSI_TORCH_THREADS`, `--workers`) is never changed.
+
 `RSI_TORCH_THREADS` and `RSI_DTYPE` override the measured choice. `rsi doctor` shows every choice
-with its reason (`model_settings`).
+with its reason (`model_settings`), at the load now.
 """
 
 from __future__ import annotations
@@ -276,8 +287,8 @@ def in_own_thread(work: Callable[[], T]) -> T:
         return pool.submit(work).result()
 
 
-def choose_threads(*, use_cache: bool = True) -> Choice:
-    """Torch intra-op threads: `$RSI_TORCH_THREADS`, else the faster of 1 and all cores, measured now."""
+def pinned_threads() -> Choice | None:
+    """The thread count the user pinned (`$RSI_TORCH_THREADS`), or None: measured, and followed."""
     configured = os.environ.get(ENV_THREADS, "").strip()
     if configured:
         try:
@@ -286,11 +297,20 @@ def choose_threads(*, use_cache: bool = True) -> Choice:
             from rsi.errors import UserInputError
 
             raise UserInputError(f"{ENV_THREADS}={configured!r}: expected a whole number of threads") from None
+    return None
+
+
+def choose_threads(*, use_cache: bool = True, load: float | None = None) -> Choice:
+    """Torch intra-op threads: `$RSI_TORCH_THREADS`, else the faster of 1 and all cores, measured at the
+    load level of `load` (default: the load now, `current_load`); one probe per level is cached."""
+    pinned = pinned_threads()
+    if pinned is not None:
+        return pinned
     ncores = cores()
-    load = current_load()
-    level = load_level(load, ncores)
     if ncores == 1:
         return Choice(1, "one core")
+    load = current_load() if load is None else load
+    level = load_level(load, ncores)
     entry = _cached("threads", level) if use_cache else None
     if entry is None:
         one, many = race((1, "float32"), (ncores, "float32"))
@@ -300,8 +320,9 @@ def choose_threads(*, use_cache: bool = True) -> Choice:
     threads = 1 if one <= many else ncores
     return Choice(
         threads,
-        f"probe at load {float(entry['load']):.1f} on {ncores} cores ({level}): 1 thread {one * 1000:.1f} ms, "
-        f"{ncores} threads {many * 1000:.1f} ms per decoding-step probe",
+        f"at load {load:.1f} on {ncores} cores ({level}): probe at load {float(entry['load']):.1f}: 1 thread "
+        f"{one * 1000:.1f} ms, {ncores} threads {many * 1000:.1f} ms per decoding-step probe; "
+        "re-chosen while a run lasts when the load level changes",
     )
 
 
@@ -346,14 +367,17 @@ def choose_workers(max_batch: int, load: float | None = None, ncores: int | None
     """
     load = current_load() if load is None else load
     ncores = ncores or cores()
-    if load_level(load, ncores) == "overloaded":
+    level = load_level(load, ncores)
+    if level == "overloaded":
         fewer = max(2, min(max_batch, 2 * ncores))
         return Choice(fewer, f"load {load:.1f} on {ncores} cores (overloaded): two per core, so each model call keeps "
-                             f"a share of the CPU that finishes inside model_s (max_batch={max_batch})")
+                             f"a share of the CPU that finishes inside model_s (max_batch={max_batch}); "
+                             "re-chosen while a run lasts when the load level changes")
     return Choice(
         max(2, max_batch),
-        f"load {load:.1f} on {ncores} cores: fills the embedded model's batch (max_batch={max_batch}); a step of "
-        f"{max_batch} rows costs little more than one row (bench/RESULTS.md, run throughput)",
+        f"load {load:.1f} on {ncores} cores ({level}): fills the embedded model's batch (max_batch={max_batch}); a "
+        f"step of {max_batch} rows costs little more than one row (bench/RESULTS.md, run throughput); re-chosen "
+        "while a run lasts when the load level changes",
     )
 
 
@@ -361,10 +385,127 @@ def run_workers(executor: str, servings: Iterable[Any]) -> int | None:
     """The default `--workers` of a run: on the local executor with an embedded model among the
     configurations' `[serving]`s, `choose_workers` of its largest `max_batch`; else None (the
     executor's own default: the local one's per-core count, SLURM's array parallelism)."""
+    follower = follow_workers(executor, servings)
+    return None if follower is None else int(follower.choice.value)
+
+
+def follow_workers(executor: str, servings: Iterable[Any]) -> WorkerFollower | None:
+    """`run_workers`'s choice, as a `WorkerFollower` that re-chooses it while the run lasts (None where
+    `run_workers` is None: no embedded model, or not the local executor)."""
     batches = [s.max_batch for s in servings if s.backend == "embedded"]
     if executor != "local" or not batches:
         return None
-    return int(choose_workers(max(batches)).value)
+    load = current_load()
+    return WorkerFollower(max(batches), choose_workers(max(batches), load), load)
+
+
+# -- following the load while a run lasts ------------------------------------------------------------
+
+FOLLOW_SAMPLE_S = 0.25  # one look at the run queue at most this often (a read of /proc/stat and our tasks)
+FOLLOW_WINDOW_S = 5.0  # the load is the mean of the looks of this long
+FOLLOW_SETTLE_S = 5.0  # a new load level must hold this long before a choice is made again
+
+
+class LoadWatch:
+    """The machine's load while a run lasts: `_runnable` (other processes' runnable tasks) looked at
+    no more often than `every_s`, averaged over the last `window_s`. Cheap enough to call between
+    decoding steps; where /proc cannot say, the 1-minute load average."""
+
+    def __init__(self, every_s: float | None = None, window_s: float | None = None,
+                 sample: Callable[[], float | None] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every_s = FOLLOW_SAMPLE_S if every_s is None else every_s
+        self.window_s = FOLLOW_WINDOW_S if window_s is None else window_s
+        self.clock = clock
+        self.sample = sample or (lambda: _runnable(Path("/proc/stat"), Path("/proc/self/task")))
+        self._looks: list[tuple[float, float]] = []  # (when, runnable)
+        self._since: float | None = None  # the first look
+
+    def load(self) -> float | None:
+        """The mean load of the looks in the last window, once watched for most of a window (None before)."""
+        now = self.clock()
+        if not self._looks or now - self._looks[-1][0] >= self.every_s:
+            seen = self.sample()
+            self._looks.append((now, os.getloadavg()[0] if seen is None else float(seen)))
+            self._looks = [(at, n) for at, n in self._looks if now - at <= self.window_s]
+            self._since = now if self._since is None else self._since
+        if self._since is None or now - self._since < self.window_s * 0.8:
+            return None  # not watched long enough to say
+        return sum(n for _, n in self._looks) / len(self._looks)
+
+
+class LevelFollow:
+    """A choice made at one load level, and when to make it again: once the watched load's level
+    differs from it and has held for `settle_s`. `poll` returns the load then (else None)."""
+
+    def __init__(self, load: float, watch: LoadWatch | None = None, settle_s: float | None = None,
+                 ncores: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ncores = ncores or cores()
+        self.level = load_level(load, self.ncores)
+        self.watch = watch or LoadWatch(clock=clock)
+        self.settle_s = FOLLOW_SETTLE_S if settle_s is None else settle_s
+        self.clock = clock
+        self._moved_at: float | None = None
+        self.changes: list[str] = []  # one line per choice made again ("2 -> 1 at load 1.3 (busy)")
+
+    def moved(self) -> float | None:
+        load = self.watch.load()
+        if load is None:
+            return None
+        level = load_level(load, self.ncores)
+        if level == self.level:
+            self._moved_at = None
+            return None
+        now = self.clock()
+        if self._moved_at is None:
+            self._moved_at = now
+        if now - self._moved_at < self.settle_s:
+            return None
+        self.level, self._moved_at = level, None
+        return load
+
+    def _changed(self, old: Choice, new: Choice, load: float) -> Choice | None:
+        if new.value == old.value:
+            return None
+        self.changes.append(f"{old.value} -> {new.value} at load {load:.1f} ({self.level})")
+        return new
+
+
+class ThreadFollower(LevelFollow):
+    """The embedded model's torch threads while it serves: `poll()` between decoding steps returns a new
+    choice (the caller applies it with `torch.set_num_threads` on its serving thread) once the load
+    level has moved and held, else None. A pinned count (`RSI_TORCH_THREADS`) or one core: never."""
+
+    def __init__(self, choice: Choice, load: float | None = None, *,
+                 choose: Callable[[float], Choice] | None = None, **follow: Any) -> None:
+        fixed = pinned_threads() is not None or (follow.get("ncores") or cores()) == 1
+        super().__init__(0.0 if fixed else current_load() if load is None else load, **follow)
+        self.choice, self.fixed = choice, fixed
+        self.choose = choose or (lambda now: choose_threads(load=now))
+
+    def poll(self) -> Choice | None:
+        if self.fixed:
+            return None
+        load = self.moved()
+        if load is None:
+            return None
+        old, self.choice = self.choice, self.choose(load)
+        return self._changed(old, self.choice, load)
+
+
+class WorkerFollower(LevelFollow):
+    """A run's worker count while it lasts (`choose_workers` at each new load level): `poll()` from the
+    run's loop returns a new choice once the level has moved and held, else None."""
+
+    def __init__(self, max_batch: int, choice: Choice, load: float, **follow: Any) -> None:
+        super().__init__(load, **follow)
+        self.max_batch, self.choice = max_batch, choice
+
+    def poll(self) -> Choice | None:
+        load = self.moved()
+        if load is None:
+            return None
+        old, self.choice = self.choice, choose_workers(self.max_batch, load, self.ncores)
+        return self._changed(old, self.choice, load)
 
 
 def model_settings(requested_dtype: str = "bfloat16", max_batch: int | None = None) -> dict[str, Choice]:

@@ -116,13 +116,16 @@ class Orchestrator:
         from rsi.run.attempt_fn import close_shared, shared_model_use
 
         r, run_dir = opened.resolved, self.workspace.run_dir(opened.run_id)
-        from rsi.models.tuning import run_workers  # unset --workers: fill the embedded model's batch
+        from rsi.models.tuning import follow_workers  # unset --workers: fill the embedded model's batch
 
-        workers = self.spec.workers or run_workers(self.spec.executor, (c.spec.serving for c in opened.configs))
+        # ... at the load of the start, then at each new load level while the run lasts (a --workers stays).
+        follow = None if self.spec.workers else follow_workers(self.spec.executor, (c.spec.serving for c in opened.configs))
+        workers = self.spec.workers or (int(follow.choice.value) if follow is not None else None)
         executor = make_executor(self.spec.executor, fn, RunLayout(run_dir).slurm_dir, workers=workers,
                                  slurm=self.spec.slurm)
         scheduler = self.scheduler_for(opened, store) if self.scheduler_for else None
-        session = RunSession(opened, self.spec, store, executor, run_dir, self.display, self.clock, self.stop, scheduler)
+        session = RunSession(opened, self.spec, store, executor, run_dir, self.display, self.clock, self.stop, scheduler,
+                             follow)
         session.emit(kind, f"{opened.run_id}: portfolio {r.portfolio} ({len(opened.configs)} configurations) on "
                            f"{len(opened.tasks)} {r.split} tasks of {r.suite}, {describe_budgets(r)}, "
                            f"executor {self.spec.executor} ({executor.slots} at once, "

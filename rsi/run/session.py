@@ -41,6 +41,7 @@ from rsi.run.totals import RunTotals, attempt_costs
 from rsi.verdict import Verdict
 
 if TYPE_CHECKING:
+    from rsi.models.tuning import WorkerFollower
     from rsi.scheduler import Budget, Scheduler, ScheduleRequest
     from rsi.store import JobRow, Store
 
@@ -82,13 +83,15 @@ class RunSession:
     def __init__(
         self, opened: OpenedRun, spec: RunSpec, store: Store, executor: Executor, run_dir: Path,
         display: Display, clock: Callable[[], float] = time.monotonic, stop: StopRequest | None = None,
-        scheduler: Scheduler | None = None,
+        scheduler: Scheduler | None = None, workers_follow: WorkerFollower | None = None,
     ) -> None:
-        """`scheduler` replaces the registry's one named by the run (a harvest plans its own jobs)."""
+        """`scheduler` replaces the registry's one named by the run (a harvest plans its own jobs);
+        `workers_follow` re-chooses the executor's worker count as the load changes (rsi.models.tuning)."""
         from rsi.scheduler import TaskOption, make_scheduler
 
         r = opened.resolved
         self.opened, self.spec, self.store, self.executor = opened, spec, store, executor
+        self.workers_follow = workers_follow
         self.run_id, self.run_dir, self.display, self.clock, self.stop = opened.run_id, run_dir, display, clock, stop
         self._resume = resume_command(opened.resolved.scheduler, opened.run_id)  # what a stopped run tells
         self.layout = RunLayout(run_dir)
@@ -179,11 +182,19 @@ class RunSession:
                 ended, replan = self._plan_while_room(), False
             if not self.jobs:
                 return ended or "the scheduler proposed no further job"
+            self._follow_load()
             self._start_due_retries()
             results = self._collect()
             if results:
                 self._handle(results)
                 replan = True
+
+    def _follow_load(self) -> None:
+        """A new worker count once the load level has moved and held (a no-op without a follower)."""
+        new = self.workers_follow.poll() if self.workers_follow is not None else None
+        if new is not None:
+            now = self.executor.resize(int(new.value))
+            self.emit("note", f"workers now {now}: {new.why}")
 
     def _room(self) -> bool:
         if not self.spec.overlap_jobs:
