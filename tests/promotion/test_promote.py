@@ -231,3 +231,29 @@ def test_unrecorded_isolation_is_recorded_as_such_and_not_refused(builder, runs)
     trailers = parse_commit_message(str(git.Repo(builder.workspace.root).head.commit.message))[2]
     # The builder's trajectories record no sandbox (as noop attempts): counted as unrecorded, never refused.
     assert trailers["Evidence-Isolation"] == "0/44 weakly isolated; 44 unrecorded; sandboxes: none recorded"
+
+
+def test_a_generation_defers_the_heldout_gate_to_its_evaluation_and_writes_nothing(builder, runs) -> None:
+    make, parent, cand = runs
+    run_id = make(0, 0, heldout_tasks=0)
+    before = head(builder.workspace)
+    outcome = promote_run(builder.workspace, [run_id], defer_heldout_gate=True)
+    assert outcome.status == "deferred" and outcome.revision is None and head(builder.workspace) == before
+    assert outcome.decision.candidate.config_hash == cand.config_hash  # the train evidence ranks it first
+    assert outcome.sets == {"harness.max_turns": 6, "harness.prompt_style": "stepwise"}
+    assert "heldout gate of this generation's evaluation" in outcome.notes[0]
+
+
+def test_heldout_tasks_never_choose_the_deferred_configuration(builder, planned) -> None:
+    # On heldout the candidate would win everything; on train the parent's configuration is better: the train
+    # evidence alone chooses, so nothing is deferred (the parent's configuration is already the contract's).
+    parent = builder.parent_config()
+    cand = builder.config("repl-stepwise", **{"harness.prompt_style": "stepwise"})
+    train, heldout = builder.train_ids(), builder.heldout_ids()
+    plan = [planned(cand, t, verdict="passed" if i < 2 else "failed") for i, t in enumerate(train[:10])]
+    plan += [planned(parent, t, verdict="passed" if i < 8 else "failed") for i, t in enumerate(train[:10])]
+    plan += [planned(cand, t, verdict="passed") for t in heldout[:12]]
+    run_id = builder.run(plan)
+    outcome = promote_run(builder.workspace, [run_id], defer_heldout_gate=True)
+    assert outcome.decision.selection_split == "train"
+    assert outcome.decision.candidate.config_hash == parent.config_hash and outcome.status == "refused"

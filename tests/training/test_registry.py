@@ -109,3 +109,23 @@ def test_candidate_revision_and_explicit_promotion(workspace, tmp_path) -> None:
                                    ["q_proj", "v_proj"], parent_ref="default@r2")
     [next_specialist] = resolve_ref(workspace, next_written.ref).spec.specialists
     assert next_specialist.revision == 2 and next_specialist.sha256 == second.id
+
+
+def test_a_candidate_carries_the_harness_chosen_on_train_and_its_promotion_writes_it(workspace, tmp_path) -> None:
+    ensure_revision_tagged(workspace, "default")
+    record = register_adapter(workspace, fake_peft_folder(tmp_path / "a", b"w"), LINEAGE)
+    chosen = {"harness.substrate": "text", "harness.system_prompt_file": "prompts/text.md", "harness.max_turns": 1,
+              "harness.check": "first-pass", "harness.sampling.greedy_first": True, "harness.sampling.samples": 8,
+              "harness.sampling.temperature": 0.4}
+    written = write_candidate(workspace, "default", record.id, record.relative_adapter_dir(workspace), 8,
+                              ["q_proj", "v_proj"], parent_ref="default@r1", harness_sets=chosen)
+    candidate = resolve_ref(workspace, written.ref)
+    harness = candidate.spec.harness
+    assert (harness.substrate, harness.check, harness.sampling.samples, harness.sampling.greedy_first) == \
+        ("text", "first-pass", 8, True)
+    assert candidate.system_prompt == (workspace.root / "hcp" / "prompts" / "text.md").read_text()
+    assert candidate.spec.routing.specialist == "sft"
+    promoted = promote_adapter(workspace, "default", written.ref, "eval-1", {}, "gate passed")
+    parent = resolve_ref(workspace, promoted.ref)
+    assert parent.spec.harness.check == "first-pass" and parent.spec.specialists == candidate.spec.specialists
+    assert parent.system_prompt == candidate.system_prompt
