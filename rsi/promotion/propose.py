@@ -14,8 +14,13 @@ configuration is dropped, and the reason names who covers it.
 
 **Operators** make new variants of the kept configurations (the "winners"), each recording its parents:
 
+- `feedback` (first: the one operator whose variants can select among candidates by execution): an
+  unchecked winner gets `harness.check = "first-pass"` (a greedy text winner also 4 samples at
+  temperature 0.4 behind its greedy reply, `greedy_first`); a checked one without repair turns gets one,
+  and a checked one swaps its selection rule (first-pass <-> most-passed).
 - `sampling`: greedy winners get temperature 0.7 / top_p 0.95 (explore); sampled winners go greedy.
-  Text-substrate winners also get best-of-n doubled (`samples`, at most 8).
+  Text-substrate winners also get best-of-n doubled (`samples`, at most 8; 16 when checked, since a
+  checked candidate is only kept when it passes).
 - `prompt_style`: the next framing of the task: plain -> stepwise -> example -> plain.
 - `substrate`: REPL <-> single completion, with the matching system prompt file when the contract
   folder has one (`prompts/<substrate>.md`).
@@ -232,18 +237,41 @@ def _variant(parent: Configuration, suffix: str, changes: dict[str, Any], operat
     )
 
 
+def _feedback(winner: Configuration) -> list[VariantProposal]:
+    """The execution-feedback operator (see the module docstring)."""
+    harness, sampling = winner.spec.harness, winner.spec.harness.sampling
+    if harness.check == "off":
+        changes: dict[str, Any] = {"harness.check": "first-pass"}
+        if harness.substrate == "text":
+            changes["harness.sampling.greedy_first"] = True
+            if sampling.temperature == 0.0:
+                changes.update({"harness.sampling.samples": max(4, sampling.samples),
+                                "harness.sampling.temperature": 0.4, "harness.sampling.top_p": 0.95})
+        return [_variant(winner, "checked", changes, "feedback",
+                         "candidates checked against the public checks; the first to pass all is submitted")]
+    out = []
+    if harness.repair_turns == 0:
+        out.append(_variant(winner, "repair1", {"harness.repair_turns": 1}, "feedback",
+                            "one repair turn from the failing public check"))
+    rule = "most-passed" if harness.check == "first-pass" else "first-pass"
+    out.append(_variant(winner, rule, {"harness.check": rule}, "feedback",
+                        f"selection rule '{rule}' instead of '{harness.check}'"))
+    return out
+
+
 def _mutations(winner: Configuration, prompt_files: Mapping[str, str]) -> list[VariantProposal]:
     harness = winner.spec.harness
     sampling = harness.sampling
-    out: list[VariantProposal] = []
+    out: list[VariantProposal] = _feedback(winner)
     if sampling.temperature == 0.0:
         out.append(_variant(winner, "t07", {"harness.sampling.temperature": 0.7, "harness.sampling.top_p": 0.95},
                             "sampling", "explore: greedy winner sampled at temperature 0.7, top_p 0.95"))
     else:
         out.append(_variant(winner, "greedy", {"harness.sampling.temperature": 0.0, "harness.sampling.top_p": 1.0},
                             "sampling", f"exploit: sampled winner (temperature {sampling.temperature}) made greedy"))
-    if harness.substrate == "text" and sampling.samples < 8:
-        samples = min(8, sampling.samples * 2)
+    most = 16 if harness.check != "off" else 8
+    if harness.substrate == "text" and sampling.samples < most:
+        samples = min(most, sampling.samples * 2)
         out.append(_variant(winner, f"n{samples}", {"harness.sampling.samples": samples},
                             "sampling", f"best of {samples} instead of {sampling.samples}"))
     style = PROMPT_STYLES[(PROMPT_STYLES.index(harness.prompt_style) + 1) % len(PROMPT_STYLES)]

@@ -221,3 +221,23 @@ def test_too_few_counted_attempts_is_untried_not_useless(portfolio, contract) ->
     # the stated number is a parameter: at a threshold it meets, solving nothing drops it
     judged = propose_successors(merged, everything, max_new=0, min_attempts=MIN_COUNTED_ATTEMPTS - 1)
     assert {d.name: d.reason for d in judged.dropped}["slow"].startswith("solved nothing")
+
+
+def test_the_feedback_operator_checks_unchecked_winners_and_varies_checked_ones(contract) -> None:
+    text = config(contract, "text", **{"harness.substrate": "text", "harness.max_turns": 1})
+    checked = config(contract, "checked", **{"harness.substrate": "text", "harness.max_turns": 1,
+                                             "harness.check": "first-pass", "harness.sampling.samples": 8,
+                                             "harness.sampling.temperature": 0.4, "harness.sampling.greedy_first": True})
+    records = [rec(text, "a1", True), rec(checked, "b1", True)]
+    outcome = propose_successors(collect_evidence(records), {c.config_hash: c for c in (text, checked)}, max_new=20)
+    feedback = {v.name: v.overrides for v in outcome.new if v.operator == "feedback"}
+    assert feedback["text.checked"] == {**text.overrides, "harness.check": "first-pass",
+                                        "harness.sampling.greedy_first": True, "harness.sampling.samples": 4,
+                                        "harness.sampling.temperature": 0.4, "harness.sampling.top_p": 0.95}
+    assert feedback["checked.repair1"]["harness.repair_turns"] == 1
+    assert feedback["checked.most-passed"]["harness.check"] == "most-passed"
+    doubled = next(v for v in outcome.new if v.name == "checked.n16")  # a checked winner may sample 16
+    assert doubled.overrides["harness.sampling.samples"] == 16
+    # the feedback operator leads each winner's queue, so a small cap still proposes it
+    capped = propose_successors(collect_evidence(records), {c.config_hash: c for c in (text, checked)}, max_new=2)
+    assert {v.operator for v in capped.new} == {"feedback"}
