@@ -404,7 +404,7 @@ class Generation:
                            on_created=lambda eid: self.record(EvaluateOutput(eval_id=eid)))
         self.record(EvaluateOutput(eval_id=outcome.eval_id, lift=outcome.lift, lift_vs_control=outcome.lift_vs_control,
                                    retention=outcome.retention, transfer=outcome.transfer, decision=outcome.decision,
-                                   attempts=outcome.attempts, tokens=outcome.tokens, wall_s=outcome.wall_s))
+                                   costs=outcome.costs, attempts=outcome.attempts, tokens=outcome.tokens, wall_s=outcome.wall_s))
         return None
 
     def step_promote_adapter(self) -> str | None:
@@ -445,6 +445,7 @@ class Generation:
             "lift_vs_control": measured.lift_vs_control.model_dump(mode="json") if measured.lift_vs_control else None,
             "retention": measured.retention.model_dump(mode="json") if measured.retention else None,
             "transfer": measured.transfer.model_dump(mode="json") if measured.transfer else None,
+            "costs": {side: cost.model_dump(mode="json") for side, cost in measured.costs.items()},
             "adapter": s.outputs(PromoteAdapterOutput).state or "none",
         }
 

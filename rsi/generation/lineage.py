@@ -53,6 +53,9 @@ class LineageRow(BaseModel):
     lift_vs_control_ci95: list[float] | None = None
     retention: float | None = None
     transfer: float | None = Field(default=None, description="Share of the portfolio-covered train tasks it solves.")
+    tokens_per_task: float | None = Field(default=None, description="The candidate's completion tokens per heldout task "
+                                          "(what a lift costs where it ships).")
+    token_ratio: float | None = Field(default=None, description="tokens_per_task over the parent's.")
     tokens: int | None = Field(default=None, description="Model tokens of the run, the harvest and the evaluation.")
     wall_s: float | None = Field(default=None, description="Wall time of the generation's steps.")
     steps: dict[str, str] = {}
@@ -86,6 +89,7 @@ def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageR
     record = adapters.get(train.adapter_id)
     lift, versus_control = measured.lift, measured.lift_vs_control
     tokens = [t for t in (run.tokens, state.outputs(outputs.HarvestOutput).tokens, measured.tokens) if t is not None]
+    cand, parent = measured.costs.get("candidate"), measured.costs.get("parent")
     return LineageRow(
         generation=state.id, number=state.number, status=state.status,
         created=state.created.isoformat(timespec="seconds"), contract=state.inputs.get("contract", ""),
@@ -105,6 +109,9 @@ def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageR
         lift_vs_control_ci95=list(versus_control.lift_ci95) if versus_control else None,
         retention=measured.retention.retention if measured.retention else None,
         transfer=measured.transfer.transfer if measured.transfer else None,
+        tokens_per_task=cand.completion_tokens_per_task if cand else None,
+        token_ratio=round(cand.completion_tokens_per_task / parent.completion_tokens_per_task, 2)
+        if cand and parent and parent.completion_tokens_per_task else None,
         tokens=sum(tokens) if tokens else None, wall_s=_wall_s(state),
         steps={name: state.step(name).status for name in STEPS},
     )
@@ -205,7 +212,8 @@ def write_lineage_png(rows: list[LineageRow], path: Path) -> Path:
 
 
 LEDGER_COLUMNS = ("generation", "status", "harness", "adapter", "examples", "coverage", "transfer", "heldout",
-                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "retention", "tokens", "wall")
+                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "tokens/task (x parent)", "retention", "tokens",
+                  "wall")
 
 
 def ledger_cells(row: LineageRow) -> list[str]:
@@ -223,6 +231,7 @@ def ledger_cells(row: LineageRow) -> list[str]:
         f"{row.adapter_id[:12] or '-'} {row.adapter_state}".strip(), number(row.examples, "d"),
         f"{row.covered}/{row.tasks}" if row.covered is not None else "-", number(row.transfer, ".3f"),
         number(row.heldout_rate, ".3f"), ci(row.lift, row.lift_ci95), ci(row.lift_vs_control, row.lift_vs_control_ci95),
+        number(row.tokens_per_task, ".0f") + (f" ({row.token_ratio:.1f}x)" if row.token_ratio is not None else ""),
         number(row.retention, ".3f"), number(row.tokens, "d"), number(row.wall_s, ".0f") + ("s" if row.wall_s else ""),
     ]
 

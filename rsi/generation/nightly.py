@@ -64,6 +64,11 @@ def summary_line(summary: dict[str, Any]) -> str:
     if lift:
         ci = lift.get("lift_ci95", [0.0, 0.0])
         parts.append(f"lift {lift.get('lift', 0.0):+.3f} CI95 [{ci[0]:.3f}, {ci[1]:.3f}]")
+        costs = summary.get("costs") or {}
+        if costs.get("candidate") and costs.get("parent"):
+            from rsi.evaluation import SideCost, price_text
+
+            parts.append(price_text({side: SideCost.model_validate(cost) for side, cost in costs.items()}))
     versus = summary.get("lift_vs_control") or {}
     if versus:
         ci = versus.get("lift_ci95", [0.0, 0.0])

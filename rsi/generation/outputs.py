@@ -13,7 +13,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rsi.evaluation import EvalDecision, RetentionSummary, TransferSummary
+from rsi.evaluation import EvalDecision, RetentionSummary, SideCost, TransferSummary
 from rsi.promotion.decision import LiftSummary
 from rsi.training.stage import RevisionWritten
 
@@ -107,6 +107,8 @@ class EvaluateOutput(StepOutput):
     retention: RetentionSummary | None = None
     transfer: TransferSummary | None = None
     decision: EvalDecision | None = None
+    costs: dict[str, SideCost] = Field(default_factory=dict, description="Per side: pass rate, completion tokens and "
+                                       "seconds per heldout task.")
     attempts: int | None = None
     tokens: int | None = None
     wall_s: float | None = None

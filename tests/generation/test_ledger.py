@@ -132,3 +132,15 @@ def test_generation_zero_is_the_revision_the_first_generation_started_from(works
     assert generation_zero_ref(workspace, "default") == f"default@r{first.inputs['revision']}"
     generation(workspace, None)
     assert generation_zero_ref(workspace, "default") == f"default@r{first.inputs['revision']}"
+
+
+def test_the_ledger_prices_the_lift_in_completion_tokens_per_task(workspace) -> None:
+    state = generation(workspace, (0.1, 0.05, 0.15))
+    state.step("evaluate").outputs["costs"] = {
+        "parent": {"tasks": 20, "pass_rate": 0.1, "completion_tokens_per_task": 80.0, "seconds_per_task": 2.0},
+        "candidate": {"tasks": 20, "pass_rate": 0.2, "completion_tokens_per_task": 612.0, "seconds_per_task": 9.0}}
+    write_state(workspace, state)
+    [row] = build_lineage(workspace)
+    assert (row.tokens_per_task, row.token_ratio) == (612.0, 7.65)
+    cells = dict(zip(LEDGER_COLUMNS, ledger_cells(row), strict=True))
+    assert cells["tokens/task (x parent)"] == "612 (7.7x)"

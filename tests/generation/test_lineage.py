@@ -51,6 +51,11 @@ def test_summary_line_and_a_held_lock(workspace) -> None:
     line = summary_line(state.summary)
     assert line == ("contract default r1 -> r1, coverage 5/10, harness refused, adapter aaaaaaaaaaaa rejected, "
                     "lift +0.125 CI95 [-0.075, 0.325], retention 0.900")
+    priced = {**state.summary, "costs": {
+        "parent": {"tasks": 10, "pass_rate": 0.1, "completion_tokens_per_task": 80.0, "seconds_per_task": 2.0},
+        "candidate": {"tasks": 10, "pass_rate": 0.2, "completion_tokens_per_task": 800.0, "seconds_per_task": 9.0}}}
+    assert "lift +0.125 CI95 [-0.075, 0.325], at 10.0x the parent's completion tokens per heldout task (800 vs 80)" \
+        in summary_line(priced)
     folder = generations_dir(workspace)
     logged: list[str] = []
     with FileLock(str(folder / LOCK_FILE)):
