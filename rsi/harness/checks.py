@@ -19,6 +19,7 @@ import shutil
 import time
 from pathlib import Path
 
+from rsi.crashpoint import crash_point
 from rsi.harness.trajectory import CheckRecord, ExampleCheck
 from rsi.sandbox.base import Limits, Sandbox
 from rsi.tasks.spec import Task
@@ -104,6 +105,7 @@ class CandidateChecker:
     def check(self, code: str) -> CheckRecord:
         """Check one candidate's code (the solution file's whole text); numbered in the order checked."""
         self.checked += 1
+        crash_point("harness:check")
         folder = self.scratch / f"c{self.checked}"
         if folder.exists():
             remove_tree(folder)

@@ -210,3 +210,49 @@ def test_sigkill_with_the_real_harness_then_resume(mini_ws, cli, tmp_path) -> No
         assert verdict == ("passed" if expected[task_key] else "failed"), (task_key, verdict)
         assert Path(trajectory).is_file() and "/.tmp-" not in trajectory
     assert not list(mini_ws.run_dir(run_id).glob("attempts/*/*/.tmp-*"))
+
+
+CHECKED_PORTFOLIO = """schema_version = 1
+[portfolio]
+name = "checked"
+base = "default"
+
+[[variants]]
+name = "checked"
+[variants.overrides]
+"harness.sampling.temperature" = 0.7
+"harness.check" = "first-pass"
+"""
+
+
+def test_sigkill_during_public_checks_then_resume(mini_ws, cli, tmp_path) -> None:
+    """Killed while a candidate's public checks run inside an attempt: the resume runs the unrecorded attempts
+    once, records every planned attempt exactly once, and each verdict is still the hidden verifier's."""
+    import importlib.util
+
+    from rsi.harness.trajectory import read_trajectory
+
+    spec = importlib.util.spec_from_file_location("scripted", Path(__file__).with_name("scripted.py"))
+    scripted = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scripted)
+    (mini_ws.portfolios_dir / "checked.toml").write_text(CHECKED_PORTFOLIO)
+    script = tmp_path / "script.json"
+    expected = scripted.write_script(mini_ws, script, count=4)
+    env = {"RSI_MODEL_OVERRIDE": f"scripted:{script}", "RSI_TEST_CRASH_AT": "harness:check:3"}
+    args = ("run", "-p", "checked", "--budget-attempts", "6", "--limit-tasks", "4", "--job-size", "4", "--workers", "1",
+            "--no-report", "--sandbox", "local")
+    first = cli(*args, cwd=mini_ws.root, env=env)
+    assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
+    run_id = latest_run(mini_ws)
+    recorded = recorded_keys(mini_ws, run_id)
+    assert len(recorded) == 2  # two attempts checked and recorded; the third died inside its check
+    second = cli("run", "--resume", run_id, "--no-report", cwd=mini_ws.root, env={**env, "RSI_TEST_CRASH_AT": ""})
+    assert second.returncode == 0, second.stderr[-3000:]
+    check_complete_rows = query(mini_ws, "SELECT idem_key, task_key, verdict, trajectory_path FROM attempts "
+                                "WHERE run_id = ?", run_id)
+    assert len(check_complete_rows) == 6 and len({row[0] for row in check_complete_rows}) == 6
+    assert recorded <= {row[0] for row in check_complete_rows}
+    for _key, task_key, verdict, trajectory in check_complete_rows:
+        assert verdict == ("passed" if expected[task_key] else "failed"), (task_key, verdict)
+        [step] = [s for s in read_trajectory(Path(trajectory)).steps if s.source == "agent"]
+        assert step.check is not None and step.check.all_passed == expected[task_key]
