@@ -198,7 +198,7 @@ def _splits(tasks: Sequence[TaskLineRecord], lines: Sequence[AttemptLine], confi
 
 
 def build_run_report(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config_rows: Iterable[Any],
-                     task_infos: Iterable[Any]) -> RunReport:
+                     task_infos: Iterable[Any], elapsed_s: float | None = None) -> RunReport:
     """Fold a run's rows (store rows, or anything with their attributes) into a RunReport.
 
     `attempts` must be chronological (the store's `list_attempts` order).
@@ -208,7 +208,7 @@ def build_run_report(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], con
     targets = {t.key for t in tasks if t.target}
     configs = _config_columns(run, jobs, attempts, config_rows, targets)
     names = {c.config_hash: c.name for c in configs}
-    summary = build_summary(run, jobs, attempts, names)
+    summary = build_summary(run, jobs, attempts, names, elapsed_s)
     lines = _attempt_lines(attempts, {c.config_hash: c.index for c in configs}, {t.key: t.index for t in tasks})
     facts, common_reason, common_details = _job_facts(jobs, attempts, names, targets)
     return RunReport(

@@ -141,6 +141,7 @@ class StepView(BaseModel):
     route_reason: str = ""
     error: bool = False
     timed_out: bool = False
+    check: str = Field(default="", description="The public checks run on this step's candidate, in words ('' none).")
     tokens: int = 0
     latency_s: float = 0.0
 

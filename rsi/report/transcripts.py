@@ -32,6 +32,22 @@ def _int(value: Any) -> int:
     return int(value) if isinstance(value, int | float) else 0
 
 
+def _check_text(raw: Any) -> str:
+    """A step's public-check record in words: 'submitted · 1/2 passed' and one line per example."""
+    if not isinstance(raw, dict):
+        return ""
+    head = ("submitted · " if raw.get("selected") else "") + f"{_int(raw.get('passed'))}/{_int(raw.get('total'))} passed"
+    lines = [head + (f" · {raw['note']}" if raw.get("note") else "")]
+    for example in raw.get("examples") or []:
+        if isinstance(example, dict):
+            outcome = f"raised {example.get('error')}" if example.get("error") else f"returned {example.get('got', '')}"
+            lines.append(f"{'ok  ' if example.get('passed') else 'FAIL'} {example.get('call', '')} {outcome}, "
+                         f"expected {example.get('expected', '')}")
+    if raw.get("script_exit") is not None:
+        lines.append(f"{'ok  ' if raw.get('script_exit') == 0 else 'FAIL'} public script exited {raw.get('script_exit')}")
+    return "\n".join(lines)
+
+
 def _step(raw: dict[str, Any]) -> StepView:
     routing = raw.get("routing") or {}
     execution = raw.get("execution") or {}
@@ -40,7 +56,7 @@ def _step(raw: dict[str, Any]) -> StepView:
         source=str(raw.get("source", "")), turn=raw.get("turn"), message=str(raw.get("message") or ""),
         code=raw.get("code"), observation=raw.get("observation"), specialist=routing.get("specialist"),
         route_reason=str(routing.get("reason", "")), error=bool(execution.get("error", False)),
-        timed_out=bool(execution.get("timed_out", False)),
+        timed_out=bool(execution.get("timed_out", False)), check=_check_text(raw.get("check")),
         tokens=_int(metrics.get("prompt_tokens")) + _int(metrics.get("completion_tokens")),
         latency_s=float(metrics.get("latency_s") or 0.0),
     )

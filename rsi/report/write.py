@@ -39,17 +39,21 @@ def find_run(store: Any, run_id: str | None) -> Any:
                          hint=f"latest runs: {', '.join(r.id for r in runs[-5:]) or 'none'}")
 
 
-def load_run_report(store: Any, run_id: str | None) -> RunReport:
-    """Read `run_id`'s rows (None: the latest run's) from the store and fold them into a RunReport."""
+def load_run_report(store: Any, run_id: str | None, run_dir: Path | None = None) -> RunReport:
+    """Read `run_id`'s rows (None: the latest run's) from the store and fold them into a RunReport;
+    `run_dir` is the run's folder, where its wall time is kept (rsi.run.summary.run_elapsed)."""
+    from rsi.run.summary import run_elapsed
+
     run = find_run(store, run_id)
     jobs = store.list_jobs(run.id)
     attempts = store.list_attempts(run.id)
     hashes = {j.configuration_hash for j in jobs} | {a.configuration_hash for a in attempts} | set(run.args.get("configs") or [])
-    return build_run_report(run, jobs, attempts, store.list_configurations(hashes), store.list_tasks(run.suite))
+    return build_run_report(run, jobs, attempts, store.list_configurations(hashes), store.list_tasks(run.suite),
+                            run_elapsed(run_dir) if run_dir is not None else None)
 
 
 def write_report(store: Any, run_id: str | None, path: Path, *, root: Path | None = None,
-                 compress_over_bytes: int = COMPRESS_OVER_BYTES) -> Path:
+                 compress_over_bytes: int = COMPRESS_OVER_BYTES, run_dir: Path | None = None) -> Path:
     """Write the run report of `run_id` (None: the latest run) to `path`.
 
     Relative trajectory paths resolve against `root`. Transcripts above `compress_over_bytes` are
@@ -58,7 +62,7 @@ def write_report(store: Any, run_id: str | None, path: Path, *, root: Path | Non
     from rsi.report.chart import portfolio_png
     from rsi.report.page import render_run_page
 
-    report = load_run_report(store, run_id)
+    report = load_run_report(store, run_id, run_dir)
     pages = pack_pages(read_transcripts(report.attempts, root), compress_over_bytes=compress_over_bytes)
     p = report.portfolio
     png = (portfolio_png(p.jobs, p.union, p.per_config, p.total, p.best,

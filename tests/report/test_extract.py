@@ -160,3 +160,17 @@ def test_a_run_without_attempts_still_renders() -> None:
     assert report.portfolio.jobs == [] and report.cells == [] and report.summary.covered == 0
     html = render_run_page(report, pack_pages([]), png=None)
     assert "no jobs yet" in html and 'id="rsi-index"' in html
+
+
+def test_the_viewer_shows_each_candidates_public_checks() -> None:
+    from rsi.harness.trajectory import CheckRecord, ExampleCheck
+
+    t = _trajectory(steps=2)
+    t.steps[1].check = CheckRecord(candidate=1, passed=0, total=1, examples=[
+        ExampleCheck(call="f(2)", expected="4", passed=False, got="5")])
+    t.steps[2].check = CheckRecord(candidate=2, passed=1, total=1, selected=True, examples=[
+        ExampleCheck(call="f(2)", expected="4", passed=True, got="4")])
+    steps = transcript_from(json.loads(t.model_dump_json()), n=0).steps
+    assert steps[1].check == "0/1 passed\nFAIL f(2) returned 5, expected 4"
+    assert steps[2].check == "submitted · 1/1 passed\nok   f(2) returned 4, expected 4"
+    assert steps[0].check == ""

@@ -229,6 +229,7 @@
       el("div", { class: "who" }, who, meta ? el("span", { class: "note" }, " " + meta) : null),
       el("pre", {}, text(s.message)),
       pre("code run", s.code, "code"),
+      pre("public checks", s.check, "obs"),
       pre("observation", s.observation, "obs"));
   }
   async function showAttempt(n) {
@@ -271,7 +272,7 @@
     const parts = [taskKey(a.task), configName(a.config), a.reason];
     if (tr) {
       parts.push(tr.reason || "", tr.final_code || "");
-      for (const s of tr.steps || []) parts.push(text(s.message), s.code || "", s.observation || "");
+      for (const s of tr.steps || []) parts.push(text(s.message), s.code || "", s.check || "", s.observation || "");
     }
     return parts.join("\n");
   }
