@@ -1,4 +1,5 @@
-"""CLI commands: `rsi attempt` (run one attempt and print its transcript) and `rsi show` (render one).
+"""CLI commands: `rsi attempt` (run one attempt and print its transcript) and `rsi show` (render one,
+or list a run's attempts of one task: from a task folder of the run, or from a run id and a task id).
 
 Both render a trajectory the same way: a header (task, configuration, model, sandbox), every step
 (prompts, agent replies with their code syntax-highlighted, observations, the specialist that acted),
@@ -82,6 +83,11 @@ def render_step(step, *, full: bool = False) -> None:  # noqa: ANN001 - Step, im
     elif not step.message.strip():
         parts.append(Text("(empty reply)", style="dim"))
     _out(Panel(Group(*parts), title=title, title_align="left", border_style="cyan"))
+    if step.check is not None:
+        from rsi.report.transcripts import check_text
+
+        _out(Panel(Text(check_text(step.check.model_dump(mode="json"))), title="public checks", title_align="left",
+                   border_style="green" if step.check.all_passed else "red"))
     if step.observation is not None:
         style = "red" if step.execution is not None and step.execution.error else "dim"
         _out(Panel(Text(step.observation, style=style), title="observation", title_align="left", border_style=style))
@@ -120,6 +126,74 @@ def render_trajectory(trajectory, *, full: bool = False) -> None:  # noqa: ANN00
 
 def _trajectory_file(path: Path) -> Path:
     return path / "trajectory.json" if path.is_dir() else path
+
+
+SHOW_HELP = ("An attempt folder (or its trajectory.json): rendered. A task folder of a run "
+             "(runs/RUN/attempts/jNNNN/SUITE__TASK), or a run id or folder with TASK: its attempts listed.")
+
+
+def _show_target(target: str, task: str | None) -> Path | list[Path]:
+    """What `rsi show` was given: one trajectory file, or the attempt folders to list."""
+    from rsi.errors import UserInputError
+    from rsi.run.layout import RunLayout, attempt_dirs, is_task_dir
+
+    path = Path(target)
+    if task is not None:
+        run_dir = path if path.is_dir() else state.workspace().run_dir(target)
+        if not (run_dir / "attempts").is_dir():
+            raise UserInputError(f"{target}: no run folder with attempts here ({run_dir})", hint="`rsi runs` lists runs")
+        found = [a for d in RunLayout(run_dir).task_dirs(task) for a in attempt_dirs(d)]
+        if not found:
+            raise UserInputError(f"run {run_dir.name} has no attempt of task {task!r}",
+                                 hint=f"`rsi coverage {run_dir.name} --all-tasks` lists its tasks")
+        return found
+    if path.is_dir() and not (path / "trajectory.json").is_file() and is_task_dir(path):
+        if not attempt_dirs(path):
+            raise UserInputError(f"{path}: a task folder of a run, with no finished attempt in it yet")
+        return attempt_dirs(path)
+    if path.is_dir() and not (path / "trajectory.json").is_file():
+        raise UserInputError(f"{path}: holds no trajectory.json, and is not a task folder of a run",
+                             hint="give an attempt folder (.../a0), a task folder of a run (runs/RUN/attempts/"
+                                  "jNNNN/SUITE__TASK), or `rsi show RUN TASK`")
+    return _trajectory_file(path)
+
+
+def _attempt_rows(folders: list[Path]) -> list[dict[str, object]]:
+    """One row per attempt folder: where it is, its configuration, verdict and figures (from its trajectory)."""
+    from rsi.errors import UserInputError
+    from rsi.harness.trajectory import read_trajectory
+
+    rows: list[dict[str, object]] = []
+    for folder in folders:
+        row: dict[str, object] = {"job": folder.parent.parent.name, "task": folder.parent.name.replace("__", "/"),
+                                  "attempt": folder.name, "folder": str(folder)}
+        try:
+            t = read_trajectory(folder / "trajectory.json")
+        except UserInputError as error:
+            rows.append({**row, "verdict": "-", "note": error.message})
+            continue
+        outcome, metrics = t.outcome, t.final_metrics
+        rows.append({**row, "configuration": t.configuration.name,
+                     "verdict": outcome.verdict.value if outcome else "unfinished",
+                     "ended_by": outcome.ended_by if outcome else "", "turns": metrics.turns,
+                     "prompt_tokens": metrics.prompt_tokens, "completion_tokens": metrics.completion_tokens,
+                     "wall_s": round(metrics.wall_s, 1)})
+    return rows
+
+
+def _list_attempts(rows: list[dict[str, object]]) -> None:
+    from rich.table import Table
+
+    table = Table(box=None, padding=(0, 2, 0, 0), header_style="bold")
+    for column in ("job", "attempt", "configuration", "verdict", "turns", "tokens", "wall s", "folder"):
+        table.add_column(column, no_wrap=column != "folder", overflow="fold")
+    for r in rows:
+        tokens = f"{r['prompt_tokens']}+{r['completion_tokens']}" if "prompt_tokens" in r else "-"
+        table.add_row(str(r["job"]), str(r["attempt"]), str(r.get("configuration", "-")),
+                      f"[{_verdict_style(str(r['verdict']))}]{r['verdict']}[/]", str(r.get("turns", "-")), tokens,
+                      str(r.get("wall_s", "-")), str(r["folder"]))
+    console.print(f"{len(rows)} attempt(s) of {rows[0]['task']}; `rsi show FOLDER` renders one")
+    _out(table)
 
 
 def register(app: typer.Typer) -> None:
@@ -166,14 +240,24 @@ def register(app: typer.Typer) -> None:
 
     @app.command("show")
     def show(
-        trajectory: Annotated[Path, typer.Argument(help="A trajectory.json file, or an attempt folder holding one.")],
+        target: Annotated[str, typer.Argument(metavar="TARGET", help=SHOW_HELP)],
+        task: Annotated[str | None, typer.Argument(metavar="[TASK]", help="With a run: a task id or SUITE/ID.")] = None,
         full: Annotated[bool, typer.Option("--full", help="Show prompts and replies untruncated.")] = False,
-        json_output: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
+        json_output: Annotated[bool, typer.Option("--json", help="Print the trajectory (or the attempts) as JSON.")] = False,
     ) -> None:
-        """Render one attempt's trajectory: steps, code, observations, routing, verdict, tokens."""
+        """Render one attempt's trajectory (steps, code, observations, routing, verdict, tokens), or list
+        the attempts of one task of a run (a task folder of the run, or RUN TASK)."""
         from rsi.harness.trajectory import read_trajectory
 
-        loaded = read_trajectory(_trajectory_file(trajectory))
+        chosen = _show_target(target, task)
+        if isinstance(chosen, list):
+            rows = _attempt_rows(chosen)
+            if json_output:
+                print_json(rows)
+            else:
+                _list_attempts(rows)
+            return
+        loaded = read_trajectory(chosen)
         if json_output:
             print_json(loaded.model_dump(mode="json"))
             return

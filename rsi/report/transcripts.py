@@ -32,7 +32,7 @@ def _int(value: Any) -> int:
     return int(value) if isinstance(value, int | float) else 0
 
 
-def _check_text(raw: Any) -> str:
+def check_text(raw: Any) -> str:
     """A step's public-check record in words: 'submitted · 1/2 passed' and one line per example."""
     if not isinstance(raw, dict):
         return ""
@@ -56,7 +56,7 @@ def _step(raw: dict[str, Any]) -> StepView:
         source=str(raw.get("source", "")), turn=raw.get("turn"), message=str(raw.get("message") or ""),
         code=raw.get("code"), observation=raw.get("observation"), specialist=routing.get("specialist"),
         route_reason=str(routing.get("reason", "")), error=bool(execution.get("error", False)),
-        timed_out=bool(execution.get("timed_out", False)), check=_check_text(raw.get("check")),
+        timed_out=bool(execution.get("timed_out", False)), check=check_text(raw.get("check")),
         tokens=_int(metrics.get("prompt_tokens")) + _int(metrics.get("completion_tokens")),
         latency_s=float(metrics.get("latency_s") or 0.0),
     )
