@@ -216,3 +216,39 @@ def test_an_unknown_verifier_kind_is_a_located_error(workspace) -> None:
     problem = problem_of(raised.value)
     assert (Path(problem.file), problem.line, problem.key) == (folder / "task.toml", 6, "verifier.kind")
     assert "unknown verifier kind 'answer'; known: cases, script, pytest" in problem.message
+
+
+# -- check selection rules ---------------------------------------------------------------------------
+def test_a_registered_selection_rule_picks_the_candidate_of_contracts_that_name_it(workspace, monkeypatch) -> None:
+    from rsi.config import Configuration
+    from rsi.harness.attempt import run_attempt
+    from rsi.harness.selection import SELECTION_RULES, SelectionRule
+
+    # "last-pass": the latest candidate that passes every public check (a rule the project does not ship)
+    def last_pass(records):
+        passing = [i for i, r in enumerate(records) if r is not None and r.all_passed]
+        return passing[-1] if passing else None
+
+    monkeypatch.setitem(SELECTION_RULES, "last-pass", SelectionRule(last_pass, False, "the latest passing candidate"))
+    path = workspace.root / "hcp" / "default.toml"
+    text = path.read_text().replace('max_turns = 4', 'max_turns = 1\ncheck = "last-pass"').replace(
+        'substrate = "repl"', 'substrate = "text"').replace("samples = 1", "samples = 2")
+    path.write_text(text)
+    contract = load_contract(path)
+    assert contract.spec.harness.check == "last-pass"
+    config = Configuration(name="c", contract_ref="default", spec=contract.spec, system_prompt="")
+    task = {t.id: t for t in load_suite(workspace, "pyfuncs")}["add-two"]
+    first, second = ("```python\ndef add(a, b):\n    return a + b  # " + tag + "\n```" for tag in ("first", "second"))
+    outcome = run_attempt(config, task, ScriptedModel([first, second]), LocalSandbox(), workspace.runs_dir / "a", seed=1)
+    assert outcome.verdict is Verdict.PASSED and outcome.final_code.rstrip().endswith("# second")
+
+
+def test_an_unknown_selection_rule_is_a_located_error(workspace) -> None:
+    path = workspace.root / "hcp" / "default.toml"
+    path.write_text(path.read_text().replace('max_turns = 4', 'max_turns = 4\ncheck = "last-pass"'))
+    with pytest.raises(ContractError) as raised:
+        load_contract(path)
+    problem = problem_of(raised.value)
+    line = path.read_text().splitlines().index('check = "last-pass"') + 1
+    assert (Path(problem.file), problem.line, problem.key) == (path, line, "harness.check")
+    assert "unknown check selection rule 'last-pass'; known: off, first-pass, most-passed" in problem.message
