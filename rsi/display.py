@@ -39,8 +39,8 @@ def progress_line(p: RunProgress) -> str:
     job = f"job {p.job_index} {p.job_config} {p.job_done}/{p.job_planned}" if p.job_index is not None else "idle"
     return (
         f"{job} | attempts {p.attempts_text} | covered {cover} | "
-        f"job pass {p.job_pass_rate:.0%} | errors {p.errors} | {p.tokens_per_s:.0f} tok/s | "
-        f"eta {format_duration(p.eta_s)}"
+        f"job pass {p.job_pass_rate:.0%} | errors {p.errors} | {p.completion_rate_text} completion tok/s | "
+        f"eta {format_duration(p.eta_s)} ({p.eta_basis})"
     )
 
 
@@ -101,7 +101,8 @@ class LiveView:
 
 
 class RichDisplay(LiveView):
-    """A live panel (jobs, attempts, coverage, job pass rate, tokens/s, ETA) plus scrolling events."""
+    """A live panel (jobs, attempts, coverage, job pass rate, completion tokens/s, ETA) plus scrolling events.
+    The rates are `RunProgress`'s: over a sliding window (rsi.run.totals.RecentRate), said with the ETA."""
 
     def __init__(self, console: Any = None, refresh_per_second: float = 4.0) -> None:
         self._progress: RunProgress | None = None
@@ -127,9 +128,9 @@ class RichDisplay(LiveView):
         table.add_row("[bold]run[/]", p.run_id, "[bold]portfolio[/]", f"{p.portfolio} on {p.suite}")
         table.add_row("[bold]jobs done[/]", str(p.jobs_done), "[bold]job[/]", job)
         table.add_row("[bold]attempts[/]", p.attempts_text, "[bold]coverage[/]", covered)
-        table.add_row("[bold]errors[/]", str(p.errors), "[bold]tokens/s[/]", f"{p.tokens_per_s:.1f}")
-        table.add_row("[bold]elapsed[/]", format_duration(p.elapsed_s + since),
-                      "[bold]eta[/]", format_duration(None if p.eta_s is None else max(0.0, p.eta_s - since)))
+        table.add_row("[bold]errors[/]", str(p.errors), "[bold]completion tok/s[/]", p.completion_rate_text)
+        eta = format_duration(None if p.eta_s is None else max(0.0, p.eta_s - since))
+        table.add_row("[bold]elapsed[/]", format_duration(p.elapsed_s + since), "[bold]eta[/]", f"{eta} ({p.eta_basis})")
         return table
 
     def update(self, progress: RunProgress, event: RunEvent | None = None) -> None:

@@ -8,7 +8,7 @@ Exit codes: 0 done (or already done), 1 promotion refused by the gate or runtime
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -18,10 +18,10 @@ from rsi.cli.state import state
 if TYPE_CHECKING:
     from rsi.promotion.decision import PromotionDecision
 
-def _render_decision(decision: PromotionDecision) -> None:
+def _render_decision(decision: PromotionDecision, targets: list[str]) -> None:
     evidence = decision.evidence
     console.print(f"evidence: {evidence.split} split of run(s) {', '.join(evidence.run_ids) or '-'}; "
-                  f"{len(evidence.configs)} configuration(s), {len(evidence.covered)}/{len(evidence.tasks)} tasks covered")
+                  f"{len(evidence.configs)} configuration(s), coverage {_coverage(evidence, targets)}")
     for config in sorted(evidence.configs, key=lambda c: (-c.pass_ci.low, c.config_name)):
         mark = "*" if decision.candidate and config.config_hash == decision.candidate.config_hash else " "
         console.print(
@@ -38,6 +38,24 @@ def _render_decision(decision: PromotionDecision) -> None:
         )
     for route in decision.routing:
         console.print(f"route: {route.tag} -> {route.config_name} ({route.solved}/{route.tasks})", markup=False)
+
+
+def _coverage(evidence: Any, targets: list[str]) -> str:
+    """Coverage as `rsi coverage` and `rsi status` word it (the runs' target tasks of the split), with
+    how many of them the evidence attempted."""
+    from rsi.run.summary import coverage_text
+
+    covered = len(set(evidence.covered) & set(targets)) if targets else len(evidence.covered)
+    total = len(targets) if targets else len(evidence.tasks)
+    return f"{coverage_text(covered, total, evidence.split)}, {len(evidence.tasks)} attempted"
+
+
+def _split_targets(runs: list[str], split: str) -> list[str]:
+    from rsi.run.summary import split_targets
+    from rsi.store import open_store
+
+    with open_store(state.workspace().db_url) as store:
+        return split_targets(store, runs, split)
 
 
 def promote(
@@ -63,10 +81,13 @@ def promote(
     method: Literal["newcombe", "bootstrap"] = "bootstrap" if ci_method == "bootstrap" else "newcombe"
     outcome = promote_run(state.workspace(), runs, contract, dry_run=dry_run, method=method, routing=routing,
                           allow_weak_isolation=allow_weak)
+    targets = _split_targets(runs, outcome.decision.evidence.split)
     if json_output:
-        print_json(outcome.summary())
+        print_json({**outcome.summary(), "coverage": {
+            "covered": len(set(outcome.decision.evidence.covered) & set(targets)), "tasks": len(targets),
+            "split": outcome.decision.evidence.split, "attempted": len(outcome.decision.evidence.tasks)}})
     else:
-        _render_decision(outcome.decision)
+        _render_decision(outcome.decision, targets)
         if outcome.status == "promoted":
             console.print(f"[green]promoted[/] {outcome.decision.candidate.config_name if outcome.decision.candidate else ''} "
                           f"as {contract} r{outcome.revision} ({outcome.tag}, commit {str(outcome.commit)[:12]})")

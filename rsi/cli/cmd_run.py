@@ -118,8 +118,8 @@ def _print_outcome(outcome: Any) -> None:
     console.print(
         f"[bold]{outcome.run_id}[/] {outcome.status}: {outcome.stop_reason}\n"
         f"  jobs {outcome.jobs}, attempts {outcome.attempts}, passes {outcome.passes}, "
-        f"infrastructure errors {outcome.errors}, coverage {outcome.covered}/{outcome.tasks}, tokens {outcome.tokens}, "
-        f"{outcome.elapsed_s:.0f}s"
+        f"infrastructure errors {outcome.errors}, coverage {outcome.coverage_text}, tokens {outcome.tokens} "
+        f"(prompt + completion), wall time {outcome.elapsed_s:.0f}s"
     )
     if outcome.report_path:
         console.print(f"  report: {outcome.report_path}")
@@ -141,7 +141,7 @@ def status_command(
         runs_command(db=db, as_json=as_json)
         return
     with _open_store(db) as store:
-        s = summarize_run(store, run_id)
+        s = summarize_run(store, run_id, state.workspace().run_dir)
         row = store.get_run(s.run_id)
         scheduler, run_args = row.scheduler, dict(row.args or {})  # a harvest or an evaluation resumes with its own command
     run_dir = state.workspace().run_dir(s.run_id)
@@ -165,9 +165,19 @@ def status_command(
     console.print(f"  budget       {_budget_text(run_args, s.budget)}", markup=False)
     spent = f"{s.attempts}/{budget} ({s.budget_used:.0%} of budget)" if budget else f"{s.attempts}"
     console.print(f"  attempts     {spent}, passes {s.passes} ({s.pass_rate:.1%})")
-    console.print(f"  coverage     {s.covered}/{s.tasks} ({s.coverage:.1%})  {sparkline(s.curve, s.tasks)}")
+    console.print(f"  coverage     {s.coverage_text}  {sparkline(s.curve, s.tasks)}")
     console.print(f"  errors       {s.errors} infrastructure (retried, not counted)")
-    console.print(f"  tokens       {s.tokens}")
+    console.print(f"  tokens       {s.tokens} (prompt + completion)")
+    console.print(f"  wall time    {_wall_text(s)}")
+
+
+def _wall_text(s: Any) -> str:
+    """The run's wall time (its sessions, as `rsi run` showed it), apart from its attempts' summed time."""
+    from rsi.display import format_duration
+
+    where = "" if s.wall_from == "sessions" else f" ({s.wall_from}: no run folder here)"
+    return (f"{format_duration(s.wall_s)} ({s.wall_s:.0f} s){where}; attempts' own times sum to "
+            f"{s.attempt_s:.0f} s (they run side by side)")
 
 
 def _budget_text(run_args: dict[str, Any], budget: dict[str, Any]) -> str:
@@ -199,7 +209,7 @@ def runs_command(
         for run in store.list_runs():
             run_dir = workspace.run_dir(run.id)
             live = probe(run_dir)
-            lines.append(run_line(summarize_run(store, run.id), run_state(run.status, live.live, live.known),
+            lines.append(run_line(summarize_run(store, run.id, workspace.run_dir), run_state(run.status, live.live, live.known),
                                   str(read_state(run_dir).get("end_reason", ""))))
     if as_json:
         print_json([{**line.model_dump(mode="json"), "coverage": line.coverage} for line in lines])
@@ -240,12 +250,13 @@ def coverage_command(
     from rsi.run.summary import summarize_run
 
     with _open_store(db) as store:
-        s = summarize_run(store, run_id)
+        s = summarize_run(store, run_id, state.workspace().run_dir)
     target = png or state.workspace().run_dir(s.run_id) / "coverage.png"
     written = write_curve_png(s.curve, s.tasks, target, f"{s.portfolio} on {s.suite}") if s.curve else None
     if as_json:
         print_json({
-            "run_id": s.run_id, "covered": s.covered, "tasks": s.tasks, "coverage": s.coverage, "curve": s.curve,
+            "run_id": s.run_id, "covered": s.covered, "tasks": s.tasks, "split": s.split, "coverage": s.coverage,
+            "curve": s.curve,
             "png": str(written) if written else None,
             "tasks_detail": [t.model_dump(mode="json") for t in s.task_lines],
             "configurations": [{**c.model_dump(mode="json"), "pass_rate": c.pass_rate} for c in s.config_lines],
@@ -270,7 +281,7 @@ def coverage_command(
     for t in shown:
         tasks.add_row(t.task_key, str(t.attempts), str(t.passes), str(t.errors),
                       "-" if t.first_pass_job is None else str(t.first_pass_job), ", ".join(t.solved_by) or "-")
-    console.print(f"[bold]{s.run_id}[/] coverage {s.covered}/{s.tasks} ({s.coverage:.1%}) after {s.attempts} attempts")
+    console.print(f"[bold]{s.run_id}[/] coverage {s.coverage_text} after {s.attempts} attempts")
     console.print(configs)
     console.print(tasks)
     if hidden:
@@ -323,7 +334,8 @@ def report_command(
     else:
         with _open_store(db) as store:
             resolved = find_run(store, run_id).id
-            path = write_report(store, resolved, out or workspace.run_dir(resolved) / "report.html", root=workspace.root)
+            path = write_report(store, resolved, out or workspace.run_dir(resolved) / "report.html", root=workspace.root,
+                                run_dir=workspace.run_dir(resolved))
     if as_json:
         print_json({"run_id": resolved, "report": str(path)})
     else:

@@ -48,6 +48,7 @@ class AttemptResult(BaseModel):
     reason: str = ""
     error_class: str = Field(default="", description="Exception class for infrastructure errors.")
     tokens: int = Field(default=0, ge=0, description="Prompt + completion tokens the attempt spent.")
+    completion_tokens: int = Field(default=0, ge=0, description="The completion tokens among them (what the model wrote).")
     wall_s: float = Field(default=0.0, ge=0.0)
     trajectory_path: str = ""
     final_code_hash: str = ""

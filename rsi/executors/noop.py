@@ -29,6 +29,7 @@ class NoopAttempt(BaseModel):
     error_keys: frozenset[str] = Field(default=frozenset(), description="Keys whose first try raises (infra error).")
     crash_keys: frozenset[str] = Field(default=frozenset(), description="Keys whose process dies (os._exit).")
     tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0, description="Of `tokens`, the completion tokens.")
     log_path: str = Field(default="", description="Append each executed key here (tests count executions).")
 
     def __call__(self, spec: AttemptSpec) -> AttemptResult:
@@ -54,6 +55,7 @@ class NoopAttempt(BaseModel):
             verdict=Verdict.PASSED if passed else Verdict.FAILED,
             reason="noop: scripted pass" if passed else "noop: scripted failure",
             tokens=self.tokens,
+            completion_tokens=self.completion_tokens,
             started=started,
             finished=datetime.now(UTC),
             host=f"{socket.gethostname()}:{os.getpid()}",

@@ -135,7 +135,8 @@ def evidence_trailers(decision: PromotionDecision, parent_revision: int) -> dict
         "Evidence-Pass-Rate": f"{candidate.pass_rate:.4f} CI95 {candidate.pass_ci.as_text()} wilson",
         "Evidence-Coverage": (
             f"{len(candidate.tasks_solved)}/{len(candidate.tasks_attempted)} tasks solved on {decision.selection_split}; "
-            f"{len(candidate.marginal)} marginal; run covered {len(decision.evidence.covered)}/{len(decision.evidence.tasks)}"
+            f"{len(candidate.marginal)} marginal; run covered {len(decision.evidence.covered)} of the "
+            f"{len(decision.evidence.tasks)} tasks attempted (coverage of the split: `rsi coverage`)"
         ),
     }
     if decision.lift is not None:

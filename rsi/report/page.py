@@ -63,7 +63,7 @@ def _facts(report: RunReport) -> str:
         ["attempts (counted)", f"{s.attempts} ({s.budget_used:.0%} of budget)"],
         ["passes", f"{s.passes} ({s.pass_rate:.1%} of attempts)"],
         ["infrastructure errors", f"{s.errors} (retried; never counted)"],
-        ["coverage", f"<b>{escape(s.coverage_text)}</b>"],
+        ["coverage", f"<b>{s.covered}/{s.tasks}</b> {escape(s.coverage_text.split(' ', 1)[1])}"],
         ["best single configuration", f"{escape(p.best or '-')} ({p.best_covered}/{p.total})"],
         ["wall time of the run", escape(f"{s.wall_s:.0f} s" + ("" if s.wall_from == "sessions" else f" ({s.wall_from})"))],
         ["tokens (prompt + completion) / attempts' summed time", f"{s.tokens} / {s.attempt_s:.1f} s"],

@@ -38,6 +38,12 @@ class RunLayout:
     def attempt_dir(self, job_index: int, task_key: str, attempt_index: int) -> Path:
         return self.job_dir(job_index) / task_key.replace("/", "__") / f"a{attempt_index}"
 
+    def task_dirs(self, task: str) -> list[Path]:
+        """The task folders of `task` in every job of the run, in job order; `task` is a task key
+        (suite/id) or a bare task id (any suite)."""
+        name = task.replace("/", "__") if "/" in task else f"*__{task}"
+        return sorted(p for p in (self.run_dir / "attempts").glob(f"j*/{name}") if p.is_dir())
+
     def stale_staging(self, job_index: int) -> list[Path]:
         """Half-written attempt folders of a job (a killed process left them; nothing reads them)."""
         return sorted(self.job_dir(job_index).glob(f"*/{STAGING_PREFIX}*"))
@@ -46,3 +52,16 @@ class RunLayout:
 def staging_dir(attempt_dir: Path, writer: str) -> Path:
     """Where `writer` (a process and thread tag) writes `attempt_dir` before renaming it into place."""
     return attempt_dir.parent / f"{STAGING_PREFIX}{attempt_dir.name}-{writer}"
+
+
+def attempt_dirs(task_dir: Path) -> list[Path]:
+    """The attempt folders (a0, a1, ...) of one task folder of a run, by attempt index; half-written
+    ones (STAGING_PREFIX) are left out."""
+    found = [p for p in task_dir.glob("a*") if p.is_dir() and p.name[1:].isdigit()]
+    return sorted(found, key=lambda p: int(p.name[1:]))
+
+
+def is_task_dir(path: Path) -> bool:
+    """Whether `path` is a task folder of a run: runs/<run>/attempts/j<job>/<suite>__<task>/."""
+    return (path.is_dir() and "__" in path.name and path.parent.name.startswith("j")
+            and path.parent.name[1:].isdigit() and path.parent.parent.name == "attempts")

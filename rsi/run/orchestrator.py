@@ -167,7 +167,8 @@ class Orchestrator:
         try:
             from rsi.report import write_report
 
-            return str(write_report(session.store, session.run_id, session.run_dir / "report.html"))
+            return str(write_report(session.store, session.run_id, session.run_dir / "report.html",
+                                    run_dir=session.run_dir))
         except Exception as error:  # a report is a convenience; the run's data is already safe
             session.emit("note", f"report not written: {type(error).__name__}: {error}")
             return ""

@@ -37,7 +37,7 @@ from rsi.run.layout import RunLayout
 from rsi.run.setup import STATE_FILE, OpenedRun, resume_command
 from rsi.run.spec import RunEvent, RunOutcome, RunProgress, RunSpec, describe_budgets
 from rsi.run.stop import StopRequest
-from rsi.run.totals import RunTotals, attempt_costs
+from rsi.run.totals import RecentRate, RunTotals, attempt_costs
 from rsi.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -107,9 +107,11 @@ class RunSession:
         self.next_job_index = len(stored_jobs)
         self.stopped = False
         self.session_start = clock()
+        self.rate = RecentRate()  # the live attempt and completion-token rates, and the ETA's
         self.busy_s = 0.0  # wall time with attempts in flight, and the attempts counted in it
         self.session_counted = 0
         self.last_state_write = 0.0
+        self.ended_s: float | None = None
         self.progress = RunProgress(
             run_id=self.run_id, portfolio=r.portfolio, suite=r.suite, budget_attempts=r.budget_attempts,
             budget_s=None if r.budget_minutes is None else r.budget_minutes * 60.0,
@@ -147,13 +149,16 @@ class RunSession:
         state: dict[str, Any] = {"elapsed_s": self.elapsed_s(), "updated": datetime.now(UTC)}
         if ended is not None:
             state.update(status=ended[0], end_reason=ended[1])
+            self.ended_s = state["elapsed_s"]  # the run's wall time, as `rsi status` will read it back
         write_json_atomic(self.run_dir / STATE_FILE, state)
 
     def emit(self, kind: str | None = None, message: str = "", **job: Any) -> None:
         t = self.totals
+        rates = self.rate.rates(self.clock())
         self.progress = self.progress.model_copy(update={
             "attempts": t.attempts, "passes": t.passes, "errors": t.errors, "tokens": t.tokens,
-            "covered": self.covered(), "elapsed_s": self.elapsed_s(), **job,
+            "covered": self.covered(), "elapsed_s": self.elapsed_s(), "rate_window_s": self.rate.span_s(self.clock()),
+            "rate_per_min": rates[0] if rates else None, "completion_tokens_per_s": rates[1] if rates else None, **job,
         })
         event = RunEvent(kind=kind, message=message) if kind else None  # type: ignore[arg-type]
         self.display.update(self.progress, event)
@@ -163,8 +168,9 @@ class RunSession:
         return RunOutcome(
             run_id=self.run_id, status=status, stop_reason=reason,  # type: ignore[arg-type]
             jobs=len(self.store.list_jobs(self.run_id)), attempts=t.attempts, passes=t.passes, errors=t.errors,
-            covered=self.covered(), tasks=len(self.target_keys), tokens=t.tokens, elapsed_s=self.elapsed_s(),
-            budget=describe_budgets(self.opened.resolved), report_path=report_path,
+            covered=self.covered(), tasks=len(self.target_keys), tokens=t.tokens,
+            elapsed_s=self.ended_s if self.ended_s is not None else self.elapsed_s(),
+            split=self.opened.resolved.split, budget=describe_budgets(self.opened.resolved), report_path=report_path,
         )
 
     # -- the loop ---------------------------------------------------------------------------------
@@ -416,6 +422,7 @@ class RunSession:
                 if counts:
                     self.totals.count(job.row.configuration_hash, spec.task_key, passed, result.wall_s, result.tokens)
                     self.session_counted += 1
+                    self.rate.add(self.clock(), result.completion_tokens)
                 else:
                     self.totals.errors += 1
             job.done += counts

@@ -199,9 +199,14 @@ class RunProgress(BaseModel):
     passes: int = 0
     covered: int = 0
     tasks: int = 0
-    tokens: int = 0
-    elapsed_s: float = 0.0
+    tokens: int = Field(default=0, description="Prompt + completion tokens of the counted attempts (this run).")
+    elapsed_s: float = Field(default=0.0, description="Wall time of the run: its sessions, as the time budget counts.")
     started: datetime | None = None
+    rate_per_min: float | None = Field(
+        default=None, description="Counted attempts per minute over the last `rate_window_s` (None: too early).")
+    completion_tokens_per_s: float | None = Field(
+        default=None, description="Completion tokens (prompt tokens apart) per second over the same window.")
+    rate_window_s: float = Field(default=0.0, description="The window both rates are measured over (rsi.run.totals).")
 
     @property
     def job_pass_rate(self) -> float:
@@ -212,19 +217,42 @@ class RunProgress(BaseModel):
         """Counted attempts, against the attempts budget when there is one."""
         return f"{self.attempts}/{self.budget_attempts}" if self.budget_attempts is not None else str(self.attempts)
 
-    @property
-    def tokens_per_s(self) -> float:
-        return self.tokens / self.elapsed_s if self.elapsed_s > 0 else 0.0
+    def _time_left(self) -> float | None:
+        return None if self.budget_s is None else max(0.0, self.budget_s - self.elapsed_s)
+
+    def _by_attempts(self) -> float | None:
+        if self.budget_attempts is None or not self.rate_per_min:
+            return None
+        return max(0, self.budget_attempts - self.attempts) / (self.rate_per_min / 60.0)
 
     @property
     def eta_s(self) -> float | None:
-        """Time left at the current attempt rate, by the attempts budget (capped by the time budget)."""
-        time_left = None if self.budget_s is None else max(0.0, self.budget_s - self.elapsed_s)
-        if self.attempts <= 0 or self.elapsed_s <= 0 or self.budget_attempts is None:
+        """Time left: the attempts left at the smoothed attempt rate (`rate_per_min`, a sliding window,
+        never the run's mean since its start, which a model load skews), capped by the time budget."""
+        time_left, by_attempts = self._time_left(), self._by_attempts()
+        if by_attempts is None:
             return time_left
-        left = max(0, self.budget_attempts - self.attempts)
-        by_attempts = left * self.elapsed_s / self.attempts
         return by_attempts if time_left is None else min(by_attempts, time_left)
+
+    @property
+    def eta_basis(self) -> str:
+        """What the ETA rests on, in words: the time budget, or the rate and its window."""
+        time_left, by_attempts = self._time_left(), self._by_attempts()
+        if by_attempts is None:
+            return "time budget" if time_left is not None else "no rate yet"
+        if time_left is not None and time_left <= by_attempts:
+            return "time budget"
+        return f"at {self.rate_per_min:.1f}/min over the last {format_window(self.rate_window_s)}"
+
+    @property
+    def completion_rate_text(self) -> str:
+        """The completion tokens per second, or '-' while the window is too short."""
+        rate = self.completion_tokens_per_s
+        return "-" if rate is None else f"{rate:.1f}"
+
+
+def format_window(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
 class RunEvent(BaseModel):
@@ -247,7 +275,14 @@ class RunOutcome(BaseModel):
     covered: int
     tasks: int
     tokens: int
-    elapsed_s: float
+    elapsed_s: float = Field(description="Wall time of the run: its sessions, as the time budget counts.")
+    split: str = Field(default="", description="The split of the run's target tasks (the coverage denominator).")
     budget: str = Field(default="", description="Every active budget and where it came from (the start line's words).")
     report_path: str = ""
     model_use: list[str] = Field(default_factory=list, description="Per in-process model: how busy the run kept it.")
+
+    @property
+    def coverage_text(self) -> str:
+        from rsi.run.summary import coverage_text
+
+        return coverage_text(self.covered, self.tasks, self.split or "all")

@@ -8,8 +8,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -70,9 +71,14 @@ class RunSummary(BaseModel):
     attempts: int
     passes: int
     errors: int
-    tokens: int
-    wall_s: float = Field(description="Sum of attempt wall times.")
-    tasks: int = Field(description="Target tasks of the run.")
+    tokens: int = Field(description="Prompt + completion tokens of the counted attempts.")
+    wall_s: float = Field(description="Wall time of the run: the time its sessions ran (`rsi run` and each "
+                                      "`--resume`), as its time budget counts it and `rsi run` shows it.")
+    wall_from: str = Field(default="sessions", description="Where wall_s comes from: 'sessions' (the run folder's "
+                                                           "state), else 'created to finished' (pauses included).")
+    attempt_s: float = Field(default=0.0, description="Sum of the counted attempts' own wall times (attempts run "
+                                                      "side by side, so this exceeds wall_s).")
+    tasks: int = Field(description="Target tasks of the run: the coverage denominator of its split.")
     covered: int
     covered_keys: list[str]
     curve: list[int] = Field(description="Covered target tasks after each counted attempt, in order.")
@@ -87,6 +93,11 @@ class RunSummary(BaseModel):
     @property
     def pass_rate(self) -> float:
         return self.passes / self.attempts if self.attempts else 0.0
+
+    @property
+    def coverage_text(self) -> str:
+        """The coverage every command prints: covered / the run's target tasks, the split named."""
+        return coverage_text(self.covered, self.tasks, self.split)
 
     @property
     def budget_used(self) -> float:
@@ -119,10 +130,29 @@ def _config_lines(per_config: dict[str, dict[str, Any]], jobs: Sequence[Any], co
     return config_lines
 
 
-def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config_names: dict[str, str]) -> RunSummary:
+def coverage_text(covered: int, tasks: int, split: str) -> str:
+    """Coverage as every command words it: covered / target tasks of the split, then the share. The
+    denominator is the run's target tasks of that split (tried or not), never the tasks attempted."""
+    which = "tasks" if split == "all" else f"{split} tasks"
+    return f"{covered}/{tasks} {which} ({covered / tasks if tasks else 0.0:.1%})"
+
+
+def run_wall(run: Any, elapsed_s: float | None) -> tuple[float, str]:
+    """The run's wall time and where it comes from: the sessions' time kept in its run folder
+    (`elapsed_s`, as the time budget counts it), else the span of its store timestamps."""
+    if elapsed_s is not None:
+        return float(elapsed_s), "sessions"
+    created = run.created
+    end = run.finished or (datetime.now(UTC) if created.tzinfo else datetime.now(UTC).replace(tzinfo=None))
+    return max(0.0, (end - created).total_seconds()), "created to finished"
+
+
+def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config_names: dict[str, str],
+                  elapsed_s: float | None = None) -> RunSummary:
     """Fold a run's rows (store rows or anything with the same attributes) into a RunSummary.
 
-    `attempts` must be chronological (the store's `list_attempts` order).
+    `attempts` must be chronological (the store's `list_attempts` order). `elapsed_s` is the run's
+    wall time from its run folder (`run_wall`); without it, its store timestamps' span.
     """
     target_keys: list[str] = list(run.args.get("tasks") or sorted({a.task_key for a in attempts}))
     targets = set(target_keys)
@@ -188,14 +218,16 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
         created=run.created, finished=run.finished, seed=run.seed, budget=dict(run.budget or {}),
         jobs=len(jobs), jobs_open=sum(1 for j in jobs if j.status == "running"),
         attempts=sum(s["a"] for s in per_config.values()), passes=sum(s["p"] for s in per_config.values()),
-        errors=errors, tokens=tokens, wall_s=wall_s, tasks=len(targets), covered=len(covered),
+        errors=errors, tokens=tokens, wall_s=run_wall(run, elapsed_s)[0], wall_from=run_wall(run, elapsed_s)[1],
+        attempt_s=wall_s, tasks=len(targets), covered=len(covered),
         covered_keys=sorted(covered), curve=curve, task_lines=task_lines, config_lines=config_lines,
         job_lines=job_lines,
     )
 
 
-def summarize_run(store: Any, run_id: str | None = None) -> RunSummary:
-    """The summary of `run_id`, or of the latest run in the store."""
+def summarize_run(store: Any, run_id: str | None = None, run_dir: Callable[[str], Path] | None = None) -> RunSummary:
+    """The summary of `run_id`, or of the latest run in the store; `run_dir` names a run's folder
+    (its wall time is kept there: `run_elapsed`)."""
     from rsi.errors import UserInputError
 
     if run_id is None:
@@ -214,7 +246,30 @@ def summarize_run(store: Any, run_id: str | None = None) -> RunSummary:
     attempts = store.list_attempts(run.id)
     hashes = {j.configuration_hash for j in jobs} | set(run.args.get("configs") or [])
     names = {row.config_hash: row.name for row in store.list_configurations(hashes)}
-    return build_summary(run, jobs, attempts, names)
+    return build_summary(run, jobs, attempts, names, run_elapsed(run_dir(run.id)) if run_dir else None)
+
+
+def run_elapsed(run_dir: Path) -> float | None:
+    """The wall time of a run's sessions, from its folder's state file (None: no folder here)."""
+    from rsi.run.setup import read_state
+
+    value = read_state(run_dir).get("elapsed_s")
+    return float(value) if isinstance(value, int | float) else None
+
+
+def split_targets(store: Any, run_ids: Sequence[str], split: str) -> list[str]:
+    """The target tasks of `split` of runs `run_ids` (one suite): the coverage denominator `rsi promote`
+    and `rsi propose` share with `rsi coverage` (a run's target tasks, tried or not)."""
+    keys: set[str] = set()
+    suites: set[str] = set()
+    for run_id in run_ids:
+        run = store.get_run(run_id)
+        suites.add(run.suite)
+        keys.update(str(k) for k in (run.args or {}).get("tasks") or [])
+    if split == "all":
+        return sorted(keys)
+    splits = {info.key: info.split for suite in suites for info in store.list_tasks(suite)}
+    return sorted(k for k in keys if splits.get(k) == split)
 
 
 def run_state(status: str, live: bool, known: bool = True) -> str:

@@ -6,7 +6,11 @@ the budget checks read them. Pure data.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
+
+RATE_WINDOW_S = 300.0  # the live rates (attempts per minute, completion tokens per second) span this
+RATE_MIN_S = 20.0  # and are not given over less
 
 
 @dataclass
@@ -51,3 +55,38 @@ def attempt_costs(spent: dict[str, Spent], unit: str | None) -> dict[str, float]
     if unit not in ("wall_s", "tokens"):
         return {}
     return {config: getattr(s, unit) / s.attempts for config, s in spent.items() if s.attempts and getattr(s, unit) > 0}
+
+
+@dataclass
+class RecentRate:
+    """Counted attempts and their completion tokens per second over a sliding window: what the live
+    display shows as the attempt rate and the completion tokens per second, and what the ETA divides
+    by. The window opens at the session's first counted result (loading the model is not a rate) and
+    spans at most `window_s`: the rate of the last minutes, smoothed against bursts (attempts in flight
+    end together) without keeping the start of the run forever."""
+
+    window_s: float = RATE_WINDOW_S
+    opened: float | None = None
+    events: deque[tuple[float, int]] = field(default_factory=deque)  # (when, completion tokens)
+
+    def add(self, now: float, completion_tokens: int) -> None:
+        if self.opened is None:
+            self.opened = now  # the first result is where the window starts, not a rate yet
+            return
+        self.events.append((now, completion_tokens))
+        self._trim(now)
+
+    def _trim(self, now: float) -> None:
+        while self.events and now - self.events[0][0] > self.window_s:
+            self.events.popleft()
+
+    def span_s(self, now: float) -> float:
+        return 0.0 if self.opened is None else min(self.window_s, now - self.opened)
+
+    def rates(self, now: float) -> tuple[float, float] | None:
+        """(attempts per minute, completion tokens per second) over the window; None while it is shorter than RATE_MIN_S."""
+        self._trim(now)
+        span = self.span_s(now)
+        if span < RATE_MIN_S:
+            return None
+        return len(self.events) * 60.0 / span, sum(tokens for _, tokens in self.events) / span
