@@ -30,6 +30,7 @@ from rsi.contracts.schema import HarnessSpec, RoutingSpec
 from rsi.errors import ModelError, SandboxError
 from rsi.harness import prompts, replies
 from rsi.harness.checks import CandidateChecker
+from rsi.harness.clock import AgentClock
 from rsi.harness.repl import ReplSession
 from rsi.harness.routing import TurnRecord, build_context, choose_specialist, turn_kind
 from rsi.harness.selection import OFF, choose_candidate
@@ -72,28 +73,33 @@ def end_marker_is_call(end_marker: str) -> bool:
     return end_marker.endswith("()") and end_marker[:-2].isidentifier()
 
 
-def call_model(model: ChatModel, request: GenerationRequest, model_s: float, deadline: float) -> GenerationResult:
-    """One model call with a wall-clock bound, without trusting the backend to time itself out.
+def call_model(model: ChatModel, request: GenerationRequest, model_s: float, clock: AgentClock) -> GenerationResult:
+    """One model call, bounded apart from the agent's time, without trusting the backend to time itself out.
 
-    A backend that queues in process (`rsi.models.served.QueuedModel`) is timed from when it starts
-    serving the request: queue wait counts only against the attempt's deadline. Any other call runs
-    in a daemon thread: a backend stuck past the bound is abandoned (it cannot be cancelled from
-    here). Past the attempt's deadline that is an agent timeout; past `model_s` alone it is a
-    backend failure (ModelError).
+    The agent's clock stops while the model is asked (rsi/harness/clock.py): time queued or generating is
+    ours, not the agent's. A backend that queues in process (`rsi.models.served.QueuedModel`) gets
+    `model_s` to start serving the request and `model_s` more once it does; any other call runs in a
+    daemon thread for at most `model_s` (a backend stuck past it is abandoned: it cannot be cancelled
+    from here). Past either bound the call fails as a ModelError: an infrastructure error, retried, never
+    the agent's failure. Only an agent whose own time is already spent gets an AgentTimeout.
     """
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
+    if clock.expired():
         raise AgentTimeout("agent time limit reached before the model call")
-    if isinstance(model, QueuedModel):  # in-process queue: model_s runs from serving, not from queueing
-        try:
-            return _checked(model, wait_served(model, request, model_s, deadline))
-        except DeadlineReached as stop:
-            raise AgentTimeout(str(stop)) from None
-        except ModelError:
-            raise
-        except Exception as failure:  # noqa: BLE001 - any backend fault is the model's, never the agent's
-            raise ModelError(f"model {model.name!r} failed: {type(failure).__name__}: {failure}") from failure
-    wait_s = min(model_s, remaining)
+    with clock.waiting_for_model():
+        if isinstance(model, QueuedModel):  # in-process queue: model_s to start serving, model_s to serve
+            try:
+                return _checked(model, wait_served(model, request, model_s, time.monotonic() + 2 * model_s))
+            except DeadlineReached:
+                raise ModelError(f"model {model.name!r} did not serve the request within model_s={model_s:g}s of "
+                                 "queueing (a busy or stuck engine)") from None
+            except ModelError:
+                raise
+            except Exception as failure:  # noqa: BLE001 - any backend fault is the model's, never the agent's
+                raise ModelError(f"model {model.name!r} failed: {type(failure).__name__}: {failure}") from failure
+        return _threaded_call(model, request, model_s)
+
+
+def _threaded_call(model: ChatModel, request: GenerationRequest, model_s: float) -> GenerationResult:
     box: dict[str, object] = {}
 
     def target() -> None:
@@ -104,10 +110,8 @@ def call_model(model: ChatModel, request: GenerationRequest, model_s: float, dea
 
     worker = threading.Thread(target=target, name="model-call", daemon=True)
     worker.start()
-    worker.join(wait_s)
+    worker.join(model_s)
     if worker.is_alive():
-        if wait_s < model_s:
-            raise AgentTimeout(f"agent time limit reached while the model was generating ({wait_s:.0f}s)")
         raise ModelError(f"model {model.name!r} did not answer within model_s={model_s:g}s")
     if "error" in box:
         error = box["error"]
@@ -195,7 +199,7 @@ def run_repl_loop(
     instruction: str,
     trajectory: Trajectory,
     seed: int,
-    deadline: float,
+    clock: AgentClock,
     checkpoint: Callable[[], None] = lambda: None,
     submissions: Submissions | None = None,
 ) -> LoopOutcome:
@@ -210,7 +214,8 @@ def run_repl_loop(
         decision = choose_specialist(routing, kind, previous.observation if previous else instruction)
         messages = build_context(opening, turns, decision.specialist, routing.summary_tokens)
         try:
-            result = call_model(model, make_request(harness, messages, seed, decision.specialist), harness.timeouts.model_s, deadline)
+            result = call_model(model, make_request(harness, messages, seed, decision.specialist), harness.timeouts.model_s,
+                                clock)
         except AgentTimeout as stop:
             trajectory.add_step("environment", message=str(stop))
             outcome.ended_by = "agent_timeout"
@@ -227,7 +232,7 @@ def run_repl_loop(
             finish_reason=completion.finish_reason,
         )
         code, observation, execution, ended_by = _act(
-            reply, completion.finish_reason, session, harness, trajectory, turn, deadline, outcome
+            reply, completion.finish_reason, session, harness, trajectory, turn, clock, outcome
         )
         check = None
         if submissions is not None:
@@ -248,7 +253,7 @@ def run_repl_loop(
         if ended_by:
             outcome.ended_by = ended_by
             break
-        if time.monotonic() >= deadline:
+        if clock.expired():
             trajectory.add_step("environment", message="agent time limit reached")
             outcome.ended_by = "agent_timeout"
             break
@@ -259,7 +264,7 @@ def run_repl_loop(
 
 def _act(
     reply: str, finish_reason: str, session: ReplSession, harness: HarnessSpec, trajectory: Trajectory, turn: int,
-    deadline: float, outcome: LoopOutcome,
+    clock: AgentClock, outcome: LoopOutcome,
 ) -> tuple[str | None, str, Execution, str]:
     """Run the reply's code in the REPL: (code run, observation, execution, how the loop ends or '')."""
     by_call = end_marker_is_call(harness.end_marker)
@@ -292,7 +297,7 @@ def _act(
     elif not by_call and replies.mentions_marker(reply, harness.end_marker):
         ended_by = "end_marker"
     elif cell.died:
-        if time.monotonic() >= deadline:
+        if clock.expired():
             ended_by = "agent_timeout"
         else:
             # Files survive a dead session; only the variables are lost. Say so and go on.

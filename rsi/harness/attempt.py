@@ -28,6 +28,7 @@ from pathlib import Path
 from pydantic import Field
 
 from rsi.config import Configuration
+from rsi.contracts.schema import HarnessSpec
 from rsi.errors import RsiError
 from rsi.harness import prompts
 from rsi.harness.agent import (
@@ -38,6 +39,8 @@ from rsi.harness.agent import (
     safe_solution_path,
 )
 from rsi.harness.checks import CandidateChecker
+from rsi.harness.exemplars import with_exemplars
+from rsi.harness.clock import AgentClock
 from rsi.harness.repl import ReplSession
 from rsi.harness.text_substrate import run_text_once
 from rsi.harness.tools import install_library, write_saved_tools
@@ -83,10 +86,17 @@ def new_attempt_id(task: Task, config: Configuration, seed: int) -> str:
     return f"{task.id}-{config.config_hash[:8]}-s{seed}-{uuid.uuid4().hex[:6]}"
 
 
-def repl_limits(task: Task, agent_s: float) -> Limits:
-    """The task's limits, stretched over the whole attempt: the REPL process lives for all turns."""
+def model_allowance_s(harness: HarnessSpec) -> float:
+    """The longest an attempt can wait for the model: every turn queued and served to its bounds
+    (rsi/harness/agent.py `call_model`: model_s to start serving, model_s to serve)."""
+    return (harness.max_turns + harness.repair_turns) * 2 * harness.timeouts.model_s
+
+
+def repl_limits(task: Task, agent_s: float, model_wait_s: float = 0.0) -> Limits:
+    """The task's limits, stretched over the whole attempt: the REPL process lives for all turns, the agent's
+    own time plus whatever the turns may wait for the model (its CPU limit stays the agent's)."""
     base = task.spec.limits
-    return base.model_copy(update={"wall_s": agent_s + 60.0, "cpu_s": max(base.cpu_s, int(agent_s) + 10)})
+    return base.model_copy(update={"wall_s": agent_s + model_wait_s + 60.0, "cpu_s": max(base.cpu_s, int(agent_s) + 10)})
 
 
 def _prepare_workdir(task: Task, workdir: Path) -> None:
@@ -142,6 +152,7 @@ def run_attempt(
     """
     started_at = utc_now()
     clock = time.monotonic()
+    agent_clock = AgentClock(min(config.spec.harness.timeouts.agent_s, task.spec.agent_timeout_s), started=clock)
     attempt_id = attempt_id or new_attempt_id(task, config, seed)
     out_dir = Path(out_dir)
     workdir = out_dir / "workdir"
@@ -153,7 +164,7 @@ def run_attempt(
         out_dir.mkdir(parents=True, exist_ok=True)
         trajectory.sandbox = sandbox.isolation()
         _prepare_workdir(task, workdir)
-        loop = _run_agent(config, task, model, sandbox, workdir, trajectory, seed, clock, tools_root, steps)
+        loop = _run_agent(config, task, model, sandbox, workdir, trajectory, seed, agent_clock, tools_root, steps)
     except Exception as error:  # noqa: BLE001 - every failure here is infrastructure, recorded as data
         failure = error
 
@@ -161,7 +172,7 @@ def run_attempt(
     final.final_code = _read_final_code(workdir, task.spec.solution_file) if workdir.is_dir() else None
     trajectory.outcome = final
     trajectory.finished_at = utc_now()
-    trajectory.final_metrics = _totals(trajectory, clock)
+    trajectory.final_metrics = _totals(trajectory, clock, agent_clock)
     steps.notify()
     written = _write_evidence(trajectory, steps.path, out_dir, final)
     totals = trajectory.final_metrics
@@ -229,11 +240,10 @@ class _Steps:
 
 def _run_agent(
     config: Configuration, task: Task, model: ChatModel, sandbox: Sandbox, workdir: Path, trajectory: Trajectory,
-    seed: int, clock: float, tools_root: Path | None, steps: _Steps,
+    seed: int, clock: AgentClock, tools_root: Path | None, steps: _Steps,
 ) -> LoopOutcome:
     """The opening messages, then the agent's turns on the configuration's substrate until it ends."""
     harness = config.spec.harness
-    agent_s = min(harness.timeouts.agent_s, task.spec.agent_timeout_s)
     tool_names: list[str] = []
     if harness.tool_library:
         tool_names = install_library(_tools_root(tools_root), harness.tool_library, workdir)
@@ -242,12 +252,12 @@ def _run_agent(
         task.instruction, task.spec.solution_file, substrate=harness.substrate, style=harness.prompt_style,
         end_marker=harness.end_marker, end_by_call=by_call, tool_names=tool_names,
     )
+    user_message, trajectory.exemplars = with_exemplars(harness, task, user_message, seed)
     opening = prompts.first_messages(config.system_prompt, user_message)
     if config.system_prompt.strip():
         trajectory.add_step("system", message=config.system_prompt.strip())
     trajectory.add_step("user", message=user_message)
     steps.checkpoint()
-    deadline = clock + agent_s
     # Execution feedback: candidates are checked in scratch copies beside the working directory, in the
     # attempt's own sandbox backend; check time counts against the attempt's clock.
     checker = CandidateChecker(task, sandbox, workdir, workdir.parent / "checks")
@@ -255,10 +265,11 @@ def _run_agent(
         return run_text_once(
             harness=harness, routing=config.spec.routing, model=model, workdir=workdir,
             solution_file=task.spec.solution_file, opening=opening, instruction=task.instruction,
-            trajectory=trajectory, seed=seed, deadline=deadline, checker=checker,
+            trajectory=trajectory, seed=seed, clock=clock, checker=checker,
         )
     session = ReplSession(
-        sandbox, workdir, repl_limits(task, agent_s), python=sandbox.python, step_s=harness.timeouts.step_s,
+        sandbox, workdir, repl_limits(task, clock.budget_s, model_allowance_s(harness)), python=sandbox.python,
+        step_s=harness.timeouts.step_s,
         tools=list(harness.tools), end_call=harness.end_marker[:-2] if by_call else "",
         env={"PYTHONDONTWRITEBYTECODE": "1"},
     )
@@ -266,7 +277,7 @@ def _run_agent(
         session.start()
         return run_repl_loop(
             harness=harness, routing=config.spec.routing, model=model, session=session, opening=opening,
-            instruction=task.instruction, trajectory=trajectory, seed=seed, deadline=deadline,
+            instruction=task.instruction, trajectory=trajectory, seed=seed, clock=clock,
             checkpoint=steps.checkpoint,
             submissions=Submissions(checker, harness, workdir, task.spec.solution_file)
             if harness.check != "off" or harness.repair_turns else None,
@@ -276,8 +287,8 @@ def _run_agent(
         session.close()
 
 
-def _totals(trajectory: Trajectory, clock: float) -> FinalMetrics:
-    totals = FinalMetrics(wall_s=round(time.monotonic() - clock, 4))
+def _totals(trajectory: Trajectory, clock: float, agent_clock: AgentClock) -> FinalMetrics:
+    totals = FinalMetrics(wall_s=round(time.monotonic() - clock, 4), model_wait_s=round(agent_clock.model_wait_s, 4))
     for step in trajectory.steps:
         if step.metrics is not None:
             totals.prompt_tokens += step.metrics.prompt_tokens

@@ -36,6 +36,7 @@ from rsi.harness.agent import (
     stop_after_code,
 )
 from rsi.harness.checks import CandidateChecker
+from rsi.harness.clock import AgentClock
 from rsi.harness.routing import choose_specialist
 from rsi.harness.selection import OFF, SELECTION_RULES, better, choose_candidate
 from rsi.harness.trajectory import CheckRecord, RoutingDecision, Step, StepMetrics, Trajectory, clean_text
@@ -64,7 +65,7 @@ class TextAttempt:
     opening: list[ChatMessage]
     trajectory: Trajectory
     seed: int
-    deadline: float
+    clock: AgentClock
     decision: RoutingDecision
     checker: CandidateChecker | None = None
 
@@ -75,11 +76,11 @@ class TextAttempt:
 
 def run_text_once(
     *, harness: HarnessSpec, routing: RoutingSpec, model: ChatModel, workdir: Path, solution_file: str,
-    opening: list[ChatMessage], instruction: str, trajectory: Trajectory, seed: int, deadline: float,
+    opening: list[ChatMessage], instruction: str, trajectory: Trajectory, seed: int, clock: AgentClock,
     checker: CandidateChecker | None = None,
 ) -> LoopOutcome:
     """Ask for candidates, check and select them where configured, repair, and write the chosen one."""
-    attempt = TextAttempt(harness, model, workdir, solution_file, opening, trajectory, seed, deadline,
+    attempt = TextAttempt(harness, model, workdir, solution_file, opening, trajectory, seed, clock,
                           choose_specialist(routing, "first", instruction),
                           checker if harness.check != OFF or harness.repair_turns else None)
     outcome = LoopOutcome(ended_by="text", turns=1)
@@ -116,7 +117,7 @@ def _ask(
     request = make_request(attempt.harness, messages, attempt.seed + len(candidates), attempt.decision.specialist, n=n,
                            code_stop=code_stop).model_copy(update={"temperature": temperature})
     try:
-        result = call_model(attempt.model, request, attempt.harness.timeouts.model_s, attempt.deadline)
+        result = call_model(attempt.model, request, attempt.harness.timeouts.model_s, attempt.clock)
     except AgentTimeout as stop:
         attempt.trajectory.add_step("environment", message=str(stop))
         outcome.ended_by = "agent_timeout"

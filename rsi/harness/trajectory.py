@@ -172,6 +172,16 @@ class SavedToolRecord(_Model):
     _texts = field_validator("name", "function", "source", "cell", mode="before")(_clean)
 
 
+class ExemplarRef(_Model):
+    """A worked example put before the task (`harness.exemplars`): which library entry, and how similar."""
+
+    library: str = Field(description="Experience library revision.")
+    task_key: str
+    entry: str = Field(description="Entry id: <task key>#<normalized-code key>.")
+    attempt_id: str = Field(description="The attempt that found the solution.")
+    score: float = Field(description="BM25 score of its instruction against this task's.")
+
+
 class AttemptEnding(BaseModel):
     """How an attempt ended: the trajectory's FinalOutcome and the executors' AttemptOutcome
     (rsi.harness.attempt) both carry it, the second copied from the first."""
@@ -195,6 +205,8 @@ class FinalMetrics(_Model):
     completion_tokens: int = 0
     turns: int = 0
     wall_s: float = 0.0
+    model_wait_s: float = Field(default=0.0, description="Of wall_s, the time spent queued for or waiting on the "
+                                "model: ours, not the agent's (its agent_s budget excludes it).")
 
 
 class Trajectory(_Model):
@@ -211,6 +223,7 @@ class Trajectory(_Model):
     finished_at: datetime | None = None
     steps: list[Step] = Field(default_factory=list)
     tools_saved: list[SavedToolRecord] = Field(default_factory=list)
+    exemplars: list[ExemplarRef] = Field(default_factory=list, description="Worked examples retrieved before the task.")
     outcome: FinalOutcome | None = None
     final_metrics: FinalMetrics = Field(default_factory=FinalMetrics)
 

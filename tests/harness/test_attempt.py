@@ -217,11 +217,46 @@ def test_a_bad_routing_regex_or_tool_never_reaches_an_attempt(config_factory, ov
 
 
 def test_the_agent_deadline_ends_the_attempt_as_timeout(config_factory, pyfuncs, sandbox, open_tmp):
-    config = config_factory(harness={"max_turns": 5, "timeouts": {"agent_s": 1.5}})
-    model = ScriptedModel(["```python\nx = 1\n```"] * 5, delay_s=1.0)
+    # The agent's own time runs out: its cells sleep (the model answers at once).
+    config = config_factory(harness={"max_turns": 5, "timeouts": {"agent_s": 1.5, "step_s": 5}})
+    model = ScriptedModel(["```python\nimport time\ntime.sleep(1.0)\n```"] * 5)
     outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)
     assert (outcome.verdict, outcome.ended_by) == (Verdict.TIMEOUT, "agent_timeout")
     assert outcome.turns <= 2
+
+
+def test_time_spent_waiting_for_a_slow_model_is_not_the_agents(config_factory, pyfuncs, sandbox, open_tmp):
+    # Three turns of 1 s model latency against 1.5 s of agent time: before, the attempt timed out (a task
+    # failure caused by our slowness); the agent's own time is a few milliseconds, so it passes.
+    config = config_factory(harness={"max_turns": 3, "timeouts": {"agent_s": 1.5, "model_s": 10}})
+    model = ScriptedModel(["```python\nx = 1\n```", GOOD_ADD, SUBMIT], delay_s=1.0)
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)
+    assert (outcome.verdict, outcome.ended_by, outcome.turns) == (Verdict.PASSED, "submit", 3), outcome.reason
+    totals = read_trajectory(outcome.trajectory_path).final_metrics
+    assert totals.model_wait_s >= 3.0 and totals.wall_s >= totals.model_wait_s
+
+
+def test_a_queued_model_that_never_serves_is_an_error_not_a_timeout(config_factory, pyfuncs, sandbox, open_tmp):
+    from rsi.models.base import GenerationRequest
+    from rsi.models.served import QueuedModel, ServedFuture
+
+    class NeverServed:
+        """A backend whose queue never reaches this request (a stuck engine)."""
+
+        name = "stuck"
+
+        def submit(self, request: GenerationRequest) -> ServedFuture:
+            return ServedFuture()
+
+        def number_format(self) -> str:
+            return ""
+
+    assert isinstance(NeverServed(), QueuedModel)
+
+    config = config_factory(harness={"timeouts": {"model_s": 0.3, "agent_s": 30}})  # old: a 30 s timeout
+    outcome = attempt(config, pyfuncs["add-two"], NeverServed(), sandbox, open_tmp)  # type: ignore[arg-type]
+    assert (outcome.verdict, outcome.error_class) == (Verdict.ERROR, "ModelError"), outcome.reason
+    assert "did not serve the request within model_s=0.3s" in outcome.reason
 
 
 def test_per_turn_routing_is_recorded_and_served(config_factory, pyfuncs, sandbox, open_tmp):

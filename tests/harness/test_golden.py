@@ -19,7 +19,7 @@ from rsi.harness.attempt import run_attempt
 from rsi.models.scripted import ScriptedModel
 
 GOLDEN = Path(__file__).parent / "golden" / "repl_add_two.json"
-VOLATILE = {"timestamp", "started_at", "finished_at", "wall_s", "latency_s", "verifier_wall_s", "sandbox"}
+VOLATILE = {"timestamp", "started_at", "finished_at", "wall_s", "latency_s", "verifier_wall_s", "model_wait_s", "sandbox"}
 
 REPLIES = [
     "I will write the file.\n```python\ncode = 'def add(a, b):\\n    return a - b\\n'\nopen('solution.py', 'w').write(code)\n```",
