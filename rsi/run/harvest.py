@@ -294,6 +294,8 @@ def stored_harvest_spec(store: Store, spec: HarvestSpec) -> HarvestSpec:
                              hint=f"resume a run with `rsi run --resume {run_id}`, an evaluation with `rsi eval --resume`")
     try:
         stored, resolved = run.args["harvest"], ResolvedRun.model_validate(run.args["resolved"])
+        if resolved.budget_attempts is None:  # a harvest always records its attempts budget
+            raise ValueError("budget_attempts")
         return HarvestSpec(source_runs=tuple(stored["source_runs"]), per_task=int(stored["per_task"]),
                            budget_attempts=resolved.budget_attempts, job_size=resolved.job_size, seed=resolved.seed,
                            workers=spec.workers, sandbox=spec.sandbox, resume=run_id)
