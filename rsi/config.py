@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rsi.contracts.schema import ContractSpec, harness_identity
+from rsi.contracts.schema import ContractSpec, runtime_harness_identity
 
 
 def canonical_json(data: Any) -> str:
@@ -40,6 +40,6 @@ class Configuration(BaseModel):
         """Hash of the runtime-relevant content: base, specialists, harness (with prompt text), routing."""
         spec = self.spec.model_dump(mode="json")
         runtime = {key: spec[key] for key in ("base", "specialists", "harness", "routing")}
-        runtime["harness"] = {**harness_identity(runtime["harness"]), "system_prompt": self.system_prompt,
+        runtime["harness"] = {**runtime_harness_identity(runtime["harness"]), "system_prompt": self.system_prompt,
                               "system_prompt_file": ""}
         return sha256_text(canonical_json(runtime))[:16]

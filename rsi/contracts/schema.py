@@ -137,7 +137,8 @@ SelectionRuleName = Annotated[str, AfterValidator(_selection_rule)]
 # Harness keys added after contracts were first hashed: at their defaults they are left out of every
 # identity hash, so a contract or configuration that does not use them keeps the hash (and the stored
 # evidence) it had before they existed.
-LATER_HARNESS_DEFAULTS: dict[str, object] = {"check": "off", "repair_turns": 0}
+LATER_HARNESS_DEFAULTS: dict[str, object] = {"check": "off", "repair_turns": 0, "exemplars": 0, "experience": "",
+                                             "experience_sha256": ""}
 LATER_SAMPLING_DEFAULTS: dict[str, object] = {"greedy_first": False}
 LATER_GATE_DEFAULTS: dict[str, object] = {"max_token_ratio": None, "min_lift_per_1k_tokens": None}
 
@@ -152,6 +153,19 @@ def harness_identity(harness: dict[str, object]) -> dict[str, object]:
     sampling = kept.get("sampling")
     if isinstance(sampling, dict):
         kept["sampling"] = _without_defaults(sampling, LATER_SAMPLING_DEFAULTS)
+    return kept
+
+
+# The experience library reaches the agent only through `exemplars`: with none retrieved, which library the contract
+# carries cannot change an attempt, so the runtime identity (config_hash) leaves it out (the contract's keeps it).
+EXPERIENCE_KEYS = ("experience", "experience_sha256")
+
+
+def runtime_harness_identity(harness: dict[str, object]) -> dict[str, object]:
+    """`harness_identity`, less the experience library when no exemplar is retrieved (what config_hash covers)."""
+    kept = harness_identity(harness)
+    if not kept.get("exemplars"):
+        kept = {key: value for key, value in kept.items() if key not in EXPERIENCE_KEYS}
     return kept
 
 
@@ -188,12 +202,24 @@ class HarnessSpec(_Strict):
         default=0, ge=0, le=8, description="Turns that show the model a failing public check (call, expected value, "
         "what came back) and ask for a corrected solution; text substrate: after selection; REPL: after submit().")
 
+    exemplars: int = Field(
+        default=0, ge=0, le=8, description="Worked examples put before the task: the most similar entries of the "
+        "experience library by BM25 over instructions (never the task itself, never a heldout task; 0: none).")
+    experience: str = Field(default="", pattern=r"^(r[1-9][0-9]*)?$", description="Experience library revision (r<N> under runs/experience/; "
+                            "'' for none): verified passing solutions of train tasks.")
+    experience_sha256: str = Field(default="", pattern=r"^([0-9a-f]{64})?$", description="The library revision's "
+                                   "content digest, checked when it is read ('' only with no library).")
+
     @model_validator(mode="after")
     def _one_prompt_source(self) -> HarnessSpec:
         if self.system_prompt and self.system_prompt_file:
             raise FieldProblems(
                 [(("system_prompt_file",), "give either system_prompt or system_prompt_file, not both")]
             )
+        if self.exemplars and not self.experience:
+            raise FieldProblems([(("exemplars",), "exemplars need an experience library (set harness.experience)")])
+        if self.experience_sha256 and not self.experience:
+            raise FieldProblems([(("experience_sha256",), "a digest without a library (set harness.experience)")])
         return self
 
 

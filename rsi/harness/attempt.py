@@ -39,8 +39,8 @@ from rsi.harness.agent import (
     safe_solution_path,
 )
 from rsi.harness.checks import CandidateChecker
-from rsi.harness.exemplars import with_exemplars
 from rsi.harness.clock import AgentClock
+from rsi.harness.exemplars import with_exemplars
 from rsi.harness.repl import ReplSession
 from rsi.harness.text_substrate import run_text_once
 from rsi.harness.tools import install_library, write_saved_tools

@@ -1,0 +1,173 @@
+"""Building an experience library revision from stored runs (search runs and harvests alike).
+
+    build_experience(workspace, ["run-1", "harvest-2"], parent="r1")
+
+Takes every PASSING attempt on a TRAIN task of the runs (read from the coverage store, like promotion and
+export: `rsi.promotion.stored.load_run_attempts`), its submitted file from its trajectory and the task's
+instruction from the suite on disk, and adds the distinct solutions (normalized-code key) the parent
+revision lacks. Refused, and counted under their reason:
+
+- attempts on heldout tasks, by split, by key, or by content hash (a renamed copy of a heldout task); the
+  heldout sets are the store's and the suite's as it is on disk now;
+- attempts whose task changed since they ran (the stored content hash is not the task's now: the solution
+  passed another version of the task), or whose task left the suite;
+- attempts without a readable trajectory or submitted file.
+
+The whole revision (parent entries included) is checked against the heldout sets again right before it is
+written (`check_train_only`), so a re-split suite cannot carry a now-heldout task forward. Nothing new: no
+revision is written and the parent is the result.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rsi.errors import RsiError, UserInputError
+from rsi.experience.library import (
+    ExperienceEntry,
+    check_train_only,
+    experience_root,
+    lineage_of,
+    new_manifest,
+    read_library,
+    write_revision,
+)
+from rsi.promotion.evidence import ScoredAttempt
+from rsi.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    revision: str = ""
+    parent: str = ""
+    written: bool = False
+    entries: int = 0
+    tasks: int = 0
+    added_entries: int = 0
+    tasks_new: int = 0
+    content_sha256: str = ""
+    sources: tuple[str, ...] = ()
+    refused: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def sets(self) -> dict[str, str]:
+        """The dotted-key sets that put this revision into a contract."""
+        return {"harness.experience": self.revision, "harness.experience_sha256": self.content_sha256} if self.revision else {}
+
+    @property
+    def grew(self) -> bool:
+        return self.revision != self.parent
+
+    def as_text(self) -> str:
+        if not self.grew:
+            return (f"nothing new: {self.parent or 'no library'} already holds every distinct passing train solution "
+                    f"of {', '.join(self.sources)}")
+        again = "" if self.written else " (already written by an earlier build: reused)"
+        return (f"experience library {self.revision}{again} (parent {self.parent or 'none'}): +{self.added_entries} "
+                f"entries, {self.tasks_new} tasks new; {self.entries} entries over {self.tasks} train tasks")
+
+
+@dataclass
+class _Candidates:
+    entries: list[ExperienceEntry] = field(default_factory=list)
+    refused: Counter[str] = field(default_factory=Counter)
+
+
+def collect_entries(attempts: Iterable[ScoredAttempt], tasks: dict[str, object], heldout_keys: set[str],
+                    heldout_hashes: set[str]) -> _Candidates:
+    """Library entries of the passing train attempts, and what was refused by reason (see the module docstring)."""
+    from rsi.harness.trajectory import read_trajectory
+    from rsi.trajectories.render import final_code_of
+    from rsi.trajectories.select import normalize_code
+
+    found = _Candidates()
+    for record in attempts:
+        reason = _refusal(record, tasks, heldout_keys, heldout_hashes)
+        if reason:
+            found.refused[reason] += 1
+            continue
+        try:
+            code = final_code_of(read_trajectory(Path(record.trajectory_path))) if record.trajectory_path else ""
+        except RsiError:
+            code = ""
+        if not code.strip():
+            found.refused["no submitted file recorded"] += 1
+            continue
+        task = tasks[record.task_key]
+        found.entries.append(ExperienceEntry(
+            task_key=record.task_key, task_hash=record.task_hash, instruction=task.instruction,  # type: ignore[attr-defined]
+            solution_file=task.spec.solution_file, code=code,  # type: ignore[attr-defined]
+            code_key=_code_key(normalize_code(code)), config_name=record.config_name, config_hash=record.config_hash,
+            run_id=record.run_id, attempt_id=record.attempt_id, tokens=record.tokens))
+    return found
+
+
+def _code_key(normalized: str) -> str:
+    from rsi.config import sha256_text
+
+    return sha256_text(normalized)[:16]
+
+
+def _refusal(record: ScoredAttempt, tasks: dict[str, object], heldout_keys: set[str], heldout_hashes: set[str]) -> str:
+    if not record.passed:
+        return "not passed"
+    if record.split == "heldout" or record.task_key in heldout_keys:
+        return "heldout task"
+    if record.task_hash in heldout_hashes:
+        return "heldout content hash"
+    if record.split != "train":
+        return f"split {record.split!r}"
+    task = tasks.get(record.task_key)
+    if task is None:
+        return "task no longer in the suite"
+    if not record.task_hash or record.task_hash != task.content_hash:  # type: ignore[attr-defined]
+        return "task changed since the attempt"
+    return ""
+
+
+def merge(parent: tuple[ExperienceEntry, ...], found: list[ExperienceEntry]) -> list[ExperienceEntry]:
+    """The parent's entries, then each new distinct solution once (the cheapest attempt that found it)."""
+    merged = {e.entry_id: e for e in parent}
+    for entry in sorted(found, key=lambda e: (e.task_key, e.tokens, e.attempt_id)):
+        merged.setdefault(entry.entry_id, entry)
+    return list(merged.values())
+
+
+def build_experience(workspace: Workspace, run_ids: list[str], parent: str = "", root: Path | None = None) -> BuildOutcome:
+    """Add the runs' distinct passing train solutions to `parent` ('' for a first revision); see the module docstring."""
+    from rsi.promotion.stored import load_run_attempts
+    from rsi.store import open_store
+    from rsi.tasks.load import load_suite
+    from rsi.trajectories.export import heldout_hashes_of_suite
+
+    root = experience_root(root if root is not None else workspace.runs_dir / "experience")
+    store = open_store(workspace.db_url)
+    try:
+        stored = load_run_attempts(store, run_ids, workspace.runs_dir)
+    finally:
+        store.close()
+    disk_hashes, disk_keys = heldout_hashes_of_suite(workspace, stored.suite)
+    heldout_keys, heldout_hashes = set(stored.heldout_keys) | disk_keys, set(stored.heldout_hashes) | disk_hashes
+    try:
+        tasks: dict[str, object] = {t.key: t for t in load_suite(workspace, stored.suite)}
+    except RsiError as error:
+        raise UserInputError(f"suite {stored.suite}: cannot read the instructions: {error.message}") from None
+    found = collect_entries(stored.attempts, tasks, heldout_keys, heldout_hashes)
+    base = read_library(root, parent) if parent else None
+    parent_entries = base.entries if base else ()
+    entries = merge(parent_entries, found.entries)
+    check_train_only(entries, heldout_keys, heldout_hashes)
+    refused = dict(found.refused)
+    if len(entries) == len(parent_entries):
+        return BuildOutcome(revision=parent, parent=parent, entries=len(entries), tasks=len({e.task_key for e in entries}),
+                            content_sha256=base.manifest.content_sha256 if base else "", sources=tuple(run_ids),
+                            refused=refused)
+    manifest, text = new_manifest(parent, lineage_of(root, parent), entries, len(parent_entries),
+                                  {e.task_key for e in parent_entries}, list(run_ids), refused, heldout_keys, heldout_hashes)
+    revision, written = write_revision(root, manifest, text)
+    return BuildOutcome(revision=revision, parent=parent, written=written, entries=manifest.entries, tasks=manifest.tasks,
+                        added_entries=manifest.added_entries, tasks_new=manifest.tasks_new,
+                        content_sha256=manifest.content_sha256, sources=tuple(run_ids), refused=refused)
