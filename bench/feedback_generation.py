@@ -96,6 +96,9 @@ def main() -> None:
     parser.add_argument("--limit-covered", type=int, default=40)
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--max-tokens", type=int, default=384)
+    parser.add_argument("--select-tasks", type=int, default=0,
+                        help="Paired selection on N train tasks before promotion (rsi generation --select-tasks).")
+    parser.add_argument("--select-top", type=int, default=3)
     parser.add_argument("--workspace", type=Path, required=True, help="Created if new; resumed if it exists.")
     parser.add_argument("--out", type=Path, default=None, help="JSON results (default: WORKSPACE/result.json).")
     args = parser.parse_args()
@@ -118,7 +121,8 @@ def main() -> None:
     states = list_generations(workspace)
     spec = GenerationSpec(portfolio="default", budget_attempts=args.budget_attempts, workers=args.workers,
                           harvest_per_task=args.harvest_per_task, harvest_budget=args.harvest_budget,
-                          render="deployed", seed=0, limit_covered=args.limit_covered)
+                          render="deployed", seed=0, limit_covered=args.limit_covered,
+                          select_tasks=args.select_tasks, select_top=args.select_top)
     state = states[-1] if states and states[-1].status == "done" else run_generation(workspace, spec, on_note=note)
     evaluated = state.outputs(EvaluateOutput)
     code = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,

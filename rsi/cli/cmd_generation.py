@@ -118,6 +118,11 @@ def _spec_options(
         "(rsi eval --best-of-n)."))] = False,
     continue_adapter: Annotated[bool, typer.Option("--continue-adapter", help=(
         "Train from the previous generation's adapter instead of a fresh LoRA."))] = False,
+    select_tasks: Annotated[int | None, typer.Option("--select-tasks", help=(
+        "Paired selection: the run's top configurations and the contract's own each attempt the same N train tasks, "
+        "and the harness is chosen on those attempts alone (default 0: on the run's coverage-search evidence)."))] = None,
+    select_top: Annotated[int | None, typer.Option("--select-top", help=(
+        "Configurations the paired selection compares beside the contract's own (default 3)."))] = None,
 ) -> None:
     """The options `rsi generation` and `rsi nightly` share (GenerationSpec fields; `with_options` adds them to
     both). Never called: only its signature is read."""

@@ -104,6 +104,11 @@ class GenerationSpec(BaseModel):
     best_of_n: bool = Field(default=False, description="The evaluation also runs the parent as cost-matched best-of-n.")
     continue_adapter: bool = Field(default=False, description="Train from the previous generation's adapter "
                                    "(continue it on this generation's data) instead of a fresh LoRA.")
+    select_tasks: int = Field(default=0, ge=0, description="Paired selection (rsi/run/paired_selection.py): the "
+                              "run's top configurations and the contract's own each attempt the same N train tasks, "
+                              "and the harness is chosen on those attempts alone (0: on the run's evidence).")
+    select_top: int = Field(default=3, ge=1, description="Configurations a paired selection compares beside the "
+                            "contract's own.")
 
 
 class _RunIdRecorder:
@@ -257,15 +262,45 @@ class Generation:
 
         # Train evidence chooses; the heldout gate is this generation's evaluation (the chosen harness rides in
         # the adapter's candidate contract), so heldout tasks never choose and one evaluation prices both.
-        outcome = promote_run(self.workspace, [self.run_id], self.spec.contract,
+        evidence = [self.select_paired()] if self.spec.select_tasks else [self.run_id]
+        outcome = promote_run(self.workspace, evidence, self.spec.contract,
                               allow_weak_isolation=self.spec.allow_weak_isolation, defer_heldout_gate=True)
         decision = outcome.decision
         deferred = outcome.status == "deferred"
         self.record(PromoteOutput(status=outcome.status, revision=outcome.revision, tag=outcome.tag,
                                   reason=outcome.notes[0] if deferred else decision.reason, hint=decision.hint or "",
                                   candidate=decision.candidate.config_name if decision.candidate else "",
-                                  harness_sets=dict(outcome.sets) if deferred else {}))
+                                  harness_sets=dict(outcome.sets) if deferred else {},
+                                  selection_run_id=self.state.outputs(PromoteOutput).selection_run_id))
         return None
+
+    def select_paired(self) -> str:
+        """The paired selection's run (rsi/run/paired_selection.py): the run's shortlist and the contract's own
+        configuration on the same drawn train tasks; resumed where a crash left it."""
+        from rsi.contracts.load import configuration_from_contract
+        from rsi.promotion.decision import decide_promotion, shortlist
+        from rsi.promotion.promote import load_head_contract
+        from rsi.promotion.stored import load_run_attempts
+        from rsi.run.paired_selection import draw_train_tasks, run_paired_selection
+        from rsi.store import open_store
+        from rsi.tasks.load import load_suite
+
+        parent = configuration_from_contract(load_head_contract(self.workspace, self.spec.contract))
+        store = open_store(self.workspace.db_url)
+        try:
+            stored = load_run_attempts(store, [self.run_id], self.workspace.runs_dir)
+        finally:
+            store.close()
+        evidence = decide_promotion(list(stored.attempts), self.spec.contract, parent.config_hash).evidence
+        hashes = shortlist(evidence, parent.config_hash, self.spec.select_top)
+        configs = [parent, *(stored.configurations[h] for h in hashes[1:] if h in stored.configurations)]
+        tasks = draw_train_tasks(load_suite(self.workspace, stored.suite), self.spec.select_tasks, self.spec.seed or 0)
+        self.note(f"promote: paired selection of {', '.join(c.name for c in configs)} on {len(tasks)} train tasks")
+        recorded = self.state.outputs(PromoteOutput).selection_run_id
+        return run_paired_selection(
+            self.workspace, configs, tasks, seed=self.spec.seed or 0, workers=self.spec.workers,
+            sandbox=self.spec.sandbox, resume_id=recorded or None,
+            on_created=lambda rid: self.record(PromoteOutput(selection_run_id=rid)))
 
     def step_propose(self) -> str | None:
         from rsi.promotion.successor import propose_portfolio

@@ -49,6 +49,8 @@ class PromoteOutput(StepOutput):
     reason: str = ""
     hint: str = ""
     candidate: str = ""
+    selection_run_id: str = Field(default="", description="The paired selection's run (select_tasks > 0): the "
+                                  "evidence the harness was chosen on.")
     harness_sets: dict[str, Any] = Field(
         default_factory=dict, description="status 'deferred': the dotted-key sets of the harness the train evidence "
         "ranks first; the train step writes them into the candidate contract beside the adapter.")

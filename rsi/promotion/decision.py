@@ -199,6 +199,14 @@ def choose_candidate(evidence: Evidence) -> ConfigEvidence | None:
     return ranked[0] if ranked else None
 
 
+def shortlist(evidence: Evidence, parent_hash: str, top: int) -> list[str]:
+    """The configurations a paired selection compares (pure): the `top` the promotion ranking puts first among
+    those with a counted attempt, and the parent's own configuration, which is always there to be beaten."""
+    ranked = [c.config_hash for c in sorted((c for c in evidence.configs if c.attempts > 0), key=rank_key)]
+    chosen = [h for h in ranked if h != parent_hash][: max(0, top)]
+    return [parent_hash, *chosen]
+
+
 def route_by_tag(evidence: Evidence) -> tuple[TagRoute, ...]:
     """Per tag (the overall pseudo-tag excluded), the configuration best on it.
 
