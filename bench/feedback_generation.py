@@ -36,24 +36,28 @@ from pathlib import Path
 def prepare(target: Path, suite: str, max_tokens: int):  # -> Workspace
     import git
 
+    from rsi.contracts.refs import resolve_ref
     from rsi.contracts.revisions import revise_contract
     from rsi.workspace import init_workspace
 
     workspace = init_workspace(target)
-    revise_contract(workspace, "default", {"evaluation.suite": suite, "evaluation.dtype": "float32"},
-                    f"the shipped contract on {suite} (bench/feedback_generation.py)")
+    shipped = resolve_ref(workspace, "default")
+    if (shipped.spec.evaluation.suite, shipped.spec.evaluation.dtype) != (suite, "float32"):
+        revise_contract(workspace, "default", {"evaluation.suite": suite, "evaluation.dtype": "float32"},
+                        f"the shipped contract on {suite} (bench/feedback_generation.py)")
+    base = resolve_ref(workspace, "default").revision
     sets: dict[str, object] = {"harness.substrate": "text", "harness.system_prompt_file": "prompts/text.md",
                                "harness.max_turns": 1, "harness.sampling.max_tokens": max_tokens,
                                "evaluation.suite": suite, "evaluation.dtype": "float32"}
     revise_contract(workspace, "default", sets, f"deploy the text substrate on {suite} (bench/feedback_generation.py)")
     # The default portfolio's variants are overrides of the shipped (REPL) contract: pin its base to that
-    # contract on the suite (r2), so the search space is the shipped one while the deployed contract (r3,
-    # generation 0) is the text substrate.
+    # contract on the suite, so the search space is the shipped one while the deployed contract (the next
+    # revision, generation 0) is the text substrate.
     path = workspace.portfolio_path("default")
-    path.write_text(path.read_text().replace('base = "default" ', 'base = "default@r2"', 1))
+    path.write_text(path.read_text().replace('base = "default" ', f'base = "default@r{base}"', 1))
     repo = git.Repo(workspace.root)
     repo.index.add(["portfolios/default.toml"])
-    repo.index.commit("portfolio default: variants over the shipped contract on the suite (default@r2)")
+    repo.index.commit(f"portfolio default: variants over the shipped contract on the suite (default@r{base})")
     repo.close()
     return workspace
 
