@@ -18,6 +18,7 @@ from rsi import __version__
 from rsi.cli import (
     cmd_attempt,
     cmd_doctor,
+    cmd_experience,
     cmd_generation,
     cmd_harvest,
     cmd_hcp,
@@ -67,7 +68,7 @@ def root(
 
 for module in (
     cmd_workspace, cmd_hcp, cmd_portfolio, cmd_tasks, cmd_doctor, cmd_attempt, cmd_serve, cmd_run, cmd_promote,
-    cmd_trajectories, cmd_train, cmd_harvest, cmd_generation,
+    cmd_trajectories, cmd_train, cmd_harvest, cmd_experience, cmd_generation,
 ):
     module.register(app)
 

@@ -123,6 +123,9 @@ def _spec_options(
         "and the harness is chosen on those attempts alone (default 0: on the run's coverage-search evidence)."))] = None,
     select_top: Annotated[int | None, typer.Option("--select-top", help=(
         "Configurations the paired selection compares beside the contract's own (default 3)."))] = None,
+    experience: Annotated[bool, typer.Option("--experience", help=(
+        "Grow the experience library from the exported runs and carry it into the candidate contract "
+        "(docs/experience.md)."))] = False,
 ) -> None:
     """The options `rsi generation` and `rsi nightly` share (GenerationSpec fields; `with_options` adds them to
     both). Never called: only its signature is read."""

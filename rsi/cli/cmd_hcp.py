@@ -279,12 +279,30 @@ def diff(
 
     first, second = _resolve_refs([a, b])
     result = diff_contracts(first, second)
+    grown = _experience_growth(first, second)
     if json_out:
-        print_json(result.to_json())
+        print_json({**result.to_json(), **({"experience": grown.to_json()} if grown else {})})
     else:
         render_diff(result)
+        if grown:
+            console.print(f"experience library {grown.old} -> {grown.new}: {grown.as_text()}", markup=False)
     if not result.equal:
         raise typer.Exit(1)
+
+
+def _experience_growth(first: LoadedContract, second: LoadedContract) -> Any:
+    """How the experience library grew between the two contracts (None when they carry the same one, or it is
+    not readable here: the diff itself never depends on it)."""
+    from rsi.errors import RsiError, WorkspaceError
+    from rsi.experience.library import growth
+
+    old, new = first.spec.harness.experience, second.spec.harness.experience
+    if old == new:
+        return None
+    try:
+        return growth(state.workspace().runs_dir / "experience", old, new)
+    except (RsiError, WorkspaceError):
+        return None
 
 
 def register(app: typer.Typer) -> None:

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rsi.crashpoint import crash_point
 from rsi.errors import RsiError, UserInputError
 from rsi.experience.library import (
     ExperienceEntry,
@@ -33,6 +34,7 @@ from rsi.experience.library import (
     lineage_of,
     new_manifest,
     read_library,
+    read_manifest,
     write_revision,
 )
 from rsi.promotion.evidence import ScoredAttempt
@@ -168,6 +170,21 @@ def build_experience(workspace: Workspace, run_ids: list[str], parent: str = "",
     manifest, text = new_manifest(parent, lineage_of(root, parent), entries, len(parent_entries),
                                   {e.task_key for e in parent_entries}, list(run_ids), refused, heldout_keys, heldout_hashes)
     revision, written = write_revision(root, manifest, text)
+    crash_point("experience:written")  # crash tests: a rerun must find this revision, not write a second
     return BuildOutcome(revision=revision, parent=parent, written=written, entries=manifest.entries, tasks=manifest.tasks,
                         added_entries=manifest.added_entries, tasks_new=manifest.tasks_new,
                         content_sha256=manifest.content_sha256, sources=tuple(run_ids), refused=refused)
+
+
+def parent_for(workspace: Workspace, contract: str, previous: str = "", root: Path | None = None) -> str:
+    """The revision a build for `contract` extends: the contract's own library (`harness.experience` as committed),
+    or `previous` (the library an earlier generation grew) when that one descends from it, so growth carries
+    on even where the contract has not taken it yet (an adapter the gate rejected)."""
+    from rsi.promotion.promote import load_head_contract
+
+    current = load_head_contract(workspace, contract).spec.harness.experience
+    if not previous or previous == current:
+        return current
+    root = experience_root(root if root is not None else workspace.runs_dir / "experience")
+    lineage = read_manifest(root, previous).lineage
+    return previous if not current or current in lineage else current

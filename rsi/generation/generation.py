@@ -47,6 +47,7 @@ from rsi.generation.outputs import (
     EvaluateOutput,
     ExportOutput,
     HarvestOutput,
+    LibraryGrowth,
     PromoteAdapterOutput,
     PromoteOutput,
     ProposeOutput,
@@ -107,6 +108,8 @@ class GenerationSpec(BaseModel):
     select_tasks: int = Field(default=0, ge=0, description="Paired selection (rsi/run/paired_selection.py): the "
                               "run's top configurations and the contract's own each attempt the same N train tasks, "
                               "and the harness is chosen on those attempts alone (0: on the run's evidence).")
+    experience: bool = Field(default=False, description="Grow the experience library from the exported runs (the "
+                             "run, its harvest, with `accumulate` earlier ones) and carry it into the candidate contract.")
     select_top: int = Field(default=3, ge=1, description="Configurations a paired selection compares beside the "
                             "contract's own.")
 
@@ -368,6 +371,8 @@ class Generation:
 
         out = self.folder / "dataset"
         runs = self.export_runs()
+        if self.spec.experience:
+            self.grow_experience(runs)
         try:
             outcome = export_trajectories(self.workspace, runs, out, SelectionPolicy(max_per_task=self.spec.max_per_task),
                                           contract=self.spec.contract, render=self.spec.render,
@@ -377,6 +382,21 @@ class Generation:
         self.record(ExportOutput(dataset=str(out), dataset_sha256=outcome.dataset_sha256, examples=outcome.examples,
                                  source_runs=runs, rendering=self.spec.render))
         return None
+
+    def grow_experience(self, runs: list[str]) -> None:
+        """A new library revision over the contract's (or the previous generation's, when it descends from it);
+        a rerun after a crash finds the revision already written (rsi/experience/library.py `write_revision`)."""
+        from rsi.experience.build import build_experience, parent_for
+
+        previous = self.state.inputs.get("previous")
+        grown_before = read_state(self.workspace, previous).outputs(ExportOutput).experience if previous else None
+        parent = parent_for(self.workspace, self.spec.contract, grown_before.revision if grown_before else "")
+        outcome = build_experience(self.workspace, runs, parent=parent)
+        self.note(f"experience: {outcome.as_text()}")
+        self.record(ExportOutput(experience=LibraryGrowth(
+            revision=outcome.revision, parent=outcome.parent, written=outcome.written, entries=outcome.entries,
+            tasks=outcome.tasks, added_entries=outcome.added_entries, tasks_new=outcome.tasks_new,
+            content_sha256=outcome.content_sha256, sources=list(outcome.sources), refused=outcome.refused)))
 
     def step_train(self) -> str | None:
         from rsi.contracts.refs import resolve_ref
@@ -401,7 +421,8 @@ class Generation:
             dataset=Path(exported) if exported else None, contract=parent.ref, method=spec.train_method,
             max_steps=spec.max_steps, sandbox=spec.sandbox,  # the sandbox GRPO's rollouts run in
             epochs=spec.epochs, learning_rate=spec.learning_rate, max_length=spec.max_length, threads=spec.threads,
-            init_adapter=init_adapter or None, harness_sets=self.state.outputs(PromoteOutput).harness_sets,
+            init_adapter=init_adapter or None, harness_sets={**self.state.outputs(PromoteOutput).harness_sets,
+                                                             **self.experience_sets()},
         )
         outcome = train_stage(self.workspace, stage, progress=progress, on_note=lambda m: self.note(f"train: {m}"))
         metrics = outcome.metrics
@@ -411,6 +432,13 @@ class Generation:
                                 tokens_per_s=metrics.tokens_per_s, wall_s=metrics.wall_s,
                                 resumed_from_step=metrics.resumed_from_step))
         return None
+
+    def experience_sets(self) -> dict[str, str]:
+        """The library this generation grew (or carried on), as the candidate contract's sets ({} when none)."""
+        grown = self.state.outputs(ExportOutput).experience
+        if grown is None or not grown.revision:
+            return {}
+        return {"harness.experience": grown.revision, "harness.experience_sha256": grown.content_sha256}
 
     def previous_adapter(self) -> str:
         """The adapter the previous generation trained (promoted or not: continuing means building on the last

@@ -78,8 +78,25 @@ class HarvestOutput(StepOutput):
     tokens: int | None = None
 
 
+class LibraryGrowth(BaseModel):
+    """The experience library revision a generation grew (`GenerationSpec.experience`; rsi/experience/build.py)."""
+
+    revision: str = ""
+    parent: str = ""
+    written: bool = Field(default=False, description="False: nothing new, or an earlier try wrote it (reused).")
+    entries: int = 0
+    tasks: int = 0
+    added_entries: int = 0
+    tasks_new: int = 0
+    content_sha256: str = ""
+    sources: list[str] = Field(default_factory=list)
+    refused: dict[str, int] = Field(default_factory=dict)
+
+
 class ExportOutput(StepOutput):
     STEP = "export"
+    experience: LibraryGrowth | None = Field(default=None, description="With `experience`: the library grown from "
+                                             "the exported runs before the export; it rides into the candidate contract.")
     dataset: str = ""
     dataset_sha256: str = ""
     examples: int | None = None
