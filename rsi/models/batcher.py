@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rsi.models.compat import cache_kwargs, output_cache
 from rsi.models.rows import Row
 
 
@@ -84,12 +85,12 @@ class RunningBatch:
                 input_ids=ids,
                 attention_mask=mask,
                 position_ids=positions,
-                cache=self.cache,
                 use_cache=True,
                 logits_to_keep=1,
+                **cache_kwargs(self.cache),
                 **kwargs,
             )
-            self.cache, logits = output.cache, output.logits[:, -1, :].float()
+            self.cache, logits = output_cache(output), output.logits[:, -1, :].float()
         self.mask = mask
         for row in self.rows:
             row.length += 1
@@ -145,12 +146,12 @@ def prefill(model: Any, prompts: list[list[int]], adapters: list[str] | None, de
         input_ids=ids,
         attention_mask=mask,
         position_ids=positions,
-        cache=spare_columns_cache(model.config.num_hidden_layers),
         use_cache=True,
         logits_to_keep=1,
+        **cache_kwargs(spare_columns_cache(model.config.num_hidden_layers)),
         **kwargs,
     )
-    return output.cache, mask, output.logits[:, -1, :].float()
+    return output_cache(output), mask, output.logits[:, -1, :].float()
 
 
 def select_rows(cache: Any, mask: Any, index: list[int]) -> tuple[Any, Any]:

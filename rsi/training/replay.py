@@ -34,6 +34,8 @@ from typing import Any
 
 import torch
 
+from rsi.models.compat import cache_kwargs, dynamic_cache, output_cache
+
 
 @dataclass
 class PromptState:
@@ -58,18 +60,10 @@ class PromptState:
 
     def fresh_cache(self, batch: int = 1) -> Any:
         """A new cache over the stored tensors (expanded, not copied, for a batch)."""
-        from transformers import DynamicCache
-
         if not self.layers:
             return None
         data = [(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1)) for k, v in self.layers]
-        return DynamicCache(ddp_cache_data=data, config=self.config)
-
-
-def _out_cache(output: Any) -> Any:
-    # transformers 5.2x names the returned cache `cache`; earlier releases `past_key_values`
-    cache = getattr(output, "cache", None)
-    return cache if cache is not None else getattr(output, "past_key_values", None)
+        return dynamic_cache(data, self.config)
 
 
 def _config(model: Any) -> Any:
@@ -93,7 +87,7 @@ def prefill(model: Any, prompt_ids: list[int], exact: bool = False) -> PromptSta
         track = exact and torch.is_grad_enabled()
         with torch.set_grad_enabled(track):
             output = model(input_ids=torch.tensor([prompt_ids[:-1]], device=device), use_cache=True, logits_to_keep=1)
-        cache = _out_cache(output)
+        cache = output_cache(output)
         if track:
             graph = [t for layer in cache.layers for t in (layer.keys, layer.values)]
             layers = [(layer.keys.detach().requires_grad_(layer.keys.requires_grad),
@@ -111,10 +105,6 @@ def token_logprobs(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return picked - torch.logsumexp(logits, dim=-1)
 
 
-def _cache_kwargs(cache: Any) -> dict[str, Any]:
-    return {"cache": cache} if cache is not None else {}
-
-
 def response_logprobs(model: Any, state: PromptState, response_ids: list[int]) -> torch.Tensor:
     """log p(response token t | prompt, response[:t]) for every t, in one forward against the state.
 
@@ -124,7 +114,7 @@ def response_logprobs(model: Any, state: PromptState, response_ids: list[int]) -
     device = next(model.parameters()).device
     inputs = torch.tensor([[state.last_token, *response_ids[:-1]]], device=device)
     positions = torch.arange(state.past_len, state.past_len + len(response_ids), device=device).unsqueeze(0)
-    output = model(input_ids=inputs, position_ids=positions, use_cache=False, **_cache_kwargs(state.fresh_cache()))
+    output = model(input_ids=inputs, position_ids=positions, use_cache=False, **cache_kwargs(state.fresh_cache()))
     targets = torch.tensor([response_ids], device=device)
     return token_logprobs(output.logits, targets)[0]
 
@@ -140,7 +130,7 @@ def batched_logprobs(model: Any, state: PromptState, responses: list[list[int]])
         mask[i, state.past_len : state.past_len + len(r)] = 1
     positions = torch.arange(state.past_len, state.past_len + width, device=device).expand(len(responses), -1)
     output = model(input_ids=torch.tensor(rows, device=device), attention_mask=mask, position_ids=positions,
-                   use_cache=False, **_cache_kwargs(state.fresh_cache(len(responses))))
+                   use_cache=False, **cache_kwargs(state.fresh_cache(len(responses))))
     targets = torch.tensor([r + [0] * (width - len(r)) for r in responses], device=device)
     logps = token_logprobs(output.logits, targets)
     return [logps[i, : len(r)] for i, r in enumerate(responses)]

@@ -8,6 +8,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from rsi.models.batcher import prefill  # noqa: E402
+from rsi.models.compat import cache_kwargs, output_cache  # noqa: E402
 from rsi.models.lean_step import STACKS_PER_LAYER, lean_decoder  # noqa: E402
 
 
@@ -32,9 +33,9 @@ def _decode(model, prompts: list[list[int]], steps: int, lean) -> tuple[list[lis
             ids = torch.tensor([[row[-1]] for row in tokens])
             mask = torch.cat([mask, mask.new_ones(len(prompts), 1)], dim=1)
             if lean is None:
-                out = model(input_ids=ids, attention_mask=mask, position_ids=lengths, cache=cache, use_cache=True,
-                            logits_to_keep=1)
-                cache, step_logits = out.cache, out.logits[:, -1, :].float()
+                out = model(input_ids=ids, attention_mask=mask, position_ids=lengths, use_cache=True,
+                            logits_to_keep=1, **cache_kwargs(cache))
+                cache, step_logits = output_cache(out), out.logits[:, -1, :].float()
             else:
                 step_logits = lean.step(ids, lengths, mask, cache)
             seen.append(step_logits)
