@@ -209,8 +209,8 @@ def write_revision(root: Path, manifest: ExperienceManifest, text: str) -> tuple
         if found.content_sha256 == manifest.content_sha256 and found.parent == manifest.parent:
             return existing, False
     root.mkdir(parents=True, exist_ok=True)
-    existing = list_revisions(root)
-    revision = f"r{int(existing[-1][1:]) + 1 if existing else 1}"
+    names = list_revisions(root)
+    revision = f"r{int(names[-1][1:]) + 1 if names else 1}"
     manifest = manifest.model_copy(update={"revision": revision})
     staging = Path(tempfile.mkdtemp(prefix=f".{revision}.", dir=root))
     (staging / ENTRIES).write_text(text, encoding="utf-8")
