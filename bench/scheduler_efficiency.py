@@ -38,9 +38,11 @@ from rsi.simulate import (
     MatrixSpec,
     PassMatrix,
     RankedSpec,
+    StochasticSpec,
     coverage_goal,
     generate_matrix,
     generate_ranked,
+    generate_stochastic,
     hindsight_after_probes,
     hindsight_best_rate_first,
     simulate,
@@ -91,6 +93,11 @@ SETTINGS: dict[str, tuple[str, MatrixSpec | RankedSpec]] = {
     # The scale issue 15's speed target names (134 configurations x 500 tasks, a public leaderboard's size): a
     # probe of 4 tasks for every configuration is then more than the whole suite.
     "ranked-many": ("ranking: as `ranked`, 500 tasks x 134 configs", RankedSpec(n_tasks=500, n_configs=134)),
+    "stochastic": (
+        "stochastic: 122 tasks x 12 configs, Bernoulli, rates 1-21% (long-tailed), families shown as tags",
+        StochasticSpec(),
+    ),
+    "stochastic-no-tags": ("stochastic: as `stochastic`, tasks carry no tags", StochasticSpec(show_tags=False)),
 }
 RANKED = ("ranked", "ranked-no-tags", "ranked-tags", "ranked-sampled", "ranked-many")
 # What was measured on the tuning seeds to get here (written under the tables; the tables are held out).
@@ -186,7 +193,9 @@ class Runs:
     seconds: float
 
 
-def _matrix(spec: MatrixSpec | RankedSpec, seed: int) -> PassMatrix:
+def _matrix(spec: MatrixSpec | RankedSpec | StochasticSpec, seed: int) -> PassMatrix:
+    if isinstance(spec, StochasticSpec):
+        return generate_stochastic(spec, seed)
     return generate_ranked(spec, seed) if isinstance(spec, RankedSpec) else generate_matrix(spec, seed)
 
 

@@ -17,6 +17,15 @@ sigmoid(ability_c - difficulty_t + tag effect + noise)), a share of tasks no con
 tags that are informative, weak or absent, optionally a share of specialists mixed into the
 ranking, and optionally deterministic outcomes (p is 0 or 1, every configuration greedy:
 `max_tries_per_task = 1`). Coverage then counts the reachable tasks (`PassMatrix.reachable`).
+`generate_stochastic` builds the stochastic regime issue 40 names: Bernoulli outcomes on every attempt,
+configurations whose overall rates are drawn from a long-tailed distribution (single configurations pass
+1-21% of the tasks per attempt, most of them near the bottom), and an oracle that needs about 2 attempts
+per task: each task belongs to a latent family whose home configuration passes it at a Beta(4, 3) rate
+(mean 0.57, E[1 / p] = 2), and every configuration is also able at a random share of other tasks that
+brings its overall rate to its draw. No ranking of tasks and no tag structure is required: the families
+are shown as tags (`show_tags`) or not at all. Seeds: variants are tuned on `TUNING_SEEDS` and reported
+on `HELD_OUT_SEEDS` (for every regime of the simulator, this one included).
+
 `hindsight_best_rate_first` is the bound that knows each configuration's true pass rate;
 `hindsight_after_probes` the same after the default's probes (one job per configuration first), which
 prices the examination of every configuration on its own.
@@ -41,6 +50,9 @@ from rsi.scheduler import (
     TaskOption,
 )
 from rsi.scheduler.common import prepare, tries_left
+
+TUNING_SEEDS = range(0, 10)  # scheduler variants are chosen on these seeds, in every regime
+HELD_OUT_SEEDS = range(100, 110)  # and reported on these (more from 110 on for paired checks)
 
 
 @dataclass(frozen=True)
@@ -293,6 +305,74 @@ def generate_ranked(spec: RankedSpec = RankedSpec(), seed: int = 0) -> PassMatri
                   for t in range(spec.n_tasks))
     limit = 1 if spec.deterministic else None
     configs = tuple(ConfigOption(f"c{c:03d}", f"config-{c}", max_tries_per_task=limit) for c in range(spec.n_configs))
+    return PassMatrix(configs, tasks, tuple(tuple(row) for row in p))
+
+
+@dataclass(frozen=True)
+class StochasticSpec:
+    """The stochastic regime (see the module docstring): Bernoulli outcomes, long-tailed configuration rates."""
+
+    n_tasks: int = 122
+    n_configs: int = 12
+    n_families: int = 8  # latent task families, each with a home configuration able at all its tasks
+    rate_range: tuple[float, float] = (0.01, 0.21)  # each configuration's mean pass rate per attempt
+    concentration: float = 0.5  # gamma shape of the rate draws (< 1: a few strong configurations, a long weak tail)
+    able: tuple[float, float] = (4.0, 3.0)  # Beta of an able cell's pass probability (mean 0.57, E[1/p] = 2)
+    background: tuple[float, float] = (0.1, 30.0)  # Beta of every other cell (mean 0.3%, long-tailed)
+    show_tags: bool = True  # tasks show their family as a tag; False: tasks carry no tags at all
+
+
+def generate_stochastic(spec: StochasticSpec = StochasticSpec(), seed: int = 0) -> PassMatrix:
+    """A stochastic world following `spec`, deterministic in `seed`.
+
+    1. Each configuration's rate: a gamma(`concentration`) draw, scaled so the strongest is the top of
+       `rate_range`, floored at its bottom (long-tailed: most configurations weak, a few strong).
+    2. Each family's home configuration: drawn in proportion to the rates, among the configurations
+       whose home tasks would not lift their rate above the top of `rate_range`.
+    3. Each configuration is able at its home tasks and, independently per task, at the share of the
+       others that brings its expected rate to its draw; able cells pass at a Beta(`able`) rate, the
+       others at a Beta(`background`) one.
+    """
+    rng = random.Random(f"stochastic:{seed}")
+    lo, hi = spec.rate_range
+    draws = [rng.gammavariate(spec.concentration, 1.0) for _ in range(spec.n_configs)]
+    top = max(draws)
+    rate = [max(lo, hi * d / top) for d in draws]
+    family = [rng.randrange(spec.n_families) for _ in range(spec.n_tasks)]
+    size = [family.count(f) for f in range(spec.n_families)]
+    mean_able = spec.able[0] / sum(spec.able)
+    home_tasks = [0] * spec.n_configs
+    home = []
+    for f in range(spec.n_families):
+        room = [c for c in range(spec.n_configs) if (home_tasks[c] + size[f]) * mean_able <= hi * spec.n_tasks]
+        pool = room or list(range(spec.n_configs))
+        c = rng.choices(pool, [rate[i] for i in pool])[0]
+        home.append(c)
+        home_tasks[c] += size[f]
+    bg_mean = spec.background[0] / sum(spec.background)
+    p = []
+    for c in range(spec.n_configs):
+        row = [rng.betavariate(*spec.background) for _ in range(spec.n_tasks)]
+        mine = [t for t in range(spec.n_tasks) if home[family[t]] == c]
+        others = [t for t in range(spec.n_tasks) if home[family[t]] != c]
+        want = (rate[c] - bg_mean) * spec.n_tasks / mean_able - len(mine)
+        extra = rng.sample(others, min(len(others), max(0, round(want))))
+        for t in mine + extra:
+            row[t] = rng.betavariate(*spec.able)
+        # The draws' noise must not move the rate out of its range: drop extra able cells above the
+        # top, lift the background below the bottom.
+        while sum(row) > hi * spec.n_tasks and extra:
+            t = extra.pop()
+            row[t] = rng.betavariate(*spec.background)
+        rest = [t for t in range(spec.n_tasks) if t not in mine and t not in extra]
+        short = lo * spec.n_tasks - sum(row)
+        if short > 0 and rest:
+            for t in rest:
+                row[t] += short / len(rest)
+        p.append(row)
+    tasks = tuple(TaskOption(f"sim/t{t:03d}", "train", (f"fam{family[t]}",) if spec.show_tags else ())
+                  for t in range(spec.n_tasks))
+    configs = tuple(ConfigOption(f"c{c:02d}", f"config-{c}") for c in range(spec.n_configs))
     return PassMatrix(configs, tasks, tuple(tuple(row) for row in p))
 
 

@@ -38,14 +38,15 @@ from __future__ import annotations
 
 import hashlib
 import math
+import random
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rsi.scheduler.ability import Data, Fit, Priors, fit, predict
 from rsi.scheduler.common import Evidence, prepare, unit_costs
 from rsi.scheduler.tag_mixture import TagMixtureScheduler
-from rsi.scheduler.types import JobProposal, ScheduleRequest, TaskOption
-from rsi.scheduler.world import WorldCheck, check_world
+from rsi.scheduler.types import ConfigOption, JobProposal, ScheduleRequest, TaskOption
+from rsi.scheduler.world import MIN_ATTEMPTS, WorldCheck, check_world
 
 
 @dataclass
@@ -58,6 +59,13 @@ class ThompsonScheduler:
     cannot_prior: float = 0.3  # a priori chance that a configuration cannot do one task whatever its rates
     probe_first: bool = True  # every configuration gets a job before any is exploited
     probe_tasks: int = 4  # tasks in a probing job (at most job_size)
+    examine_limit: int = 24  # portfolios up to this size: every configuration is probed; larger: a sample this size
+    # Where some configuration samples (may retry a task), each probe first holds `first_probe` tasks; the
+    # probes are topped up to `probe_tasks` only where those first probes passed at least `topup_rate`
+    # (a ranking's rates); below it (specialists, the stochastic regime) the per-tag model decides
+    # wherever tags add anything. None: every probe holds `probe_tasks` at once.
+    first_probe: int | None = 1
+    topup_rate: float = 0.25
     # Off: a job as long as the choice is sure (see _length) gained at 95% on the tuning seeds but lost at
     # 100% and left jobs of 3 tasks (issue 15 item 2 asks for full jobs); measured in bench/RESULTS.md.
     sure_jobs: bool = False
@@ -69,8 +77,9 @@ class ThompsonScheduler:
     explore_tasks: int | None = None
     priors: Priors = field(default_factory=Priors)
     # Where tags explain the outcomes better than one ranking does (rsi.scheduler.world), the per-tag
-    # specialist model decides instead (`thompson-tags`).
-    specialist_model: TagMixtureScheduler = field(default_factory=lambda: TagMixtureScheduler(fill_ratio=0.5))
+    # specialist model decides instead: `thompson-tags` as it is, the default before (jobs topped up with
+    # near-best tasks, fill_ratio 0.5, measured 4-14% worse on the specialist and stochastic settings).
+    specialist_model: TagMixtureScheduler = field(default_factory=TagMixtureScheduler)
 
     def propose(self, request: ScheduleRequest) -> JobProposal | None:
         prepared = prepare(request)
@@ -83,8 +92,13 @@ class ThompsonScheduler:
         world = check_world(data.pc, data.pt, data.pn, data.ps, data.task_tags, data.n_configs)
         allowed, fails = _pair_state(request, evidence, targets)
         tried = evidence.tried_configs()
-        untried = [i for i, c in enumerate(request.configs) if c.config_hash not in tried and allowed[i].any()]
-        if world.specialists and not (self.probe_first and untried):
+        examined = self._examined(request)
+        untried = [i for i in examined if request.configs[i].config_hash not in tried and allowed[i].any()]
+        low = self._low_rates(request, examined)
+        # Low rates (specialists or a stochastic portfolio): the per-tag model decides unless enough
+        # attempts show that tags add nothing beyond the ranking.
+        prefer_tags = low and data.n_tags > 0 and (world.attempts < MIN_ATTEMPTS or world.tag_gain > 0)
+        if (world.specialists or prefer_tags) and not (self.probe_first and untried):
             proposal = self.specialist_model.propose(request)
             if proposal is None:
                 return None
@@ -110,7 +124,12 @@ class ThompsonScheduler:
         if not (score > 0).any():
             return None  # every open task has been tried by every configuration that could still differ
         if self.probe_first and untried:
-            return self._probe(request, targets, score, untried, capacity)
+            size = self.first_probe if self._staged(request) and self.first_probe else self.probe_tasks
+            return self._probe(request, targets, score, untried, min(capacity, size), examined)
+        if self.probe_first and not low and (short := self._short(request, evidence, allowed, examined)):
+            have = short[0][1]
+            return self._probe(request, targets, score, [i for i, _ in short], min(capacity, self.probe_tasks - have),
+                               examined, topup=True)
         # What the posterior means would choose, for telling a guess from a choice (explore_tasks).
         means = estimate(predict(model, data, cols)) if self.explore_tasks is not None and not world.unstructured else None
         return self._exploit(request, targets, score, capacity, model, world, means)
@@ -125,22 +144,78 @@ class ThompsonScheduler:
         ok = (1 - self.cannot_prior) * (1 - given_reach) ** fails
         return np.where(fails > 0, ok / (ok + self.cannot_prior), 1.0)
 
+    def _examined(self, request: ScheduleRequest) -> list[int]:
+        """The configurations the examination rule probes: all of them up to `examine_limit`; beyond, a
+        sample of `examine_limit` drawn with the run's seed (the same in every proposal of the run)."""
+        n = len(request.configs)
+        if n <= self.examine_limit:
+            return list(range(n))
+        rng = random.Random(f"examine:{request.seed}:{n}")
+        return sorted(rng.sample(range(n), self.examine_limit))
+
+    def _staged(self, request: ScheduleRequest) -> bool:
+        """Whether the probes are staged (`first_probe` tasks first, the regime told from their outcomes):
+        only where some configuration samples (may retry a task). Where every configuration is greedy
+        (`max_tries_per_task` = 1) outcomes are not Bernoulli per attempt: the stochastic regime cannot
+        occur, and each probe holds `probe_tasks` at once."""
+        return self.first_probe is not None and any(c.max_tries_per_task != 1 for c in request.configs)
+
+    def _low_rates(self, request: ScheduleRequest, examined: list[int]) -> bool:
+        """Whether the first probes (the history's first attempts, `first_probe` tasks per examined
+        configuration) passed less than `topup_rate`: rates so low that more probe attempts would mostly
+        fail and say little about a configuration, the regime of specialists and stochastic portfolios."""
+        if not self._staged(request):
+            return False
+        first = self.first_probe or self.probe_tasks
+        head = list(request.history)[: first * len(examined) * max(1, request.attempts_per_task)]
+        return bool(head) and sum(bool(fact[2]) for fact in head) < self.topup_rate * len(head)
+
+    def _short(
+        self, request: ScheduleRequest, evidence: Evidence, allowed: Any, examined: list[int]
+    ) -> list[tuple[int, int]]:
+        """Examined configurations whose probe is topped up to `probe_tasks` now (after first probes of
+        `first_probe` tasks that passed at least `topup_rate`): those with fewer counted attempts, with
+        their counts."""
+        if not self._staged(request) or (self.first_probe or self.probe_tasks) >= self.probe_tasks:
+            return []
+        counts: dict[str, int] = {}
+        for (c, _), n in evidence.tries.items():
+            counts[c] = counts.get(c, 0) + n
+        return [(i, counts.get(request.configs[i].config_hash, 0)) for i in examined
+                if counts.get(request.configs[i].config_hash, 0) < self.probe_tasks and allowed[i].any()]
+
     def _probe(
-        self, request: ScheduleRequest, targets: list[TaskOption], score: Any, untried: list[int], capacity: int
+        self, request: ScheduleRequest, targets: list[TaskOption], score: Any, untried: list[int], size: int,
+        examined: list[int], topup: bool = False,
     ) -> JobProposal:
+        """A probe of `size` tasks (those it rates best) for the first of `untried`; the reason says which
+        probe it is, which configurations a large portfolio leaves unexamined, and which a small budget will."""
         import numpy as np
 
         n_configs = len(request.configs)
         chosen = untried[0]
         order = np.argsort(-score[chosen], kind="stable")
-        mine = [int(t) for t in order[: min(capacity, max(1, self.probe_tasks))] if score[chosen, t] > 0]
+        mine = [int(t) for t in order[: max(1, size)] if score[chosen, t] > 0]
         keys = tuple(targets[t].key for t in sorted(mine))
-        done = n_configs - len(untried)
-        reason = f"{self.name}: probe {done + 1}/{n_configs}: configuration not tried yet"
+        done = len(examined) - len(untried)
+        if topup:
+            reason = (f"{self.name}: probe top-up {done + 1}/{len(examined)}: the first probes passed at least "
+                      f"{self.topup_rate:.0%}, a ranking's rates, so each probe grows to {self.probe_tasks} tasks")
+        else:
+            reason = f"{self.name}: probe {done + 1}/{len(examined)}: configuration not tried yet"
+        if len(examined) < n_configs:
+            chosen_set = set(examined)
+            rest = [_label(request.configs[i]) for i in range(n_configs) if i not in chosen_set]
+            reason += (f"; {n_configs} configurations are more than {self.examine_limit}: a sample of "
+                       f"{len(examined)} drawn with the run's seed is probed")
+            if done == 0 and not topup:
+                reason += f", these {len(rest)} are not examined (the model may still choose them): {', '.join(rest)}"
+            else:
+                reason += f", {len(rest)} are not examined (named in the first probe's reason)"
         left = request.budget.attempts
         per_probe = max(1, request.attempts_per_task)
         if left is not None and left < len(untried) * per_probe:
-            cut = [request.configs[i].name or request.configs[i].config_hash for i in untried[left // per_probe:]]
+            cut = [_label(request.configs[i]) for i in untried[left // per_probe:]]
             reason += (f"; {left} attempts left cannot probe all {len(untried)} untried configurations: "
                        f"{', '.join(cut)} will go unexamined")
         return JobProposal(request.configs[chosen].config_hash, keys, request.attempts_per_task, reason)
@@ -230,6 +305,10 @@ def _votes(score: Any, capacity: int) -> tuple[Any, dict[int, list[int]], int]:
         voters[int(c)] = [int(t) for t in mine]
         totals[c] = score[c, mine].sum()
     return totals, voters, int(live.sum())
+
+
+def _label(config: ConfigOption) -> str:
+    return config.name or config.config_hash
 
 
 def _seed(request: ScheduleRequest, name: str) -> int:

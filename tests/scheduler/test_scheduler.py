@@ -69,7 +69,9 @@ def test_respects_the_budget(name):
     matrix = generate_matrix(SMALL, seed=1)
     result = simulate(Checked(make_scheduler(name)), matrix, seed=1, max_attempts=37)
     assert result.attempts <= 37 and not result.full_coverage
-    base = ScheduleRequest(configs=matrix.configs, tasks=matrix.tasks, attempts_per_task=2, job_size=8)
+    # Greedy configurations: the default's probes then hold 4 tasks at once (sampled ones start with 1).
+    greedy = [replace(c, max_tries_per_task=1) for c in matrix.configs]
+    base = ScheduleRequest(configs=greedy, tasks=matrix.tasks, attempts_per_task=2, job_size=8)
     scheduler = make_scheduler(name)
     assert len(scheduler.propose(replace(base, budget=Budget(attempts=5))).task_keys) == 2
     assert scheduler.propose(replace(base, budget=Budget(attempts=1))) is None

@@ -151,3 +151,31 @@ def test_hindsight_after_probes_examines_every_configuration_then_sweeps_in_the_
     rates = matrix.config_rates()
     best = max(range(5), key=lambda c: (rates[c], -c))
     assert chosen[5][0] == matrix.configs[best].config_hash and not chosen[5][2]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_stochastic_worlds_have_long_tailed_rates_of_1_to_21_percent_and_an_oracle_of_about_2(seed):
+    from rsi.simulate import StochasticSpec, generate_stochastic
+
+    matrix = generate_stochastic(StochasticSpec(), seed)
+    assert (len(matrix.configs), len(matrix.tasks)) == (12, 122)
+    rates = matrix.config_rates()
+    assert all(0.0099 <= r <= 0.2101 for r in rates), rates  # single configurations pass 1-21% per attempt
+    assert statistics.median(rates) < statistics.mean(rates) and max(rates) > 2 * statistics.median(rates)  # long tail
+    assert 1.6 <= matrix.oracle_attempts() / len(matrix.tasks) <= 2.3  # about 2 attempts per task
+    assert matrix.reachable() == len(matrix.tasks)
+    assert all(c.max_tries_per_task is None for c in matrix.configs)  # Bernoulli: every attempt may be retried
+    assert len({v for row in matrix.p for v in row if 0 < v < 1}) > 0 and all(len(t.tags) == 1 for t in matrix.tasks)
+    hidden = generate_stochastic(StochasticSpec(show_tags=False), seed)
+    assert hidden.p == matrix.p and all(t.tags == () for t in hidden.tasks)
+    assert generate_stochastic(StochasticSpec(), seed) == matrix
+
+
+def test_in_the_stochastic_regime_the_default_covers_everything_well_ahead_of_a_sweep():
+    from rsi.simulate import StochasticSpec, generate_stochastic
+
+    matrix = generate_stochastic(StochasticSpec(), 5)
+    mine = simulate(make_scheduler("thompson"), matrix, seed=5, max_attempts=5000)
+    sweep = simulate(make_scheduler("config-major"), matrix, seed=5, max_attempts=5000)
+    assert mine.full_coverage and sweep.full_coverage
+    assert mine.attempts * 2 < sweep.attempts

@@ -177,3 +177,56 @@ def test_with_explore_tasks_a_job_only_its_draw_chose_holds_that_many_tasks():
     assert lengths == {True: {1}, False: {8}}
     clear = _exploit_after_probes({"a": [True] * 12, "b": [False] * 12}, sure_jobs=False, explore_tasks=1)
     assert clear.config_hash == "a" and len(clear.task_keys) == 8
+
+
+def _probe_round(configs, tasks, outcome) -> tuple[list, list[AttemptFact]]:
+    """Proposals while the default still probes; `outcome(config, task)` decides each attempt."""
+    history: list[AttemptFact] = []
+    proposals = []
+    for job in range(3 * len(configs)):
+        proposal = make_scheduler("thompson").propose(
+            ScheduleRequest(configs=configs, tasks=tasks, history=list(history), job_index=job))
+        proposals.append(proposal)
+        if "probe" not in proposal.reason:
+            break
+        history += [AttemptFact(proposal.config_hash, k, outcome(proposal.config_hash, k)) for k in proposal.task_keys]
+    return proposals, history
+
+
+def test_sampled_configurations_get_one_task_probes_and_low_rates_hand_over_to_the_tag_model():
+    """Sampled configurations (may retry): every configuration's first probe holds one task. The probes
+    passed less than a quarter: no top-up, and the per-tag model decides from the next job on."""
+    configs = [ConfigOption(f"c{i}", f"config-{i}") for i in range(6)]
+    tasks = [TaskOption(f"s/t{t}", "train", (f"g{t % 3}",)) for t in range(30)]
+    proposals, _ = _probe_round(configs, tasks, lambda c, k: c == "c0")
+    assert [p.config_hash for p in proposals[:6]] == [c.config_hash for c in configs]
+    assert all(len(p.task_keys) == 1 and "probe" in p.reason for p in proposals[:6])
+    assert "probe" not in proposals[6].reason and "thompson-tags" in proposals[6].reason
+
+
+def test_high_first_probe_rates_top_the_probes_up_and_greedy_configurations_probe_four_at_once():
+    configs = [ConfigOption(f"c{i}", f"config-{i}") for i in range(4)]
+    tasks = [TaskOption(f"s/t{t}", "train", ("x",)) for t in range(40)]
+    proposals, history = _probe_round(configs, tasks, lambda c, k: c in ("c0", "c1"))  # half the probes pass
+    first, topups = proposals[:4], [p for p in proposals[4:] if "probe" in p.reason]
+    assert all(len(p.task_keys) == 1 for p in first)
+    assert [p.config_hash for p in topups] == [c.config_hash for c in configs]
+    assert all(len(p.task_keys) == 3 and "top-up" in p.reason for p in topups)
+    assert "probe" not in proposals[-1].reason
+    greedy = [ConfigOption(f"c{i}", f"config-{i}", max_tries_per_task=1) for i in range(4)]
+    proposals, _ = _probe_round(greedy, tasks, lambda c, k: False)
+    assert [len(p.task_keys) for p in proposals[:4]] == [4, 4, 4, 4] and "probe" not in proposals[4].reason
+
+
+def test_a_portfolio_beyond_the_limit_is_examined_by_a_seeded_sample_and_names_the_rest():
+    configs = [ConfigOption(f"c{i:02d}", f"config-{i}", max_tries_per_task=1) for i in range(30)]
+    tasks = [TaskOption(f"s/t{t}") for t in range(200)]
+    proposals, history = _probe_round(configs, tasks, lambda c, k: False)
+    probes = [p for p in proposals if "probe" in p.reason]
+    probed = [p.config_hash for p in probes]
+    assert len(probed) == len(set(probed)) == 24 and "probe" not in proposals[-1].reason
+    rest = sorted(c.name for c in configs if c.config_hash not in probed)
+    assert len(rest) == 6 and all(name in probes[0].reason for name in rest)
+    assert "a sample of 24" in probes[0].reason and "6 are not examined" in probes[1].reason
+    again, _ = _probe_round(configs, tasks, lambda c, k: False)
+    assert [p.config_hash for p in again] == [p.config_hash for p in proposals]  # pure: the same sample
