@@ -49,7 +49,7 @@ from rsi.scheduler import (
     ScheduleRequest,
     TaskOption,
 )
-from rsi.scheduler.common import prepare, tries_left
+from rsi.scheduler.common import EXAMINE_LIMIT, examined, prepare, tries_left
 
 TUNING_SEEDS = range(0, 10)  # scheduler variants are chosen on these seeds, in every regime
 HELD_OUT_SEEDS = range(100, 110)  # and reported on these (more from 110 on for paired checks)
@@ -456,13 +456,15 @@ def hindsight_best_rate_first(matrix: PassMatrix) -> ConfigMajorScheduler:
 @dataclass
 class HindsightAfterProbes:
     """A bound, not a scheduler: first the default's examination rule (every configuration, in portfolio
-    order, gets a probe job of `probe_tasks` open tasks it may still try), then hindsight best-rate-first.
-    Against `hindsight_best_rate_first` it prices the probes alone: what examining every configuration
-    costs even when the ranking is known."""
+    order, gets a probe job of `probe_tasks` open tasks it may still try; in a portfolio larger than
+    `examine_limit`, the same seeded sample the default probes), then hindsight best-rate-first. Against
+    `hindsight_best_rate_first` it prices the probes alone: what the examination costs even when the
+    ranking is known."""
 
     sweep: ConfigMajorScheduler
     probe_tasks: int = 4
     name: str = "hindsight+probes"
+    examine_limit: int = EXAMINE_LIMIT
 
     def propose(self, request: ScheduleRequest) -> JobProposal | None:
         prepared = prepare(request)
@@ -470,7 +472,7 @@ class HindsightAfterProbes:
             return None
         evidence, targets, room = prepared
         tried = evidence.tried_configs()
-        for config in request.configs:
+        for config in (request.configs[i] for i in examined(request, self.examine_limit)):
             if config.config_hash in tried:
                 continue
             mine = [t.key for t in targets if tries_left(config, evidence, t.key)][: min(room, self.probe_tasks)]

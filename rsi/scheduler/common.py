@@ -118,6 +118,18 @@ def per_unit_cost(
     return {key: {c: q / cost[c] for c, q in row.items()} for key, row in draws.items()}
 
 
+EXAMINE_LIMIT = 24  # portfolios up to this size are examined whole; larger ones by a sample this size
+
+
+def examined(request: ScheduleRequest, limit: int = EXAMINE_LIMIT) -> list[int]:
+    """Indices of the configurations the examination rule probes: all of them up to `limit`; beyond, a
+    sample of `limit` drawn with the run's seed (the same in every proposal of a run), in portfolio order."""
+    n = len(request.configs)
+    if n <= limit:
+        return list(range(n))
+    return sorted(random.Random(f"examine:{request.seed}:{n}").sample(range(n), limit))
+
+
 def seeded_rng(request: ScheduleRequest, name: str) -> random.Random:
     # str seeds are hashed with SHA-512 by `random`: stable across processes and platforms.
     return random.Random(f"{name}:{request.seed}:{request.job_index}:{len(request.history)}")

@@ -38,12 +38,11 @@ from __future__ import annotations
 
 import hashlib
 import math
-import random
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rsi.scheduler.ability import Data, Fit, Priors, fit, predict
-from rsi.scheduler.common import Evidence, prepare, unit_costs
+from rsi.scheduler.common import EXAMINE_LIMIT, Evidence, examined, prepare, unit_costs
 from rsi.scheduler.tag_mixture import TagMixtureScheduler
 from rsi.scheduler.types import ConfigOption, JobProposal, ScheduleRequest, TaskOption
 from rsi.scheduler.world import MIN_ATTEMPTS, WorldCheck, check_world
@@ -59,7 +58,7 @@ class ThompsonScheduler:
     cannot_prior: float = 0.3  # a priori chance that a configuration cannot do one task whatever its rates
     probe_first: bool = True  # every configuration gets a job before any is exploited
     probe_tasks: int = 4  # tasks in a probing job (at most job_size)
-    examine_limit: int = 24  # portfolios up to this size: every configuration is probed; larger: a sample this size
+    examine_limit: int = EXAMINE_LIMIT  # portfolios up to this size: every configuration is probed; larger: a sample this size
     # Where some configuration samples (may retry a task), each probe first holds `first_probe` tasks; the
     # probes are topped up to `probe_tasks` only where those first probes passed at least `topup_rate`
     # (a ranking's rates); below it (specialists, the stochastic regime) the per-tag model decides
@@ -145,13 +144,8 @@ class ThompsonScheduler:
         return np.where(fails > 0, ok / (ok + self.cannot_prior), 1.0)
 
     def _examined(self, request: ScheduleRequest) -> list[int]:
-        """The configurations the examination rule probes: all of them up to `examine_limit`; beyond, a
-        sample of `examine_limit` drawn with the run's seed (the same in every proposal of the run)."""
-        n = len(request.configs)
-        if n <= self.examine_limit:
-            return list(range(n))
-        rng = random.Random(f"examine:{request.seed}:{n}")
-        return sorted(rng.sample(range(n), self.examine_limit))
+        """The configurations the examination rule probes (`rsi.scheduler.common.examined`)."""
+        return examined(request, self.examine_limit)
 
     def _staged(self, request: ScheduleRequest) -> bool:
         """Whether the probes are staged (`first_probe` tasks first, the regime told from their outcomes):
