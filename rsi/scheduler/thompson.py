@@ -2,16 +2,23 @@
 
 Each proposal:
 
-1. **Every configuration is examined.** While some configuration that may still try an open task has
-   no counted attempt, the job goes to it (in portfolio order): a probe of `probe_tasks` open tasks,
-   those it rates best. A portfolio is built on purpose, and a configuration that a cheaper or
+1. **Every configuration is examined.** While some examined configuration that may still try an open
+   task has no counted attempt, the job goes to it (in portfolio order): a probe of the open tasks it
+   rates best, `probe_tasks` of them where every configuration is greedy, `first_probe` (1) where some
+   configuration samples. A portfolio is built on purpose, and a configuration that a cheaper or
    luckier one crowded out before its first attempt reaches the next generation without evidence.
-   When the attempts left cannot pay one probe each, the reason names the configurations that will
-   go unexamined.
+   Portfolios of more than `examine_limit` (24) configurations are examined by a sample of that size,
+   drawn with the run's seed (`rsi.scheduler.common.examined`); the first probe's reason names the rest.
+   When the attempts left cannot pay one probe each, the reason names the configurations that will go
+   unexamined.
+1b. **Which regime** (sampled portfolios): where the first probes passed at least `topup_rate` (a
+   quarter), the rates are a ranking's and every probe is topped up to `probe_tasks`; below, the rates
+   are low (specialists, the stochastic regime): no more probes, and the per-tag model decides wherever
+   tags add anything beyond the ranking (or before the world check has enough attempts to say).
 2. **Which world** (`rsi.scheduler.world`): leave-one-out log-likelihood of the run's own attempts
    under one pooled rate, one rate per configuration, and one per (configuration, tag). Where tags
    add more than the ranking does, the portfolio is a set of specialists and the per-tag model
-   (`thompson-tags`, `rsi.scheduler.tag_mixture`, with the same job filling as below) decides. Elsewhere the ability model does, with the
+   (`thompson-tags` as it is, `rsi.scheduler.tag_mixture`) decides. Elsewhere the ability model does, with the
    tags left out when they add nothing. Where neither adds anything, no configuration is preferred
    over another: per task, those that have not failed it yet come first.
 3. **The ability model** (`rsi.scheduler.ability`: configuration ability, fitted tag effects, task
