@@ -97,7 +97,7 @@ class ThompsonScheduler:
         data, task_index = _data(request, evidence)
         world = check_world(data.pc, data.pt, data.pn, data.ps, data.task_tags, data.n_configs)
         allowed, fails = _pair_state(request, evidence, targets)
-        tried = evidence.tried_configs()
+        tried = evidence.tried_configs() | {c for c, _ in request.in_flight}
         examined = self._examined(request)
         untried = [i for i in examined if request.configs[i].config_hash not in tried and allowed[i].any()]
         low = self._low_rates(request, examined)

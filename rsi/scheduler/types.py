@@ -61,6 +61,10 @@ class ScheduleRequest:
     include_covered: bool = False
     tokens_per_attempt: float | None = None
     wall_s_per_attempt: float | None = None
+    # (config hash, task key) of attempts planned in jobs still running (no counted outcome yet). The
+    # default counts a configuration with one as examined, so that overlapping jobs do not probe it again
+    # while its first probe runs. Empty: no job is running (the simulator, a run without overlap).
+    in_flight: Sequence[tuple[str, str]] = ()
 
 
 @dataclass(frozen=True)

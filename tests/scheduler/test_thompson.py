@@ -230,3 +230,12 @@ def test_a_portfolio_beyond_the_limit_is_examined_by_a_seeded_sample_and_names_t
     assert "a sample of 24" in probes[0].reason and "6 are not examined" in probes[1].reason
     again, _ = _probe_round(configs, tasks, lambda c, k: False)
     assert [p.config_hash for p in again] == [p.config_hash for p in proposals]  # pure: the same sample
+
+
+def test_a_configuration_whose_first_probe_is_still_running_is_not_probed_again():
+    """Overlapping jobs: the run plans the next job while c0's one-task probe runs (`in_flight`)."""
+    configs = [ConfigOption(f"c{i}", f"config-{i}") for i in range(3)]
+    tasks = [TaskOption(f"s/t{t}") for t in range(10)]
+    request = ScheduleRequest(configs=configs, tasks=tasks[1:], in_flight=[("c0", "s/t0")])
+    proposal = make_scheduler("thompson").propose(request)
+    assert proposal.config_hash == "c1" and "probe" in proposal.reason
