@@ -19,7 +19,7 @@ own weights, or an adapter's merged ones swapped in: `rsi.models.merged_adapters
 made when a layer first runs with a set of weights, keyed by their identity and version, so a swapped-in
 weight gets its own stack and a changed one is stacked again. Prefill, and steps that need LoRA layers,
 keep transformers' forward. `RSI_LEAN_STEP=0` turns it off. Measured side by side in bench/RESULTS.md
-("## paired ratios, session 15", the `lean / transformers step` rows).
+("## paired ratios (2026-12-03, 57f8151)", the `lean / transformers step` rows).
 """
 
 from __future__ import annotations
