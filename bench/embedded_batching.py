@@ -33,6 +33,28 @@ PROMPTS = [
 ]
 
 
+def generate_together(model, requests: list) -> tuple[list, float]:
+    """Every request from its own thread, released at once (one barrier): the results, in request order, and
+    the seconds from release to the last one. Resets `model.stats.largest_batch_rows` first, so it then says
+    how many rows the backend batched at most. Shared with bench/gpu_check.py."""
+    results: list = [None] * len(requests)
+    gate = threading.Barrier(len(requests) + 1)
+
+    def call(i: int) -> None:
+        gate.wait()
+        results[i] = model.generate(requests[i])
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(len(requests))]
+    for thread in threads:
+        thread.start()
+    model.stats.largest_batch_rows = 0
+    gate.wait()
+    started = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return results, time.perf_counter() - started
+
+
 def measure(requests: int, max_tokens: int, dtype: str) -> dict[str, float | int | str]:
     from rsi.contracts.schema import BaseModelSpec
     from rsi.models.base import ChatMessage, GenerationRequest
@@ -55,22 +77,7 @@ def measure(requests: int, max_tokens: int, dtype: str) -> dict[str, float | int
     sequential_s = time.perf_counter() - started
     sequential_tokens = sum(r.completion_tokens for r in alone)
 
-    together: list = [None] * requests
-    gate = threading.Barrier(requests + 1)
-
-    def call(i: int) -> None:
-        gate.wait()
-        together[i] = model.generate(batch[i])
-
-    threads = [threading.Thread(target=call, args=(i,)) for i in range(requests)]
-    for thread in threads:
-        thread.start()
-    model.stats.largest_batch_rows = 0
-    gate.wait()
-    started = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    concurrent_s = time.perf_counter() - started
+    together, concurrent_s = generate_together(model, batch)
     concurrent_tokens = sum(r.completion_tokens for r in together)
     batches = model.stats.largest_batch_rows
     load_after = os.getloadavg()[0]

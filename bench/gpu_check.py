@@ -34,7 +34,6 @@ import os
 import platform
 import sys
 import tempfile
-import threading
 import time
 import traceback
 from datetime import UTC, datetime
@@ -195,22 +194,9 @@ def bench_embedded(device: str, size: dict[str, Any], clock: Clock, out: Path) -
         started = time.perf_counter()
         alone = model.generate(requests[0])
         alone_s = time.perf_counter() - started
-        results: list[Any] = [None] * count
-        gate = threading.Barrier(count + 1)
+        from embedded_batching import generate_together  # bench/ is on sys.path (above)
 
-        def call(i: int) -> None:
-            gate.wait()
-            results[i] = model.generate(requests[i])
-
-        threads = [threading.Thread(target=call, args=(i,)) for i in range(count)]
-        for thread in threads:
-            thread.start()
-        model.stats.largest_batch_rows = 0
-        gate.wait()
-        started = time.perf_counter()
-        for thread in threads:
-            thread.join()
-        together_s = time.perf_counter() - started
+        results, together_s = generate_together(model, requests)
         tokens = sum(r.completion_tokens for r in results)
         return {**size, "device": model.device, "dtype": f"{model.dtype.value} ({model.dtype.why})",
                 "alone_tokens": alone.completion_tokens, "alone_s": alone_s,
