@@ -62,35 +62,6 @@ def prepare(target: Path, suite: str, max_tokens: int):  # -> Workspace
     return workspace
 
 
-def side_costs(workspace, eval_id: str) -> dict[str, dict[str, float]]:
-    """Per side of the evaluation, on heldout tasks: pass rate, completion tokens and seconds per task."""
-    from rsi.harness.trajectory import read_trajectory, stored_trajectory_path
-    from rsi.store import open_store
-
-    record = json.loads((workspace.run_dir(eval_id) / "eval.json").read_text())
-    heldout = set(record["heldout_tasks"])
-    sides = {int(k): v for k, v in record.get("sides", {}).items()} if isinstance(record.get("sides"), dict) else {}
-    store = open_store(workspace.db_url)
-    try:
-        rows = store.list_attempts(eval_id)
-    finally:
-        store.close()
-    out: dict[str, dict[str, float]] = {}
-    for job in sorted({r.job_index for r in rows}):
-        mine = [r for r in rows if r.job_index == job and r.task_key in heldout and r.counted]
-        if not mine:
-            continue
-        tokens = 0
-        for row in mine:
-            path = stored_trajectory_path(row.trajectory_path, workspace.runs_dir)
-            tokens += read_trajectory(path).final_metrics.completion_tokens if path and path.exists() else 0
-        name = sides.get(job, {0: "parent", 1: "candidate", 2: "control"}.get(job, f"job{job}"))
-        out[str(name)] = {"tasks": len(mine), "pass_rate": round(sum(r.passed for r in mine) / len(mine), 4),
-                          "completion_tokens_per_task": round(tokens / len(mine), 1),
-                          "seconds_per_task": round(sum(r.wall_s for r in mine) / len(mine), 2)}
-    return out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", default="pyfuncs2")
@@ -137,7 +108,8 @@ def main() -> None:
         "generation": state.id, "wall_min": round(time.monotonic() - started, 1) / 60,
         "promote": state.outputs(PromoteOutput).model_dump(mode="json"),
         "evaluate": evaluated.model_dump(mode="json"),
-        "sides": side_costs(workspace, evaluated.eval_id) if evaluated.eval_id else {},
+        # the evaluation's own price per side (rsi.evaluation.SideCost): one definition with `rsi eval`
+        "sides": {name: cost.model_dump(mode="json") for name, cost in evaluated.costs.items()},
         "steps": {name: [state.step(name).status, (state.step(name).finished - state.step(name).started).total_seconds()
                          if state.step(name).started and state.step(name).finished else None]
                   for name in ("run", "promote", "propose", "harvest", "export", "train", "evaluate", "promote_adapter")},

@@ -281,7 +281,8 @@ class Generation:
         """The paired selection's run (rsi/run/paired_selection.py): the run's shortlist and the contract's own
         configuration on the same drawn train tasks; resumed where a crash left it."""
         from rsi.contracts.load import configuration_from_contract
-        from rsi.promotion.decision import decide_promotion, shortlist
+        from rsi.promotion.decision import shortlist
+        from rsi.promotion.evidence import collect_evidence
         from rsi.promotion.promote import load_head_contract
         from rsi.promotion.stored import load_run_attempts
         from rsi.run.paired_selection import draw_train_tasks, run_paired_selection
@@ -294,7 +295,7 @@ class Generation:
             stored = load_run_attempts(store, [self.run_id], self.workspace.runs_dir)
         finally:
             store.close()
-        evidence = decide_promotion(list(stored.attempts), self.spec.contract, parent.config_hash).evidence
+        evidence = collect_evidence(stored.attempts, "train")  # the search run's train evidence, as promote reads it
         hashes = shortlist(evidence, parent.config_hash, self.spec.select_top)
         configs = [parent, *(stored.configurations[h] for h in hashes[1:] if h in stored.configurations)]
         tasks = draw_train_tasks(load_suite(self.workspace, stored.suite), self.spec.select_tasks, self.spec.seed or 0)

@@ -62,7 +62,7 @@ def choose_candidate(rule: str, records: Sequence[CheckRecord | None]) -> int | 
     return SELECTION_RULES[rule].choose(records)
 
 
-def better(rule: str, challenger: CheckRecord, incumbent: CheckRecord) -> bool:
-    """Whether a repaired candidate replaces the chosen one: it passes strictly more public checks."""
-    del rule  # both rules rank a repair the same way: by checks passed
+def better(challenger: CheckRecord, incumbent: CheckRecord) -> bool:
+    """Whether a repaired candidate replaces the chosen one: it passes strictly more public checks
+    (every selection rule ranks a repair this way)."""
     return challenger.passed > incumbent.passed

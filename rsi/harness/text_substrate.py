@@ -198,7 +198,7 @@ def _repair(attempt: TextAttempt, candidates: list[Candidate], chosen: int, outc
         latest = candidates[before]
         if latest.code is not None and latest.check is None:
             latest.check = latest.step.check = attempt.checker.check(latest.code)
-        if latest.check is not None and better(attempt.harness.check, latest.check, current.check):
+        if latest.check is not None and better(latest.check, current.check):
             chosen, current = before, latest
     return chosen
 
