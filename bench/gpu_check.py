@@ -133,7 +133,7 @@ def _git_identity() -> None:
 
 
 def bench_grpo(device: str, size: dict[str, Any], clock: Clock, out: Path) -> dict[str, Any]:
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
     from rsi.contracts.refs import resolve_ref
     from rsi.contracts.schema import GrpoSpec, TrainingSpec
     from rsi.training.grpo import GrpoRequest, train_grpo

@@ -1,27 +1,20 @@
 """A configuration: one fully resolved, content-hashed runtime setup that an attempt runs under.
 
-Produced by resolving a contract (and, for portfolios, a variant's overrides); consumed by the
-harness, the scheduler and the store. Pure data.
+Produced by resolving a contract (`configuration_from_contract`; for portfolios, with a variant's
+overrides); consumed by the harness, the scheduler and the store.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rsi.contracts.hashing import canonical_json, sha256_text
+from rsi.contracts.load import LoadedContract, override_contract
 from rsi.contracts.schema import ContractSpec, runtime_harness_identity
-
-
-def canonical_json(data: Any) -> str:
-    """Key-sorted, whitespace-free JSON: the normal form every content hash is taken over."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+from rsi.contracts.toml_source import format_key
+from rsi.errors import ContractError, Problem
 
 
 class Configuration(BaseModel):
@@ -43,3 +36,31 @@ class Configuration(BaseModel):
         runtime["harness"] = {**runtime_harness_identity(runtime["harness"]), "system_prompt": self.system_prompt,
                               "system_prompt_file": ""}
         return sha256_text(canonical_json(runtime))[:16]
+
+
+def configuration_from_contract(
+    loaded: LoadedContract,
+    name: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    parents: list[str] | None = None,
+) -> Configuration:
+    """The runtime configuration of a contract, optionally with dotted-key overrides applied."""
+    spec, prompt = loaded.spec, loaded.system_prompt
+    if overrides:
+        new_spec, prompt, problems = override_contract(loaded, overrides)
+        if problems or new_spec is None:
+            raise ContractError(
+                [
+                    Problem(loaded.path, None, key or format_key(loc), message)
+                    for key, loc, message in problems
+                ]
+            )
+        spec = new_spec
+    return Configuration(
+        name=name or spec.hcp.name,
+        contract_ref=loaded.ref,
+        spec=spec,
+        system_prompt=prompt,
+        overrides=dict(overrides or {}),
+        parents=list(parents or []),
+    )

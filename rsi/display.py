@@ -1,8 +1,9 @@
 """How a run shows itself: a `Display` protocol with three renderings (rich live, plain lines, none).
 
 The runner only calls `update(progress, event)` with a `RunProgress` snapshot and, now and then, a
-`RunEvent`; it never touches widgets. The CLI picks the rendering: rich live on a TTY, one plain
-line per event under cron or when piped, nothing for `--json`.
+`RunEvent` (both defined here, below every package that runs or shows a run); it never touches
+widgets. The CLI picks the rendering: rich live on a TTY, one plain line per event under cron or
+when piped, nothing for `--json`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,91 @@ import sys
 import threading
 import time
 from datetime import UTC, datetime
-from typing import IO, Any, Protocol
+from typing import IO, Any, Literal, Protocol
 
-from rsi.run.spec import RunEvent, RunProgress
+from pydantic import BaseModel, Field
+
+
+class RunProgress(BaseModel):
+    """A snapshot of a run for displays (the runner builds it; displays only render it)."""
+
+    run_id: str
+    portfolio: str = ""
+    suite: str = ""
+    jobs_done: int = 0
+    job_index: int | None = Field(default=None, description="Job in flight.")
+    job_config: str = ""
+    job_planned: int = Field(default=0, description="Attempts planned in the job in flight.")
+    job_done: int = 0
+    job_passed: int = 0
+    attempts: int = Field(default=0, description="Counted attempts so far (this run).")
+    budget_attempts: int | None = Field(default=None, description="Attempts budget; None: no attempts limit.")
+    budget_s: float | None = Field(default=None, description="Time budget, if any.")
+    errors: int = Field(default=0, description="Infrastructure errors seen (retried, never counted).")
+    passes: int = 0
+    covered: int = 0
+    tasks: int = 0
+    tokens: int = Field(default=0, description="Prompt + completion tokens of the counted attempts (this run).")
+    elapsed_s: float = Field(default=0.0, description="Wall time of the run: its sessions, as the time budget counts.")
+    started: datetime | None = None
+    rate_per_min: float | None = Field(
+        default=None, description="Counted attempts per minute over the last `rate_window_s` (None: too early).")
+    completion_tokens_per_s: float | None = Field(
+        default=None, description="Completion tokens (prompt tokens apart) per second over the same window.")
+    rate_window_s: float = Field(default=0.0, description="The window both rates are measured over (rsi.run.totals).")
+
+    @property
+    def job_pass_rate(self) -> float:
+        return self.job_passed / self.job_done if self.job_done else 0.0
+
+    @property
+    def attempts_text(self) -> str:
+        """Counted attempts, against the attempts budget when there is one."""
+        return f"{self.attempts}/{self.budget_attempts}" if self.budget_attempts is not None else str(self.attempts)
+
+    def _time_left(self) -> float | None:
+        return None if self.budget_s is None else max(0.0, self.budget_s - self.elapsed_s)
+
+    def _by_attempts(self) -> float | None:
+        if self.budget_attempts is None or not self.rate_per_min:
+            return None
+        return max(0, self.budget_attempts - self.attempts) / (self.rate_per_min / 60.0)
+
+    @property
+    def eta_s(self) -> float | None:
+        """Time left: the attempts left at the smoothed attempt rate (`rate_per_min`, a sliding window,
+        never the run's mean since its start, which a model load skews), capped by the time budget."""
+        time_left, by_attempts = self._time_left(), self._by_attempts()
+        if by_attempts is None:
+            return time_left
+        return by_attempts if time_left is None else min(by_attempts, time_left)
+
+    @property
+    def eta_basis(self) -> str:
+        """What the ETA rests on, in words: the time budget, or the rate and its window."""
+        time_left, by_attempts = self._time_left(), self._by_attempts()
+        if by_attempts is None:
+            return "time budget" if time_left is not None else "no rate yet"
+        if time_left is not None and time_left <= by_attempts:
+            return "time budget"
+        return f"at {self.rate_per_min:.1f}/min over the last {format_window(self.rate_window_s)}"
+
+    @property
+    def completion_rate_text(self) -> str:
+        """The completion tokens per second, or '-' while the window is too short."""
+        rate = self.completion_tokens_per_s
+        return "-" if rate is None else f"{rate:.1f}"
+
+
+def format_window(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+class RunEvent(BaseModel):
+    """Something a display may announce (one plain log line each)."""
+
+    kind: Literal["run_started", "run_resumed", "job_started", "attempt", "retry", "job_finished", "run_finished", "note"]
+    message: str
 
 
 class Display(Protocol):

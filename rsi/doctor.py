@@ -216,9 +216,14 @@ def check_disk(folder: Path) -> CheckOutcome:
 
 
 def _model_settings() -> CheckOutcome:
-    from rsi.models.tuning import doctor_check  # measured threads, number format, workers
+    """The embedded model's settings: each choice (measured threads, number format, workers) and why."""
+    name = "embedded model settings"
+    if importlib.util.find_spec("torch") is None:
+        return CheckOutcome(name=name, status="missing", detail="torch is not installed")
+    from rsi.models.tuning import model_settings
 
-    return doctor_check()
+    detail = "; ".join(f"{key} {choice.value} ({choice.why})" for key, choice in model_settings().items())
+    return CheckOutcome(name=name, status="ok", detail=detail)
 
 
 def _timed(name: str, check: Callable[[], CheckOutcome], required: bool = False) -> CheckOutcome:

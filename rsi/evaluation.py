@@ -469,7 +469,7 @@ class _Sides:
 
 
 def _resolve_sides(workspace: Workspace, spec: EvalSpec) -> _Sides:
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
     from rsi.contracts.refs import resolve_ref
 
     candidate, parent = resolve_ref(workspace, spec.candidate), resolve_ref(workspace, spec.parent)
@@ -507,7 +507,7 @@ def _with_best_of_n(sides: _Sides, overrides: dict[str, float]) -> dict[int, Any
 
 def _best_of_n_config(parent: Any, parent_config: Any, overrides: dict[str, float], served: dict[str, Any]) -> Any:
     """The parent's configuration as best-of-n runs it (itself without overrides)."""
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
 
     if not overrides:
         return parent_config

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from rsi.cli.options import SANDBOX_HELP
-from rsi.cli.render import console, print_json, run_displayed
+from rsi.cli.render import console, err_console, print_json, run_displayed
 from rsi.cli.state import state
 from rsi.executors.registry import EXECUTORS
 
@@ -68,8 +68,6 @@ def run_command(
     as_json: Annotated[bool, typer.Option("--json", help="No live display; print the outcome as JSON.")] = False,
 ) -> None:
     """Run a portfolio on a task suite under a budget (or resume an interrupted run)."""
-    from rsi.run.orchestrator import run_portfolio
-
     flags = {
         "portfolio": portfolio, "suite": suite, "split": split, "limit_tasks": limit_tasks, "job_size": job_size,
         "difficulty": [d.strip() for d in difficulty.split(",") if d.strip()] if difficulty else None,
@@ -82,8 +80,31 @@ def run_command(
              "time_min": slurm_time_min}
     spec = _run_spec(flags, slurm, spec_file)
     workspace = state.workspace()
-    run_displayed(as_json, lambda display, stop: run_portfolio(spec, workspace, display, stop=stop),
-                  _print_outcome)
+    run_displayed(as_json, lambda display, stop: _run_and_report(spec, workspace, display, stop), _print_outcome)
+
+
+def _run_and_report(spec: Any, workspace: Any, display: Any, stop: Any) -> Any:
+    """The run, then (unless --no-report) its report, runs/<run>/report.html, from what the run stored.
+    A report is a convenience: the run's data is already safe, so a report that fails is a note."""
+    from rsi.run.orchestrator import run_portfolio
+
+    outcome = run_portfolio(spec, workspace, display, stop=stop)
+    if not spec.report:
+        return outcome
+    try:
+        with _open_store(spec.db) as store:
+            path = _write_run_report(store, workspace, outcome.run_id)
+    except Exception as error:
+        err_console.print(f"note: report not written: {type(error).__name__}: {error}", markup=False)
+        return outcome
+    return outcome.model_copy(update={"report_path": str(path)})
+
+
+def _write_run_report(store: Any, workspace: Any, run_id: str, out: Path | None = None) -> Path:
+    from rsi.report import write_report
+
+    run_dir = workspace.run_dir(run_id)
+    return write_report(store, run_id, out or run_dir / "report.html", root=workspace.root, run_dir=run_dir)
 
 
 def _run_spec(flags: dict[str, Any], slurm_flags: dict[str, Any], spec_file: Path | None) -> Any:
@@ -319,7 +340,7 @@ def report_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Write a self-contained HTML report: a run's (chart, matrix, transcripts, search) or, with --lineage, the generations'."""
-    from rsi.report import write_lineage_report, write_report
+    from rsi.report import write_lineage_report
     from rsi.report.write import find_run
 
     workspace = state.workspace()
@@ -334,8 +355,7 @@ def report_command(
     else:
         with _open_store(db) as store:
             resolved = find_run(store, run_id).id
-            path = write_report(store, resolved, out or workspace.run_dir(resolved) / "report.html", root=workspace.root,
-                                run_dir=workspace.run_dir(resolved))
+            path = _write_run_report(store, workspace, resolved, out)
     if as_json:
         print_json({"run_id": resolved, "report": str(path)})
     else:

@@ -9,12 +9,22 @@ with the same text is not a change. Bookkeeping fields (`hcp.revision`, `hcp.par
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
-from rsi.config import canonical_json, sha256_text
 from rsi.contracts.schema import CLOCKS, ContractSpec, evaluation_identity, harness_identity
 
 BOOKKEEPING = ("revision", "parent", "created", "notes")
+
+
+def canonical_json(data: Any) -> str:
+    """Key-sorted, whitespace-free JSON: the normal form every content hash is taken over."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def normalized_content(spec: ContractSpec, system_prompt: str) -> dict[str, Any]:

@@ -16,12 +16,11 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from rsi.config import Configuration
 from rsi.contracts.hashing import clock_hashes, content_hash
 from rsi.contracts.keys import KeyPath, fields_at, unknown_key_message, walk_schema
 from rsi.contracts.overrides import OverrideError, apply_overrides, check_override_key
 from rsi.contracts.schema import ContractSpec, FieldProblems, specialist_reference_problems
-from rsi.contracts.toml_source import TomlSyntaxError, format_key, parse_source
+from rsi.contracts.toml_source import TomlSyntaxError, parse_source
 from rsi.errors import ContractError, Problem
 
 
@@ -222,35 +221,6 @@ def override_contract(
                 break
         located.append((culprit, loc, message))
     return spec, prompt, located
-
-
-def configuration_from_contract(
-    loaded: LoadedContract,
-    name: str | None = None,
-    overrides: dict[str, Any] | None = None,
-    parents: list[str] | None = None,
-) -> Configuration:
-    """The runtime configuration of a contract, optionally with dotted-key overrides applied."""
-    spec, prompt = loaded.spec, loaded.system_prompt
-    if overrides:
-        new_spec, prompt, problems = override_contract(loaded, overrides)
-        if problems or new_spec is None:
-            raise ContractError(
-                [
-                    Problem(loaded.path, None, key or format_key(loc), message)
-                    for key, loc, message in problems
-                ]
-            )
-        spec = new_spec
-    return Configuration(
-        name=name or spec.hcp.name,
-        contract_ref=loaded.ref,
-        spec=spec,
-        system_prompt=prompt,
-        overrides=dict(overrides or {}),
-        parents=list(parents or []),
-    )
-
 
 
 def check_contracts(paths: list[Path]) -> list[tuple[Path, LoadedContract | None, list[Problem]]]:

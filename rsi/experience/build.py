@@ -108,7 +108,7 @@ def collect_entries(attempts: Iterable[ScoredAttempt], tasks: dict[str, object],
 
 
 def _code_key(normalized: str) -> str:
-    from rsi.config import sha256_text
+    from rsi.contracts.hashing import sha256_text
 
     return sha256_text(normalized)[:16]
 

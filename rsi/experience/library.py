@@ -34,7 +34,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rsi.config import canonical_json, sha256_text
+from rsi.contracts.hashing import canonical_json, sha256_text
 from rsi.errors import RsiError, UserInputError
 
 MANIFEST = "manifest.json"

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rsi.config import sha256_text
+from rsi.contracts.hashing import sha256_text
 from rsi.experience.library import ExperienceEntry, check_train_only
 
 K1 = 1.5

@@ -280,7 +280,7 @@ class Generation:
     def select_paired(self) -> str:
         """The paired selection's run (rsi/run/paired_selection.py): the run's shortlist and the contract's own
         configuration on the same drawn train tasks; resumed where a crash left it."""
-        from rsi.contracts.load import configuration_from_contract
+        from rsi.config import configuration_from_contract
         from rsi.promotion.decision import shortlist
         from rsi.promotion.evidence import collect_evidence
         from rsi.promotion.promote import load_head_contract

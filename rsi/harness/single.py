@@ -32,7 +32,7 @@ def resolve_configuration(workspace: Workspace, ref: str) -> Configuration:
                 return configuration
         names = ", ".join(c.name for c in configurations)
         raise UserInputError(f"{portfolio_file}: no variant {variant!r}", hint=f"variants: {names}")
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
     from rsi.contracts.refs import resolve_ref
 
     return configuration_from_contract(resolve_ref(workspace, ref))

@@ -525,20 +525,6 @@ def model_settings(requested_dtype: str = "bfloat16", max_batch: int | None = No
     }
 
 
-def doctor_check() -> Any:
-    """`rsi doctor`'s line for the embedded model's settings: each choice and why (a `CheckOutcome`)."""
-    import importlib.util
-
-    from rsi.doctor import CheckOutcome
-
-    name = "embedded model settings"
-    if importlib.util.find_spec("torch") is None:
-        return CheckOutcome(name=name, status="missing", detail="torch is not installed")
-    settings = model_settings()
-    detail = "; ".join(f"{key} {choice.value} ({choice.why})" for key, choice in settings.items())
-    return CheckOutcome(name=name, status="ok", detail=detail)
-
-
 TCMALLOC_PATHS = (
     "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
     "/usr/lib/aarch64-linux-gnu/libtcmalloc_minimal.so.4",

@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from rsi.config import canonical_json, sha256_text
+from rsi.contracts.hashing import canonical_json, sha256_text
 from rsi.promotion.evidence import (
     ALL_TAGS,
     ConfigEvidence,

@@ -211,7 +211,7 @@ def promote_run(
     write it and nothing written: the generation's own heldout evaluation is its gate (the harness goes
     into the adapter's candidate contract, and both are promoted together or not at all).
     """
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
     from rsi.contracts.revisions import revise_contract
     from rsi.store import open_store
 

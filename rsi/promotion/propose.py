@@ -41,7 +41,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rsi.config import Configuration, canonical_json, sha256_text
+from rsi.config import Configuration
+from rsi.contracts.hashing import canonical_json, sha256_text
 from rsi.errors import RsiError
 from rsi.models.base import ChatMessage, ChatModel, GenerationRequest
 from rsi.promotion.decision import choose_candidate, rank_key, route_by_tag

@@ -131,7 +131,7 @@ def propose_portfolio(
 ) -> SuccessorOutcome:
     """Write the successor portfolio of `run_ids` to `out` (see the module docstring)."""
     from rsi.atomic import write_bytes_atomic
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
     from rsi.contracts.refs import resolve_ref
     from rsi.portfolio import resolve_portfolio
     from rsi.store import open_store

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from rsi.config import canonical_json, sha256_text
+from rsi.contracts.hashing import canonical_json, sha256_text
 from rsi.harness.tools import (
     PACKAGE,
     HelperRecord,

@@ -3,15 +3,15 @@
     from rsi.run import RunSpec, run_portfolio
     outcome = run_portfolio(RunSpec(portfolio="default", budget_attempts=12), workspace, display)
 
-Names are resolved lazily: `rsi.display` imports `rsi.run.spec`, and the orchestrator imports
-`rsi.display`, so importing the orchestrator here eagerly would be circular.
+Names are resolved lazily, so importing a light module of the package (`rsi.run.spec`,
+`rsi.run.layout`) does not load the orchestrator and everything it runs.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["RunOutcome", "RunProgress", "RunSpec", "run_portfolio"]
+__all__ = ["RunOutcome", "RunSpec", "run_portfolio"]
 
 
 def __getattr__(name: str) -> Any:
@@ -19,7 +19,7 @@ def __getattr__(name: str) -> Any:
         from rsi.run.orchestrator import run_portfolio
 
         return run_portfolio
-    if name in ("RunOutcome", "RunProgress", "RunSpec"):
+    if name in ("RunOutcome", "RunSpec"):
         from rsi.run import spec
 
         return getattr(spec, name)

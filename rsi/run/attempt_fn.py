@@ -61,7 +61,7 @@ _tasks: dict[str, Any] = {}
 
 
 def _model_key(spec: Any) -> str:
-    from rsi.config import canonical_json
+    from rsi.contracts.hashing import canonical_json
 
     data = spec.model_dump(mode="json")
     return canonical_json({k: data[k] for k in ("base", "specialists", "serving")})

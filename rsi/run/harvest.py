@@ -203,7 +203,7 @@ def code_key_of(trajectory_path: str, runs_dir: Path) -> str:
         code = final_code_of(read_trajectory(path))
     except RsiError:
         return ""
-    from rsi.config import sha256_text
+    from rsi.contracts.hashing import sha256_text
 
     return sha256_text(normalize_code(code))[:16] if code else ""
 

@@ -159,19 +159,7 @@ class Orchestrator:
                 for line in model_use:
                     session.emit("note", line, job_index=None)
                 _close_models(close_shared, max(1.0, self.spec.stop_grace_s) if status == "stopped" else 120.0)
-        return session.outcome(status, reason, self._report(session)).model_copy(update={"model_use": model_use})
-
-    def _report(self, session: RunSession) -> str:
-        if not self.spec.report:
-            return ""
-        try:
-            from rsi.report import write_report
-
-            return str(write_report(session.store, session.run_id, session.run_dir / "report.html",
-                                    run_dir=session.run_dir))
-        except Exception as error:  # a report is a convenience; the run's data is already safe
-            session.emit("note", f"report not written: {type(error).__name__}: {error}")
-            return ""
+        return session.outcome(status, reason).model_copy(update={"model_use": model_use})
 
 
 def _note_weak_isolation(session: RunSession, fn: AttemptFn) -> None:

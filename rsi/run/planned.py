@@ -25,9 +25,10 @@ from rsi.scheduler import JobProposal, ScheduleRequest
 
 if TYPE_CHECKING:
     from rsi.config import Configuration
+    from rsi.display import RunEvent, RunProgress
     from rsi.progress import Tracker
     from rsi.run.setup import OpenedRun
-    from rsi.run.spec import ResolvedRun, RunEvent, RunProgress
+    from rsi.run.spec import ResolvedRun
     from rsi.store import Store
     from rsi.tasks.spec import Task
     from rsi.workspace import Workspace

@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from rsi.atomic import write_json_atomic
 from rsi.crashpoint import crash_point
-from rsi.display import Display
+from rsi.display import Display, RunEvent, RunProgress
 from rsi.errors import ExecutorError, StoreError
 from rsi.executors import AttemptResult, AttemptSpec, Executor
 from rsi.run.jobs import JobInFlight, build_specs
 from rsi.run.layout import RunLayout
 from rsi.run.setup import STATE_FILE, OpenedRun, resume_command
-from rsi.run.spec import RunEvent, RunOutcome, RunProgress, RunSpec, describe_budgets
+from rsi.run.spec import RunOutcome, RunSpec, describe_budgets
 from rsi.run.stop import StopRequest
 from rsi.run.totals import RecentRate, RunTotals, attempt_costs
 from rsi.verdict import Verdict
@@ -163,14 +163,14 @@ class RunSession:
         event = RunEvent(kind=kind, message=message) if kind else None  # type: ignore[arg-type]
         self.display.update(self.progress, event)
 
-    def outcome(self, status: str, reason: str, report_path: str = "") -> RunOutcome:
+    def outcome(self, status: str, reason: str) -> RunOutcome:
         t = self.totals
         return RunOutcome(
             run_id=self.run_id, status=status, stop_reason=reason,  # type: ignore[arg-type]
             jobs=len(self.store.list_jobs(self.run_id)), attempts=t.attempts, passes=t.passes, errors=t.errors,
             covered=self.covered(), tasks=len(self.target_keys), tokens=t.tokens,
             elapsed_s=self.ended_s if self.ended_s is not None else self.elapsed_s(),
-            split=self.opened.resolved.split, budget=describe_budgets(self.opened.resolved), report_path=report_path,
+            split=self.opened.resolved.split, budget=describe_budgets(self.opened.resolved),
         )
 
     # -- the loop ---------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""What a run is asked to do (`RunSpec`) and what it reports back (`RunProgress`, `RunOutcome`).
+"""What a run is asked to do (`RunSpec`) and what it returns (`RunOutcome`; its progress on the way,
+`RunProgress` and `RunEvent`, lives beside the display in rsi/display.py).
 
 `RunSpec` is the one model behind `rsi run`: a TOML file (`rsi run --spec FILE`) produces it, and
 every flag overrides the field of the same name. `None` means "take it from the portfolio's
@@ -11,7 +12,6 @@ start line that names each active budget and where it came from. Pure data.
 from __future__ import annotations
 
 import tomllib
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -70,7 +70,7 @@ class RunSpec(BaseModel):
     difficulty: list[Literal["trivial", "easy", "medium", "hard"]] | None = Field(
         default=None, description="Only tasks of these difficulties (applied before limit_tasks)."
     )
-    report: bool = Field(default=True, description="Write runs/<run>/report.html when the run ends.")
+    report: bool = Field(default=True, description="`rsi run` writes runs/<run>/report.html when the run returns.")
     resume: str | None = Field(default=None, description="Resume this run id (its stored plan wins over other fields).")
     max_error_retries: int = Field(default=2, ge=0, le=10, description="Retries of an attempt ending in an infrastructure error.")
     retry_backoff_s: float = Field(default=1.0, ge=0, description="First retry delay; doubles on each retry.")
@@ -180,88 +180,6 @@ def describe_budgets(r: ResolvedRun) -> str:
     return text
 
 
-class RunProgress(BaseModel):
-    """A snapshot of a run for displays (the runner builds it; displays only render it)."""
-
-    run_id: str
-    portfolio: str = ""
-    suite: str = ""
-    jobs_done: int = 0
-    job_index: int | None = Field(default=None, description="Job in flight.")
-    job_config: str = ""
-    job_planned: int = Field(default=0, description="Attempts planned in the job in flight.")
-    job_done: int = 0
-    job_passed: int = 0
-    attempts: int = Field(default=0, description="Counted attempts so far (this run).")
-    budget_attempts: int | None = Field(default=None, description="Attempts budget; None: no attempts limit.")
-    budget_s: float | None = Field(default=None, description="Time budget, if any.")
-    errors: int = Field(default=0, description="Infrastructure errors seen (retried, never counted).")
-    passes: int = 0
-    covered: int = 0
-    tasks: int = 0
-    tokens: int = Field(default=0, description="Prompt + completion tokens of the counted attempts (this run).")
-    elapsed_s: float = Field(default=0.0, description="Wall time of the run: its sessions, as the time budget counts.")
-    started: datetime | None = None
-    rate_per_min: float | None = Field(
-        default=None, description="Counted attempts per minute over the last `rate_window_s` (None: too early).")
-    completion_tokens_per_s: float | None = Field(
-        default=None, description="Completion tokens (prompt tokens apart) per second over the same window.")
-    rate_window_s: float = Field(default=0.0, description="The window both rates are measured over (rsi.run.totals).")
-
-    @property
-    def job_pass_rate(self) -> float:
-        return self.job_passed / self.job_done if self.job_done else 0.0
-
-    @property
-    def attempts_text(self) -> str:
-        """Counted attempts, against the attempts budget when there is one."""
-        return f"{self.attempts}/{self.budget_attempts}" if self.budget_attempts is not None else str(self.attempts)
-
-    def _time_left(self) -> float | None:
-        return None if self.budget_s is None else max(0.0, self.budget_s - self.elapsed_s)
-
-    def _by_attempts(self) -> float | None:
-        if self.budget_attempts is None or not self.rate_per_min:
-            return None
-        return max(0, self.budget_attempts - self.attempts) / (self.rate_per_min / 60.0)
-
-    @property
-    def eta_s(self) -> float | None:
-        """Time left: the attempts left at the smoothed attempt rate (`rate_per_min`, a sliding window,
-        never the run's mean since its start, which a model load skews), capped by the time budget."""
-        time_left, by_attempts = self._time_left(), self._by_attempts()
-        if by_attempts is None:
-            return time_left
-        return by_attempts if time_left is None else min(by_attempts, time_left)
-
-    @property
-    def eta_basis(self) -> str:
-        """What the ETA rests on, in words: the time budget, or the rate and its window."""
-        time_left, by_attempts = self._time_left(), self._by_attempts()
-        if by_attempts is None:
-            return "time budget" if time_left is not None else "no rate yet"
-        if time_left is not None and time_left <= by_attempts:
-            return "time budget"
-        return f"at {self.rate_per_min:.1f}/min over the last {format_window(self.rate_window_s)}"
-
-    @property
-    def completion_rate_text(self) -> str:
-        """The completion tokens per second, or '-' while the window is too short."""
-        rate = self.completion_tokens_per_s
-        return "-" if rate is None else f"{rate:.1f}"
-
-
-def format_window(seconds: float) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
-
-
-class RunEvent(BaseModel):
-    """Something a display may announce (one plain log line each)."""
-
-    kind: Literal["run_started", "run_resumed", "job_started", "attempt", "retry", "job_finished", "run_finished", "note"]
-    message: str
-
-
 class RunOutcome(BaseModel):
     """What `run_portfolio` returns."""
 
@@ -278,7 +196,7 @@ class RunOutcome(BaseModel):
     elapsed_s: float = Field(description="Wall time of the run: its sessions, as the time budget counts.")
     split: str = Field(default="", description="The split of the run's target tasks (the coverage denominator).")
     budget: str = Field(default="", description="Every active budget and where it came from (the start line's words).")
-    report_path: str = ""
+    report_path: str = Field(default="", description="The report `rsi run` wrote after the run returned ('': none).")
     model_use: list[str] = Field(default_factory=list, description="Per in-process model: how busy the run kept it.")
 
     @property

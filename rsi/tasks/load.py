@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from rsi.config import canonical_json
+from rsi.contracts.hashing import canonical_json
 from rsi.errors import Problem, TaskError
 from rsi.tasks.locate import (
     dotted,

@@ -326,7 +326,7 @@ def _train_grpo(workspace: Workspace, spec: TrainStageSpec, parent: Any, hyper: 
                 folder: Path, base: dict[str, Any], progress: Callable[[Any], None] | None,
                 note: Callable[[str], None]) -> tuple[_Trained, Path]:
     """GRPO on the contract's own suite (train split only); the 'dataset' is the set of train tasks."""
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
     from rsi.errors import UserInputError
     from rsi.tasks.load import load_suite
     from rsi.training.grpo import GrpoRequest, train_grpo

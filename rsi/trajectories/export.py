@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rsi.atomic import write_bytes_atomic
-from rsi.config import canonical_json
+from rsi.contracts.hashing import canonical_json
 from rsi.errors import RsiError, UserInputError
 from rsi.promotion.evidence import ScoredAttempt
 from rsi.promotion.isolation import AttemptIsolation, IsolationCheck, check_isolation
@@ -190,7 +190,7 @@ def deployed_chats(
     workspace: Workspace, suite: str, contract: str | None, selected: tuple[TrajectoryCandidate, ...]
 ) -> tuple[dict[str, list[dict[str, str]]], dict[str, Any]]:
     """Each selected solution in the deployed contract's own conversation, and the manifest's record of it."""
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
     from rsi.contracts.refs import resolve_ref
     from rsi.tasks.load import load_suite
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from rsi.config import sha256_text
+from rsi.contracts.hashing import sha256_text
 from rsi.errors import RsiError
 from rsi.promotion.evidence import ScoredAttempt
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rsi.contracts.load import configuration_from_contract, load_contract
+from rsi.config import configuration_from_contract
+from rsi.contracts.load import load_contract
 from rsi.contracts.overrides import OverrideError, apply_overrides, parse_assignment
 from rsi.contracts.toml_source import TomlSyntaxError, locate_keys, parse_source
 from rsi.errors import ContractError

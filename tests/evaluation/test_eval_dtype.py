@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from rsi.contracts.load import configuration_from_contract
+from rsi.config import configuration_from_contract
 from rsi.contracts.refs import resolve_ref
 from rsi.evaluation import EVAL_FILE, EvalSpec, eval_lines, evaluate
 from rsi.models.scripted import ScriptedModel

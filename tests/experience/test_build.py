@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rsi.config import sha256_text
+from rsi.contracts.hashing import sha256_text
 from rsi.errors import UserInputError
 from rsi.experience.build import build_experience
 from rsi.experience.library import (

@@ -15,8 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from rsi.config import Configuration
-from rsi.contracts.load import configuration_from_contract
+from rsi.config import Configuration, configuration_from_contract
 from rsi.contracts.refs import resolve_ref
 from rsi.harness import prompts
 from rsi.harness.trajectory import (

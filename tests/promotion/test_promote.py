@@ -7,8 +7,9 @@ import signal
 import git
 import pytest
 
+from rsi.config import configuration_from_contract
 from rsi.contracts.gitio import parse_commit_message
-from rsi.contracts.load import configuration_from_contract, load_contract
+from rsi.contracts.load import load_contract
 from rsi.promotion.isolation import WeakIsolationError
 from rsi.promotion.promote import promote_run
 from rsi.sandbox.base import Isolation

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rsi.config import Configuration
-from rsi.contracts.load import configuration_from_contract, load_contract
+from rsi.config import Configuration, configuration_from_contract
+from rsi.contracts.load import load_contract
 from rsi.models.base import Completion, GenerationRequest, GenerationResult
 from rsi.promotion.evidence import ScoredAttempt, collect_evidence
 from rsi.promotion.propose import (

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import time
 
+from rsi.display import RunEvent
 from rsi.executors.noop import NoopAttempt
 from rsi.run.orchestrator import run_portfolio
-from rsi.run.spec import RunEvent, RunSpec, describe_budgets, resolve_budgets
+from rsi.run.spec import RunSpec, describe_budgets, resolve_budgets
 
 # The mini portfolio, with a contract attempts budget far below what the time budget allows.
 SMALL_CONTRACT_BUDGET = """schema_version = 1

@@ -6,8 +6,15 @@ import io
 
 from rich.console import Console
 
-from rsi.display import NullDisplay, PlainDisplay, RichDisplay, format_duration, progress_line
-from rsi.run.spec import RunEvent, RunProgress
+from rsi.display import (
+    NullDisplay,
+    PlainDisplay,
+    RichDisplay,
+    RunEvent,
+    RunProgress,
+    format_duration,
+    progress_line,
+)
 
 
 def progress(**fields) -> RunProgress:

@@ -7,8 +7,7 @@ import io
 from rich.console import Console
 
 import rsi.display as display_module
-from rsi.display import RichDisplay
-from rsi.run.spec import RunProgress
+from rsi.display import RichDisplay, RunProgress
 
 
 class FakeClock:

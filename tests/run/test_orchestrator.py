@@ -35,7 +35,7 @@ def test_spends_exactly_the_attempts_budget(mini_ws) -> None:
     assert all(j.status == "done" for j in jobs)
     assert outcome.passes == sum(1 for r in rows if r.passed)
     assert outcome.covered == len({r.task_key for r in rows if r.passed})
-    assert (mini_ws.run_dir(outcome.run_id) / "report.html").is_file()
+    assert not (mini_ws.run_dir(outcome.run_id) / "report.html").exists()  # `rsi run` writes it (test_figures)
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULERS))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rsi.config import canonical_json
+from rsi.contracts.hashing import canonical_json
 from rsi.errors import TaskError
 from rsi.tasks.examples import examples_from_instruction
 from rsi.tasks.load import content_hash, load_cases, load_suite, load_task, prepare_workdir

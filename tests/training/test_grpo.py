@@ -56,7 +56,7 @@ def write_replies(path: Path, tasks) -> Path:
 
 def tiny_parent(workspace, tiny: Path, max_tokens: int = 48):
     """The workspace's default contract on the tiny base, text substrate, one short turn, float32 serving."""
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
     from rsi.contracts.refs import resolve_ref
 
     parent = configuration_from_contract(resolve_ref(workspace, "default"))

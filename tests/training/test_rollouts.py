@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def parent_config(workspace):
     """The workspace's default contract, text substrate, one turn (room for the reference solutions)."""
-    from rsi.contracts.load import configuration_from_contract
+    from rsi.config import configuration_from_contract
     from rsi.contracts.refs import resolve_ref
 
     parent = configuration_from_contract(resolve_ref(workspace, "default"))

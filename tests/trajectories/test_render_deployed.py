@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from rsi.contracts.load import configuration_from_contract
+from rsi.config import configuration_from_contract
 from rsi.contracts.refs import resolve_ref
 from rsi.harness import prompts
 from rsi.tasks.load import load_suite
