@@ -1,6 +1,6 @@
 """CLI commands: `rsi experience build RUN...` and `rsi experience show [REVISION]` (docs/experience.md).
 
-Parses flags, calls one core function (rsi.experience.build.build_experience, rsi.experience.library.read_library)
+Parses flags, calls one core function (rsi.trajectories.experience.build_experience, rsi.experience.library.read_library)
 and renders. Exit codes: 0 done, 1 runtime failure (a heldout task in the library), 2 bad input.
 """
 
@@ -28,7 +28,7 @@ def build(
 ) -> None:
     """Add the distinct passing TRAIN solutions of RUN... to the library as a new revision (heldout tasks never)."""
     from rsi.errors import UserInputError
-    from rsi.experience.build import build_experience, parent_for
+    from rsi.trajectories.experience import build_experience, parent_for
 
     if contract and parent:
         raise UserInputError("give --contract or --parent, not both")

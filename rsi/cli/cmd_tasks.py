@@ -154,7 +154,7 @@ def check_suite_cmd(
 ) -> None:
     """Judge each task's reference (must pass), empty and wrong solutions (must fail); exit 1 on a bad task."""
     from rsi.errors import Problem, TaskError
-    from rsi.tasks.check import check_suite
+    from rsi.harness.task_check import check_suite
     from rsi.tasks.load import load_suite
 
     tasks = load_suite(_root(suite), suite)

@@ -17,7 +17,7 @@ written into a temp folder and renamed, and a build whose content equals an exis
 same parent returns that revision instead of writing a second one (a rerun after a crash writes none).
 
 Heldout tasks never enter: `check_train_only` runs on every revision before it is written
-(rsi.experience.build), and retrieval (rsi.experience.retrieve) applies it again to what it returns.
+(rsi.trajectories.experience), and retrieval (rsi.experience.retrieve) applies it again to what it returns.
 """
 
 from __future__ import annotations

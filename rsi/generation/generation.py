@@ -387,7 +387,7 @@ class Generation:
     def grow_experience(self, runs: list[str]) -> None:
         """A new library revision over the contract's (or the previous generation's, when it descends from it);
         a rerun after a crash finds the revision already written (rsi/experience/library.py `write_revision`)."""
-        from rsi.experience.build import build_experience, parent_for
+        from rsi.trajectories.experience import build_experience, parent_for
 
         previous = self.state.inputs.get("previous")
         grown_before = read_state(self.workspace, previous).outputs(ExportOutput).experience if previous else None

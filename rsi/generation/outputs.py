@@ -79,7 +79,7 @@ class HarvestOutput(StepOutput):
 
 
 class LibraryGrowth(BaseModel):
-    """The experience library revision a generation grew (`GenerationSpec.experience`; rsi/experience/build.py)."""
+    """The experience library revision a generation grew (`GenerationSpec.experience`; rsi/trajectories/experience.py)."""
 
     revision: str = ""
     parent: str = ""

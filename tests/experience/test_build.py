@@ -8,7 +8,6 @@ import pytest
 
 from rsi.contracts.hashing import sha256_text
 from rsi.errors import UserInputError
-from rsi.experience.build import build_experience
 from rsi.experience.library import (
     ENTRIES,
     MANIFEST,
@@ -19,6 +18,7 @@ from rsi.experience.library import (
     read_library,
     write_revision,
 )
+from rsi.trajectories.experience import build_experience
 from tests.experience.conftest import entry
 
 
@@ -92,8 +92,8 @@ def test_a_heldout_task_carried_by_a_parent_is_refused(runs) -> None:
 
 
 def test_a_renamed_copy_of_a_heldout_task_is_refused_by_content_hash() -> None:
-    from rsi.experience.build import collect_entries
     from rsi.promotion.evidence import ScoredAttempt
+    from rsi.trajectories.experience import collect_entries
     from rsi.verdict import Verdict
 
     record = ScoredAttempt("a1", "run", "c" * 16, "c", "s/copy", "H", "train", Verdict.PASSED, trajectory_path="x")

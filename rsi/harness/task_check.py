@@ -13,6 +13,9 @@ For every task, the real verifier (rsi.verifier.verify) judges, inside the real 
 A verifier that passes the empty or wrong solution proves nothing about an agent, and one that
 fails its own reference is broken; both are reported. A verifier error (infrastructure) is a
 failed check too, never silently a pass.
+
+It sits with the harness, above the tasks it checks: it runs the verifier and the harness's public
+checks (tests/test_import_graph.py).
 """
 
 from __future__ import annotations
