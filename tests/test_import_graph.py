@@ -82,8 +82,9 @@ def _targets(node: ast.Import | ast.ImportFrom, module: str, path: Path, modules
 
 @cache
 def import_graph(root: Path = PACKAGE) -> dict[str, dict[str, int]]:
-    """module -> {imported module of rsi: first line}, every import at any depth."""
+    """module -> {module of rsi it imports: the first line that does}, every import at any depth."""
     paths = {module_name(path, root): path for path in sorted(root.rglob("*.py"))}
+    modules = set(paths)
     graph: dict[str, dict[str, int]] = {}
     for module, path in paths.items():
         arrows: dict[str, int] = {}
@@ -91,11 +92,11 @@ def import_graph(root: Path = PACKAGE) -> dict[str, dict[str, int]]:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Import | ast.ImportFrom):
                 continue
-            for name in _targets(node, module, path, set(paths)):
-                while name and name not in paths:  # `import rsi.a.b` reaches the deepest module that exists
+            for name in _targets(node, module, path, modules):
+                while name and name not in modules:  # `import rsi.a.b` reaches the deepest module that exists
                     name = name.rpartition(".")[0]
                 if name and name != module:
-                    arrows.setdefault(name, node.lineno)
+                    arrows[name] = min(node.lineno, arrows.get(name, node.lineno))
         graph[module] = arrows
     return graph
 
