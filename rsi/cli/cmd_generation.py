@@ -126,6 +126,9 @@ def _spec_options(
     experience: Annotated[bool, typer.Option("--experience", help=(
         "Grow the experience library from the exported runs and carry it into the candidate contract "
         "(docs/experience.md)."))] = False,
+    tools: Annotated[bool, typer.Option("--tools", help=(
+        "Validate the helpers that passing REPL attempts saved (save_tool) and carry the new tool-library revision "
+        "into the candidate contract (docs/experience.md)."))] = False,
 ) -> None:
     """The options `rsi generation` and `rsi nightly` share (GenerationSpec fields; `with_options` adds them to
     both). Never called: only its signature is read."""
