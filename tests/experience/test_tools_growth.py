@@ -14,12 +14,11 @@ import sys
 import pytest
 
 from rsi.experience.tools import grow_tools, tools_parent_for, tools_root
-from rsi.generation.generation import Generation
 from rsi.generation.lineage import LEDGER_COLUMNS, build_lineage, ledger_cells
-from rsi.generation.outputs import ExportOutput, RunOutput
-from rsi.generation.state import GenerationState, now_utc, write_state
+from rsi.generation.outputs import ExportOutput
 from rsi.harness.tools import list_revisions, read_manifest
 from rsi.harness.trajectory import SavedToolRecord
+from tests.experience.conftest import generation_at
 
 PLUS = "def plus(a, b):\n    return a + b\n"
 # Worked in its attempt only because the REPL held OFFSET from an earlier cell: the saved source alone fails.
@@ -81,13 +80,8 @@ def test_a_growth_killed_after_writing_its_revision_leaves_exactly_one(tool_runs
     assert list_revisions(tools_root(builder.workspace)) == ["r1"]
 
 
-def _generation(workspace, number, run_id, previous=None) -> Generation:
-    stamp = now_utc()
-    state = GenerationState(id=f"g{number:04d}", number=number, created=stamp, updated=stamp,
-                            spec={"contract": "default", "tools": True, "sandbox": "local"},
-                            inputs={"contract": "default", "revision": 1, "previous": previous})
-    state.step("run").outputs = RunOutput(run_id=run_id).model_dump(mode="json", exclude_unset=True)
-    return Generation(workspace, write_state(workspace, state), note=lambda _m: None)
+def _generation(workspace, number, run_id, previous=None):
+    return generation_at(workspace, number, run_id, previous, tools=True, sandbox="local")
 
 
 def test_a_generation_carries_the_revision_into_its_candidate_and_the_ledger_counts_it(tool_runs) -> None:
