@@ -126,6 +126,9 @@ def _spec_options(
     experience: Annotated[bool, typer.Option("--experience", help=(
         "Grow the experience library from the exported runs and carry it into the candidate contract "
         "(docs/experience.md)."))] = False,
+    tools: Annotated[bool, typer.Option("--tools", help=(
+        "Validate the helpers that passing REPL attempts saved (save_tool) and carry the new tool-library revision "
+        "into the candidate contract (docs/experience.md)."))] = False,
 ) -> None:
     """The options `rsi generation` and `rsi nightly` share (GenerationSpec fields; `with_options` adds them to
     both). Never called: only its signature is read."""
@@ -188,6 +191,7 @@ def lineage(
     json_output: Annotated[bool, typer.Option("--json", help="Print the lineage as JSON.")] = False,
 ) -> None:
     """The chain of generations: contract revisions, adapters, datasets, coverage, lift and retention (+ a PNG plot)."""
+    from rsi.generation.ablation import ablation_lines
     from rsi.generation.lineage import build_lineage, lineage_json, write_lineage_png
     from rsi.generation.state import generations_dir
 
@@ -195,7 +199,9 @@ def lineage(
     rows = build_lineage(workspace)
     path = write_lineage_png(rows, plot or generations_dir(workspace) / "lineage.png") if rows else None
     if json_output:
-        print_json({"generations": lineage_json(rows), "plot": str(path) if path else None})
+        ablated = _latest_ablation(workspace, rows)
+        print_json({"generations": lineage_json(rows), "plot": str(path) if path else None,
+                    "ablation": ablated.model_dump(mode="json") if ablated else None})
         return
     if not rows:
         console.print("no generations yet (run `rsi generation` or `rsi nightly`)", markup=False)
@@ -219,7 +225,52 @@ def lineage(
     if len(rows) > len(shown):
         console.print(f"(the {len(shown)} latest of {len(rows)} generations; a wider terminal, --json or "
                       f"`rsi report --lineage` shows them all)", markup=False)
+    ablated = _latest_ablation(workspace, rows)
+    for line in ablation_lines(ablated) if ablated else ():
+        console.print(line, markup=False)
     console.print(f"plot: {path}", markup=False)
+
+
+def _latest_ablation(workspace: Any, rows: list[Any]) -> Any:
+    """The ablation of the latest generation that has one (None without)."""
+    from rsi.generation.ablation import read_ablation
+
+    return next((found for r in reversed(rows) if (found := read_ablation(workspace, r.generation))), None)
+
+
+def ablate(
+    generation: Annotated[str | None, typer.Option("--generation", help="Generation id (default: the latest with a "
+                                                   "candidate contract).")] = None,
+    carriers: Annotated[str, typer.Option("--carriers", help="Comma-separated carriers to remove, one evaluation each "
+                                          "(exemplars, tools, adapter).")] = "exemplars,tools,adapter",
+    limit_heldout: Annotated[int | None, typer.Option("--limit-heldout", help="Only the first N heldout tasks.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers")] = None,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="Sandbox backend of the evaluations.")] = "auto",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the ablation record as JSON.")] = False,
+) -> None:
+    """What each carrier of experience adds: the generation's candidate against itself without exemplars, without
+    its tool library, without its adapter (one paired heldout evaluation each, resumable; docs/experience.md)."""
+    from pydantic import ValidationError
+
+    from rsi.errors import UserInputError
+    from rsi.generation.ablation import AblationSpec, ablate_generation, ablation_lines
+
+    try:
+        spec = AblationSpec(generation=generation, carriers=[c.strip() for c in carriers.split(",") if c.strip()],
+                            limit_heldout=limit_heldout, workers=workers, sandbox=sandbox)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise UserInputError(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
+    tracker = progress_tracker("ablate", json_output)
+    try:
+        record = ablate_generation(state.workspace(), spec, on_note=tracker.say)
+    finally:
+        tracker.close()
+    if json_output:
+        print_json(record.model_dump(mode="json"))
+        return
+    for line in ablation_lines(record):
+        console.print(line, markup=False)
 
 
 def register(app: typer.Typer) -> None:
@@ -227,3 +278,4 @@ def register(app: typer.Typer) -> None:
     app.command("generation")(generation)
     app.command("nightly")(nightly)
     app.command("lineage")(lineage)
+    app.command("ablate")(ablate)

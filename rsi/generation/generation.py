@@ -112,6 +112,9 @@ class GenerationSpec(BaseModel):
                              "run, its harvest, with `accumulate` earlier ones) and carry it into the candidate contract.")
     select_top: int = Field(default=3, ge=1, description="Configurations a paired selection compares beside the "
                             "contract's own.")
+    tools: bool = Field(default=False, description="Validate the helpers that passing REPL attempts of the exported "
+                        "runs saved (rsi/trajectories/tool_growth.py) and carry the new tool-library revision into the "
+                        "candidate contract.")
 
 
 class _RunIdRecorder:
@@ -374,6 +377,8 @@ class Generation:
         runs = self.export_runs()
         if self.spec.experience:
             self.grow_experience(runs)
+        if self.spec.tools:
+            self.grow_tools(runs)
         try:
             outcome = export_trajectories(self.workspace, runs, out, SelectionPolicy(max_per_task=self.spec.max_per_task),
                                           contract=self.spec.contract, render=self.spec.render,
@@ -399,6 +404,19 @@ class Generation:
             tasks=outcome.tasks, added_entries=outcome.added_entries, tasks_new=outcome.tasks_new,
             content_sha256=outcome.content_sha256, sources=list(outcome.sources), refused=outcome.refused)))
 
+    def grow_tools(self, runs: list[str]) -> None:
+        """Helpers saved by the runs' passing train attempts, validated privately; what passes is the next tool
+        library revision over the contract's (or over the previous generation's, when it descends from it). A
+        rerun after a crash finds an identical revision and reuses it (rsi/promotion/tools.py)."""
+        from rsi.trajectories.tool_growth import grow_tools, tools_parent_for
+
+        previous = self.state.inputs.get("previous")
+        grown_before = read_state(self.workspace, previous).outputs(ExportOutput).tools if previous else None
+        parent = tools_parent_for(self.workspace, self.spec.contract, grown_before.revision if grown_before else "")
+        grown = grow_tools(self.workspace, runs, parent=parent, sandbox=self.spec.sandbox)
+        self.note(f"tools: {grown.as_text()}")
+        self.record(ExportOutput(tools=grown))
+
     def step_train(self) -> str | None:
         from rsi.contracts.refs import resolve_ref
         from rsi.training.candidate import ensure_revision_tagged
@@ -423,7 +441,7 @@ class Generation:
             max_steps=spec.max_steps, sandbox=spec.sandbox,  # the sandbox GRPO's rollouts run in
             epochs=spec.epochs, learning_rate=spec.learning_rate, max_length=spec.max_length, threads=spec.threads,
             init_adapter=init_adapter or None, harness_sets={**self.state.outputs(PromoteOutput).harness_sets,
-                                                             **self.experience_sets()},
+                                                             **self.experience_sets(), **self.tools_sets()},
         )
         outcome = train_stage(self.workspace, stage, progress=progress, on_note=lambda m: self.note(f"train: {m}"))
         metrics = outcome.metrics
@@ -440,6 +458,11 @@ class Generation:
         if grown is None or not grown.revision:
             return {}
         return {"harness.experience": grown.revision, "harness.experience_sha256": grown.content_sha256}
+
+    def tools_sets(self) -> dict[str, str]:
+        """The tool library this generation grew (or carried on), as the candidate contract's sets ({} when none)."""
+        grown = self.state.outputs(ExportOutput).tools
+        return grown.sets if grown is not None else {}
 
     def previous_adapter(self) -> str:
         """The adapter the previous generation trained (promoted or not: continuing means building on the last

@@ -5,7 +5,9 @@ registry (rsi.training.registry) into one `LineageRow` per generation: contract 
 and end, portfolio, run and coverage (the run's and the cumulative coverage of the store), dataset
 hash and size, adapter id and state (promoted / rejected), the adapter's parent contract, and the
 evaluation's numbers: heldout pass rate, lift against the parent and against the frozen generation-0
-control (each with its 95% CI), retention and transfer; tokens and wall time. This is the compounding
+control (each with its 95% CI), retention and transfer; the carriers of experience it grew (the experience
+library's revision and size, the tool library's helpers offered, validated, rejected and used); tokens and
+wall time. This is the compounding
 ledger: `lineage_png` draws it, and `ledger_stop` reads it for `rsi nightly`'s stop rule. The
 compounding and retention questions the Macaron report left open, measured.
 """
@@ -56,6 +58,15 @@ class LineageRow(BaseModel):
     tokens_per_task: float | None = Field(default=None, description="The candidate's completion tokens per heldout task "
                                           "(what a lift costs where it ships).")
     token_ratio: float | None = Field(default=None, description="tokens_per_task over the parent's.")
+    library: str = Field(default="", description="The experience library revision the generation grew or carried.")
+    library_entries: int | None = None
+    library_added: int | None = Field(default=None, description="Entries it added over its parent revision.")
+    tools: str = Field(default="", description="The tool library revision the generation grew or carried.")
+    tools_helpers: int | None = Field(default=None, description="Helpers in that revision, inherited included.")
+    tools_offered: int | None = Field(default=None, description="Distinct helpers passing train attempts saved.")
+    tools_validated: int | None = None
+    tools_rejected: int | None = None
+    tools_used: int | None = Field(default=None, description="Attempts of the exported runs that imported the library.")
     tokens: int | None = Field(default=None, description="Model tokens of the run, the harvest and the evaluation.")
     wall_s: float | None = Field(default=None, description="Wall time of the generation's steps.")
     steps: dict[str, str] = {}
@@ -113,8 +124,19 @@ def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageR
         token_ratio=round(cand.completion_tokens_per_task / parent.completion_tokens_per_task, 2)
         if cand and parent and parent.completion_tokens_per_task else None,
         tokens=sum(tokens) if tokens else None, wall_s=_wall_s(state),
-        steps={name: state.step(name).status for name in STEPS},
+        steps={name: state.step(name).status for name in STEPS}, **_carriers(export),
     )
+
+
+def _carriers(export: Any) -> dict[str, Any]:
+    """The ledger's experience-library and tool-library fields from the export step's record ({} where off)."""
+    found: dict[str, Any] = {}
+    if (library := export.experience) is not None:
+        found.update(library=library.revision, library_entries=library.entries, library_added=library.added_entries)
+    if (tools := export.tools) is not None:
+        found.update(tools=tools.revision, tools_helpers=tools.helpers, tools_offered=len(tools.offered),
+                     tools_validated=len(tools.validated), tools_rejected=len(tools.rejected), tools_used=tools.used)
+    return found
 
 
 def ledger_stop(rows: list[LineageRow], stop_on_regression: bool, plateau_generations: int) -> str | None:
@@ -212,8 +234,8 @@ def write_lineage_png(rows: list[LineageRow], path: Path) -> Path:
 
 
 LEDGER_COLUMNS = ("generation", "status", "harness", "adapter", "examples", "coverage", "transfer", "heldout",
-                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "tokens/task (x parent)", "retention", "tokens",
-                  "wall")
+                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "tokens/task (x parent)", "retention",
+                  "library (+new)", "tools (validated/offered, used)", "tokens", "wall")
 
 
 def ledger_cells(row: LineageRow) -> list[str]:
@@ -232,7 +254,11 @@ def ledger_cells(row: LineageRow) -> list[str]:
         f"{row.covered}/{row.tasks}" if row.covered is not None else "-", number(row.transfer, ".3f"),
         number(row.heldout_rate, ".3f"), ci(row.lift, row.lift_ci95), ci(row.lift_vs_control, row.lift_vs_control_ci95),
         number(row.tokens_per_task, ".0f") + (f" ({row.token_ratio:.1f}x)" if row.token_ratio is not None else ""),
-        number(row.retention, ".3f"), number(row.tokens, "d"), number(row.wall_s, ".0f") + ("s" if row.wall_s else ""),
+        number(row.retention, ".3f"),
+        f"{row.library} {row.library_entries} (+{row.library_added})" if row.library_entries is not None else "-",
+        f"{row.tools or 'none'} {row.tools_helpers} ({row.tools_validated}/{row.tools_offered}, used {row.tools_used})"
+        if row.tools_offered is not None else "-",
+        number(row.tokens, "d"), number(row.wall_s, ".0f") + ("s" if row.wall_s else ""),
     ]
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rsi.evaluation import EvalDecision, RetentionSummary, SideCost, TransferSummary
 from rsi.promotion.decision import LiftSummary
 from rsi.training.stage import RevisionWritten
+from rsi.trajectories.tool_growth import ToolGrowth
 
 
 class StepOutput(BaseModel):
@@ -97,6 +98,8 @@ class ExportOutput(StepOutput):
     STEP = "export"
     experience: LibraryGrowth | None = Field(default=None, description="With `experience`: the library grown from "
                                              "the exported runs before the export; it rides into the candidate contract.")
+    tools: ToolGrowth | None = Field(default=None, description="With `tools`: the helpers the exported runs' passing "
+                                     "train attempts saved, validated; the revision rides into the candidate contract.")
     dataset: str = ""
     dataset_sha256: str = ""
     examples: int | None = None

@@ -43,7 +43,7 @@ from rsi.harness.clock import AgentClock
 from rsi.harness.exemplars import with_exemplars
 from rsi.harness.repl import ReplSession
 from rsi.harness.text_substrate import run_text_once
-from rsi.harness.tools import install_library, write_saved_tools
+from rsi.harness.tools import install_library, library_root, write_saved_tools
 from rsi.harness.trajectory import (
     AttemptEnding,
     ConfigurationRef,
@@ -62,7 +62,6 @@ from rsi.tasks.spec import Task
 from rsi.verdict import Verdict, VerifierOutcome
 
 FINAL_CODE_MAX_CHARS = 200_000
-TOOLS_DIR_ENV = "RSI_TOOLS_DIR"
 
 Verify = Callable[[Task, Path, Sandbox], VerifierOutcome]
 
@@ -108,15 +107,11 @@ def _prepare_workdir(task: Task, workdir: Path) -> None:
 
 
 def _tools_root(tools_root: Path | None) -> Path:
-    import os
-
     if tools_root is not None:
         return tools_root
-    if os.environ.get(TOOLS_DIR_ENV):
-        return Path(os.environ[TOOLS_DIR_ENV])
     from rsi.workspace import find_workspace
 
-    return find_workspace().runs_dir / "tools"
+    return library_root(find_workspace().runs_dir)
 
 
 def _read_final_code(workdir: Path, solution_file: str) -> str | None:

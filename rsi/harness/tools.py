@@ -20,6 +20,7 @@ agent imports it (`from rsi_tools import ...`) and where the verifier finds it t
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from datetime import datetime
@@ -59,6 +60,16 @@ class ToolManifest(BaseModel):
     helpers: list[HelperRecord]
     validation: list[ValidationRecord] = Field(default_factory=list)
     content_sha256: str = Field(description="Hash of rsi_tools/__init__.py.")
+
+
+TOOLS_DIR_ENV = "RSI_TOOLS_DIR"
+
+
+def library_root(runs_dir: Path) -> Path:
+    """Where tool library revisions live: $RSI_TOOLS_DIR, else the workspace's runs/tools (one answer for the
+    harness that installs them and the generation that grows them)."""
+    override = os.environ.get(TOOLS_DIR_ENV)
+    return Path(override) if override else runs_dir / "tools"
 
 
 # -- reading and installing ------------------------------------------------------------------------

@@ -18,6 +18,10 @@ configuration is dropped, and the reason names who covers it.
   unchecked winner gets `harness.check = "first-pass"` (a greedy text winner also 4 samples at
   temperature 0.4 behind its greedy reply, `greedy_first`); a checked one without repair turns gets one,
   and a checked one swaps its selection rule (first-pass <-> most-passed).
+- `exemplars` (only where the winner's contract carries an experience library, `harness.experience`): a
+  winner without worked examples gets one; one with N gets none (the search, not a default, decides
+  whether retrieval earns its place: on a small base a copied example can cost more than it gives) and,
+  below 3, N + 1.
 - `sampling`: greedy winners get temperature 0.7 / top_p 0.95 (explore); sampled winners go greedy.
   Text-substrate winners also get best-of-n doubled (`samples`, at most 8; 16 when checked, since a
   checked candidate is only kept when it passes).
@@ -260,10 +264,30 @@ def _feedback(winner: Configuration) -> list[VariantProposal]:
     return out
 
 
+MAX_EXEMPLARS = 3  # the exemplars operator's ceiling: each example costs prompt tokens on every attempt
+
+
+def _exemplars(winner: Configuration) -> list[VariantProposal]:
+    """The exemplars operator (see the module docstring): [] without an experience library in the contract."""
+    harness = winner.spec.harness
+    if not harness.experience:
+        return []
+    if harness.exemplars == 0:
+        return [_variant(winner, "ex1", {"harness.exemplars": 1}, "exemplars",
+                         f"one worked example retrieved from experience library {harness.experience}")]
+    out = [_variant(winner, "ex0", {"harness.exemplars": 0}, "exemplars",
+                    f"no worked examples instead of {harness.exemplars}")]
+    if harness.exemplars < MAX_EXEMPLARS:
+        more = harness.exemplars + 1
+        out.append(_variant(winner, f"ex{more}", {"harness.exemplars": more}, "exemplars",
+                            f"{more} worked examples instead of {harness.exemplars}"))
+    return out
+
+
 def _mutations(winner: Configuration, prompt_files: Mapping[str, str]) -> list[VariantProposal]:
     harness = winner.spec.harness
     sampling = harness.sampling
-    out: list[VariantProposal] = _feedback(winner)
+    out: list[VariantProposal] = _feedback(winner) + _exemplars(winner)
     if sampling.temperature == 0.0:
         out.append(_variant(winner, "t07", {"harness.sampling.temperature": 0.7, "harness.sampling.top_p": 0.95},
                             "sampling", "explore: greedy winner sampled at temperature 0.7, top_p 0.95"))

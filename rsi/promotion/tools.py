@@ -53,6 +53,8 @@ class ToolCandidate(BaseModel):
 
 class PromotionOutcome(BaseModel):
     revision: str | None = Field(description="The new revision, or None when nothing passed validation.")
+    written: bool = Field(default=False, description="False when an identical revision (same parent, same module) "
+                          "already existed and was reused: a rerun after a crash writes no second one.")
     accepted: list[str] = Field(default_factory=list)
     rejected: dict[str, str] = Field(default_factory=dict, description="Helper name -> why it was refused.")
     validation: list[ValidationRecord] = Field(default_factory=list)
@@ -187,8 +189,22 @@ def promote_tools(
         outcome.accepted.append(name)
 
     if accepted_parts:
-        outcome.revision = _commit(tools_root, parent, parent_text, inherited, accepted_parts, accepted_records, outcome)
+        module_text = _compose(parent_text, accepted_parts)
+        outcome.revision = _existing(tools_root, parent, module_text)
+        if outcome.revision is None:
+            outcome.revision = _commit(tools_root, parent, module_text, inherited, accepted_records, outcome)
+            outcome.written = True
     return outcome
+
+
+def _existing(tools_root: Path, parent: str, module_text: str) -> str | None:
+    """A revision with this parent and exactly this module, if one exists (content-addressed reuse)."""
+    digest = sha256_text(module_text)
+    for revision in list_revisions(tools_root):
+        manifest = read_manifest(tools_root, revision)
+        if manifest.parent == parent and manifest.content_sha256 == digest:
+            return revision
+    return None
 
 
 def _group_problem(
@@ -239,13 +255,12 @@ def _helper_record(group: list[ToolCandidate]) -> HelperRecord:
 
 
 def _commit(
-    tools_root: Path, parent: str, parent_text: str, inherited: list[HelperRecord],
-    parts: list[tuple[str, str, str]], records: list[HelperRecord], outcome: PromotionOutcome,
+    tools_root: Path, parent: str, module_text: str, inherited: list[HelperRecord],
+    records: list[HelperRecord], outcome: PromotionOutcome,
 ) -> str:
-    """Write the accepted helpers as the next revision; its name."""
+    """Write the accepted helpers (`module_text`: the parent's module and theirs) as the next revision; its name."""
     existing = list_revisions(tools_root)
     revision = f"r{int(existing[-1][1:]) + 1 if existing else 1}"
-    module_text = _compose(parent_text, parts)
     for record in records:
         record.revision = revision
     manifest = ToolManifest(

@@ -114,7 +114,17 @@ def runtime_with_adapter(parent_spec: Any, specialist: SpecialistSpec) -> Any:
     return parent_spec.model_copy(update={"specialists": [*others, specialist], "routing": routing})
 
 
-def _ensure_candidate_file(workspace: Workspace, parent: Any, name: str) -> None:
+def _tagged_commit(workspace: Workspace, name: str, revision: int) -> str:
+    from rsi.contracts.gitio import open_repo, tag_name
+
+    repo = open_repo(workspace)
+    try:
+        return repo.tags[tag_name(name, revision)].commit.hexsha
+    finally:
+        repo.close()
+
+
+def _ensure_candidate_file(workspace: Workspace, parent: Any, name: str, notes: str) -> None:
     """Create hcp/<name>.toml as a copy of the parent's committed text, renamed, as revision 1 (committed, tagged)."""
     import tomlkit
 
@@ -134,11 +144,11 @@ def _ensure_candidate_file(workspace: Workspace, parent: Any, name: str) -> None
             document["hcp"]["name"] = name
             document["hcp"]["revision"] = 1
             document["hcp"]["parent"] = 0
-            document["hcp"]["notes"] = f"Adapter candidates of {parent.name} (written by rsi train; promote explicitly)."
+            document["hcp"]["notes"] = notes
             path.write_text(tomlkit.dumps(document), encoding="utf-8")
             repo.git.add("--", relative)
             repo.git.commit("--only", "--no-verify", "-m",
-                            f"hcp({name}): r1: candidate contract for adapters of {parent.name}", "--", relative)
+                            f"hcp({name}): r1: derived from {parent.name}: {notes}", "--", relative)
         if 1 not in revision_tags(repo, name):
             first = list(repo.iter_commits(paths=relative))[-1]
             repo.create_tag(tag_name(name, 1), ref=first.hexsha, message=f"HCP contract {name} revision 1")
@@ -152,8 +162,6 @@ def write_candidate(workspace: Workspace, parent_name: str, adapter_id: str, ada
     """Write (or find) the candidate revision that serves `adapter_id` on top of the parent's runtime
     (with `harness_sets`, the parent's runtime changed by them first: a harness chosen on train evidence)."""
     from rsi.contracts.refs import resolve_ref
-    from rsi.contracts.revisions import revise_contract
-    from rsi.promotion.changes import promotion_sets
     from rsi.promotion.promote import load_head_contract
 
     name = candidate_name(parent_name)
@@ -161,19 +169,32 @@ def write_candidate(workspace: Workspace, parent_name: str, adapter_id: str, ada
     if found is not None:
         return _ref_of(workspace, name, found[0], found[1], written=False)
     parent = resolve_ref(workspace, parent_ref) if parent_ref else load_head_contract(workspace, parent_name)
-    _ensure_candidate_file(workspace, parent, name)
-    current = load_head_contract(workspace, name)
     specialist = specialist_for(parent.spec, adapter_id, adapter_path, rank, target_modules)
     runtime, prompt = _with_harness(parent, harness_sets or {})
-    desired = runtime_with_adapter(runtime, specialist)
-    sets = promotion_sets(current.spec, current.system_prompt, desired, prompt,
-                          read_prompt_file=lambda rel: _read_prompt(current, rel))
-    outcome = revise_contract(
-        workspace, name, sets,
+    return write_derived(
+        workspace, name, parent, runtime_with_adapter(runtime, specialist), prompt,
         f"adapter {adapter_id[:12]} as specialist {SPECIALIST_NAME} r{specialist.revision} over {parent.name} "
         f"r{parent.revision}\n\nNot promoted: `rsi eval {name}@rN --against {parent.name}@r{parent.revision}` decides.",
         {ADAPTER_TRAILER: adapter_id, "Adapter-Parent": f"{parent.name}@r{parent.revision} {parent.content_hash}"},
+        notes=f"Adapter candidates of {parent.name} (written by rsi train; promote explicitly).",
     )
+
+
+def write_derived(workspace: Workspace, name: str, origin: Any, desired: Any, prompt: str, message: str,
+                  trailers: dict[str, str], notes: str) -> ContractRevisionRef:
+    """A revision of hcp/<name>.toml (created from `origin`'s committed text when absent) whose runtime is `desired`
+    (a ContractSpec) with system prompt `prompt`: the candidate contracts of adapters, and ablated contracts."""
+    from rsi.contracts.revisions import revise_contract
+    from rsi.promotion.changes import promotion_sets
+    from rsi.promotion.promote import load_head_contract
+
+    _ensure_candidate_file(workspace, origin, name, notes)
+    current = load_head_contract(workspace, name)
+    sets = promotion_sets(current.spec, current.system_prompt, desired, prompt,
+                          read_prompt_file=lambda rel: _read_prompt(current, rel))
+    if not sets:  # the newest revision already holds exactly this runtime (another derivation wrote it)
+        return _ref_of(workspace, name, _tagged_commit(workspace, name, current.revision), current.revision, False)
+    outcome = revise_contract(workspace, name, sets, message, trailers)
     return ContractRevisionRef(name, outcome.revision, outcome.tag, outcome.commit, outcome.content_hash, True)
 
 

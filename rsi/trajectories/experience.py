@@ -138,26 +138,48 @@ def merge(parent: tuple[ExperienceEntry, ...], found: list[ExperienceEntry]) -> 
     return list(merged.values())
 
 
-def build_experience(workspace: Workspace, run_ids: list[str], parent: str = "", root: Path | None = None) -> BuildOutcome:
-    """Add the runs' distinct passing train solutions to `parent` ('' for a first revision); see the module docstring."""
+@dataclass(frozen=True)
+class TrainAttempts:
+    """The runs' stored attempts, with what judging them as train evidence needs: the suite's tasks on disk and
+    the heldout sets (the store's and the suite's as it is now)."""
+
+    attempts: tuple[ScoredAttempt, ...]
+    tasks: dict[str, object]
+    heldout_keys: set[str]
+    heldout_hashes: set[str]
+
+    def refusal(self, record: ScoredAttempt) -> str:
+        """Why this attempt is no train evidence ('' when it is a passing attempt on an unchanged train task)."""
+        return _refusal(record, self.tasks, self.heldout_keys, self.heldout_hashes)
+
+
+def load_train_attempts(workspace: Workspace, run_ids: list[str]) -> TrainAttempts:
+    """The runs' attempts from the coverage store (`rsi.promotion.stored.load_run_attempts`) and their suite."""
     from rsi.promotion.stored import load_run_attempts
     from rsi.store import open_store
     from rsi.tasks.load import load_suite
     from rsi.trajectories.export import heldout_hashes_of_suite
 
-    root = experience_root(root if root is not None else workspace.runs_dir / "experience")
     store = open_store(workspace.db_url)
     try:
         stored = load_run_attempts(store, run_ids, workspace.runs_dir)
     finally:
         store.close()
     disk_hashes, disk_keys = heldout_hashes_of_suite(workspace, stored.suite)
-    heldout_keys, heldout_hashes = set(stored.heldout_keys) | disk_keys, set(stored.heldout_hashes) | disk_hashes
     try:
         tasks: dict[str, object] = {t.key: t for t in load_suite(workspace, stored.suite)}
     except RsiError as error:
         raise UserInputError(f"suite {stored.suite}: cannot read the instructions: {error.message}") from None
-    found = collect_entries(stored.attempts, tasks, heldout_keys, heldout_hashes)
+    return TrainAttempts(tuple(stored.attempts), tasks, set(stored.heldout_keys) | disk_keys,
+                         set(stored.heldout_hashes) | disk_hashes)
+
+
+def build_experience(workspace: Workspace, run_ids: list[str], parent: str = "", root: Path | None = None) -> BuildOutcome:
+    """Add the runs' distinct passing train solutions to `parent` ('' for a first revision); see the module docstring."""
+    root = experience_root(root if root is not None else workspace.runs_dir / "experience")
+    loaded = load_train_attempts(workspace, run_ids)
+    tasks, heldout_keys, heldout_hashes = loaded.tasks, loaded.heldout_keys, loaded.heldout_hashes
+    found = collect_entries(loaded.attempts, tasks, heldout_keys, heldout_hashes)
     base = read_library(root, parent) if parent else None
     parent_entries = base.entries if base else ()
     entries = merge(parent_entries, found.entries)

@@ -198,10 +198,7 @@ def deployed_chats(
         raise UserInputError("--render deployed needs the deployed contract (--contract NAME)")
     loaded = resolve_ref(workspace, contract)
     config = configuration_from_contract(loaded)
-    if config.spec.harness.tool_library:
-        raise UserInputError(f"--render deployed: contract {contract} offers tool library "
-                             f"{config.spec.harness.tool_library!r}; rendering its tool list is not supported yet",
-                             hint="export with --render found")
+    tool_names = _offered_tools(workspace, config.spec.harness.tool_library)
     tasks = {t.key: t for t in load_suite(workspace, suite)}
     chats = {}
     for candidate in selected:
@@ -209,7 +206,7 @@ def deployed_chats(
         if task is None:
             raise UserInputError(f"--render deployed: task {candidate.record.task_key} is no longer in suite {suite}")
         chats[candidate.record.attempt_id] = render_deployed(config, task.instruction, task.spec.solution_file,
-                                                             candidate.final_code)
+                                                             candidate.final_code, tool_names)
     harness = config.spec.harness
     return chats, {"name": "deployed", "contract": loaded.name, "revision": loaded.revision,
                    "config_hash": config.config_hash, "substrate": harness.substrate,
@@ -259,3 +256,10 @@ def build_manifest(
         },
         "isolation": isolation.summary(),
     }
+
+
+def _offered_tools(workspace: Workspace, revision: str) -> list[str]:
+    """The helper names the deployed harness lists in its task message (its tool library's), [] without one."""
+    from rsi.harness.tools import library_root, read_manifest
+
+    return [h.name for h in read_manifest(library_root(workspace.runs_dir), revision).helpers] if revision else []

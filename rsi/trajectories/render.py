@@ -19,6 +19,7 @@ the whole agent's behaviour; the manifest records the configurations it came fro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rsi.harness.trajectory import Trajectory
@@ -61,7 +62,9 @@ def agent_turns(trajectory: Trajectory) -> int:
     return trajectory.final_metrics.turns or sum(1 for s in trajectory.steps if s.source == "agent")
 
 
-def render_deployed(config: Any, instruction: str, solution_file: str, code: str) -> list[dict[str, str]]:
+def render_deployed(
+    config: Any, instruction: str, solution_file: str, code: str, tool_names: Sequence[str] = ()
+) -> list[dict[str, str]]:
     """A solution rendered into the conversation `config` (the deployed configuration, an
     `rsi.config.Configuration`) would hold: its system prompt and its own task framing, built by the
     harness's own functions (rsi.harness.prompts), then one assistant reply in its answer format
@@ -73,7 +76,7 @@ def render_deployed(config: Any, instruction: str, solution_file: str, code: str
 
     Transfer: what any configuration found becomes what the deployed one is trained to do. Not
     synthesized: the restatement and plan the `stepwise` framing asks for (the reply is the code
-    only), and a tool list (a deployed configuration with a tool library is refused by the caller).
+    only). `tool_names` are the deployed tool library's helpers, listed as the harness lists them.
     """
     from rsi.harness import prompts
     from rsi.harness.agent import end_marker_is_call
@@ -81,7 +84,7 @@ def render_deployed(config: Any, instruction: str, solution_file: str, code: str
     harness = config.spec.harness
     by_call = end_marker_is_call(harness.end_marker)
     user = prompts.task_message(instruction, solution_file, substrate=harness.substrate, style=harness.prompt_style,
-                                end_marker=harness.end_marker, end_by_call=by_call)
+                                end_marker=harness.end_marker, end_by_call=by_call, tool_names=list(tool_names))
     messages = [{"role": m.role, "content": m.content} for m in prompts.first_messages(config.system_prompt, user)]
     if harness.substrate == "text":
         reply = f"```python\n{code.rstrip()}\n```"

@@ -32,3 +32,17 @@ def entry(task: str, instruction: str, code: str = "def f():\n    return 1\n", *
                            solution_file="solution.py", code=code, code_key=key or f"k-{task}-{tokens}",
                            config_name="c", config_hash="0" * 16, run_id="run-1", attempt_id=f"{task}-a{tokens}",
                            tokens=tokens)
+
+
+def generation_at(workspace, number: int, run_id: str, previous: str | None = None, **spec):
+    """A Generation whose run step recorded `run_id` (its export-step methods can run on their own)."""
+    from rsi.generation.generation import Generation
+    from rsi.generation.outputs import RunOutput
+    from rsi.generation.state import GenerationState, now_utc, write_state
+
+    stamp = now_utc()
+    state = GenerationState(id=f"g{number:04d}", number=number, created=stamp, updated=stamp,
+                            spec={"contract": "default", **spec},
+                            inputs={"contract": "default", "revision": 1, "previous": previous})
+    state.step("run").outputs = RunOutput(run_id=run_id).model_dump(mode="json", exclude_unset=True)
+    return Generation(workspace, write_state(workspace, state), note=lambda _m: None)

@@ -9,9 +9,8 @@ import signal
 import pytest
 
 from rsi.experience.library import list_revisions, read_library
-from rsi.generation.generation import Generation
-from rsi.generation.outputs import ExportOutput, RunOutput
-from rsi.generation.state import GenerationState, now_utc, write_state
+from rsi.generation.outputs import ExportOutput
+from tests.experience.conftest import generation_at
 from tests.promotion.stored_runs import rsi_promote_cli
 
 
@@ -62,13 +61,8 @@ def test_a_build_killed_after_writing_its_revision_leaves_exactly_one(two_runs) 
     assert list_revisions(root) == ["r1"] and read_library(root, "r1").manifest.entries == 2
 
 
-def _generation(workspace, number, run_id, previous=None) -> Generation:
-    stamp = now_utc()
-    state = GenerationState(id=f"g{number:04d}", number=number, created=stamp, updated=stamp,
-                            spec={"contract": "default", "experience": True},
-                            inputs={"contract": "default", "revision": 1, "previous": previous})
-    state.step("run").outputs = RunOutput(run_id=run_id).model_dump(mode="json", exclude_unset=True)
-    return Generation(workspace, write_state(workspace, state), note=lambda _m: None)
+def _generation(workspace, number, run_id, previous=None):
+    return generation_at(workspace, number, run_id, previous, experience=True)
 
 
 def test_a_generation_grows_the_library_records_it_and_carries_it_into_the_candidate(two_runs) -> None:

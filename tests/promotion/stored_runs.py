@@ -24,6 +24,7 @@ from rsi.harness.trajectory import (
     FinalMetrics,
     FinalOutcome,
     ModelRef,
+    SavedToolRecord,
     StepMetrics,
     TaskRef,
     Trajectory,
@@ -51,6 +52,9 @@ class Planned:
     code: str = ""
     turns: int = 1
     sandbox: Isolation | None = None
+    tools: tuple[SavedToolRecord, ...] = ()  # helpers the attempt saved with save_tool
+    tool_library: str = ""  # the tool library revision the attempt was offered
+    cells: tuple[str, ...] = ()  # code the agent ran before the submitting cell
 
 
 class RunBuilder:
@@ -117,12 +121,15 @@ class RunBuilder:
                          solution_file=task.spec.solution_file),
             configuration=ConfigurationRef(name=config.name, contract_ref=config.contract_ref,
                                            config_hash=config.config_hash, substrate=config.spec.harness.substrate,
-                                           prompt_style=config.spec.harness.prompt_style),
+                                           prompt_style=config.spec.harness.prompt_style,
+                                           tool_library=p.tool_library),
             model=ModelRef(name="test-writer", base_id=config.spec.base.id),
             sandbox=p.sandbox,
         )
         trajectory.add_step("system", message=config.system_prompt.strip())
         trajectory.add_step("user", message=f"{task.instruction}\n\nWrite {task.spec.solution_file}.")
+        for cell in p.cells:
+            trajectory.add_step("agent", turn=1, message=f"```python\n{cell}\n```", code=cell)
         for turn in range(1, p.turns + 1):
             last = turn == p.turns
             cell = (f"with open({task.spec.solution_file!r}, 'w') as f:\n    f.write({code!r})\nsubmit()"
@@ -134,6 +141,7 @@ class RunBuilder:
                 observation=observation, execution=Execution(error=False),
                 metrics=StepMetrics(prompt_tokens=50, completion_tokens=p.tokens // p.turns),
             )
+        trajectory.tools_saved = list(p.tools)
         trajectory.add_step("environment", message="submitted")
         trajectory.outcome = FinalOutcome(verdict=Verdict(p.verdict), ended_by="submit",
                                           final_code=code if p.verdict == "passed" else None)

@@ -241,3 +241,21 @@ def test_the_feedback_operator_checks_unchecked_winners_and_varies_checked_ones(
     # the feedback operator leads each winner's queue, so a small cap still proposes it
     capped = propose_successors(collect_evidence(records), {c.config_hash: c for c in (text, checked)}, max_new=2)
     assert {v.operator for v in capped.new} == {"feedback"}
+
+
+def test_the_exemplars_operator_needs_a_library_and_varies_the_count_zero_included(contract) -> None:
+    library = {"harness.experience": "r2", "harness.experience_sha256": "a" * 64}
+    plain = config(contract, "plain")
+    with_library = config(contract, "lib", **library)
+    two = config(contract, "two", **library, **{"harness.exemplars": 2})
+    three = config(contract, "three", **library, **{"harness.exemplars": 3})
+    records = [rec(c, f"t{i}", True) for i, c in enumerate((plain, with_library, two, three))]
+    outcome = propose_successors(collect_evidence(records), {c.config_hash: c for c in (plain, with_library, two, three)},
+                                 max_new=40)
+    exemplars = {v.name: v.overrides.get("harness.exemplars") for v in outcome.new if v.operator == "exemplars"}
+    # none for plain (no library); two's ex0 and ex3 are lib and three themselves, so deduplicated away
+    assert exemplars == {"lib.ex1": 1, "three.ex0": 0}
+    alone = propose_successors(collect_evidence([rec(two, "t0", True)]), {two.config_hash: two}, max_new=40)
+    assert {v.name: v.overrides["harness.exemplars"] for v in alone.new if v.operator == "exemplars"} == {
+        "two.ex0": 0, "two.ex3": 3}
+    assert all(v.parents == (v.name.split(".")[0],) for v in outcome.new if v.operator == "exemplars")

@@ -124,3 +124,26 @@ def test_deployed_chats_pass_the_training_chat_template_check(stored, tmp_path) 
         learned = [i for i, m in zip(example.input_ids, example.labels, strict=True) if m != IGNORE_INDEX]
         assert learned and tokenizer.decode(learned).startswith(messages[-1]["content"][:20])
 
+
+
+def test_a_deployed_tool_library_is_listed_as_the_harness_lists_it(stored, tmp_path) -> None:
+    """A contract offering a tool library (what a generation's validated tools bring) renders its helpers into
+    the task message, exactly as the harness's own prompt does."""
+    from rsi.harness.tools import ToolManifest, library_root
+    from rsi.promotion.tools import _write_revision  # a revision on disk, as promote_tools writes it
+
+    builder, run_id, _ = stored
+    ws = builder.workspace
+    manifest = ToolManifest(revision="r1", created="2026-12-05T00:00:00Z", content_sha256="0" * 64, helpers=[
+        {"name": "plus", "function": "plus", "source_sha256": "1" * 64, "tasks": [], "attempts": [], "revision": "r1"}])
+    _write_revision(library_root(ws.runs_dir), "r1", "def plus(a, b):\n    return a + b\n", manifest)
+    text = (ws.root / "hcp" / "default.toml").read_text().replace('name = "default"', 'name = "deployed"')
+    (ws.root / "hcp" / "deployed.toml").write_text(text.replace("[harness]\n", '[harness]\ntool_library = "r1"\n', 1))
+    subprocess.run(["git", "add", "hcp/deployed.toml"], cwd=ws.root, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-qm", "deployed contract"], cwd=ws.root, check=True, capture_output=True)
+    out = export_trajectories(ws, [run_id], tmp_path / "sft", contract="deployed", render="deployed")
+    first = json.loads(out.dataset_path.read_text().splitlines()[0])["messages"]
+    task = {t.key: t for t in load_suite(ws, "pyfuncs")}[out.manifest["source"]["attempts"][0]["task"]]
+    listed = prompts.task_message(task.instruction, task.spec.solution_file, substrate="repl", style="plain",
+                                  tool_names=["plus"])
+    assert first[1] == {"role": "user", "content": listed} and "from rsi_tools import plus" in listed
