@@ -131,6 +131,10 @@ class SideCost(BaseModel):
     pass_rate: float
     completion_tokens_per_task: float
     seconds_per_task: float
+    k_needed: float | None = Field(default=None, description=(
+        "Candidates needed: over the heldout tasks this side solved with a checked submission, the mean position "
+        "of the submitted candidate among those the harness sampled (1: the first; what an adapter can lower at "
+        "the same pass rate). None where the harness checks no candidates."))
 
 
 def price_text(costs: dict[str, SideCost], against: str = "parent") -> str:
@@ -662,6 +666,7 @@ class _Solved:
     served: dict[str, int]  # number format -> counted attempts (from their trajectories)
     completion: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> task -> completion tokens
     seconds: dict[int, dict[str, float]] = field(default_factory=dict)  # side -> task -> attempt wall seconds
+    depth: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> solved task -> submitted candidate's position
 
     @property
     def attempts(self) -> int:
@@ -681,9 +686,12 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     for row in rows:
         if not row.counted:
             continue
-        served, completion = _served_format(workspace, row.trajectory_path)
+        served, completion, depth = _served_format(workspace, row.trajectory_path)
         solved.served[served] = solved.served.get(served, 0) + 1
         j = plan.side_of(row.job_index)
+        if row.passed and depth is not None:  # the shallowest passing attempt of the task counts
+            depths = solved.depth.setdefault(j, {})
+            depths[row.task_key] = min(depth, depths.get(row.task_key, depth))
         spent_tokens, spent_s = solved.completion.setdefault(j, {}), solved.seconds.setdefault(j, {})
         spent_tokens[row.task_key] = spent_tokens.get(row.task_key, 0) + completion
         spent_s[row.task_key] = spent_s.get(row.task_key, 0.0) + (row.wall_s or 0.0)
@@ -694,19 +702,28 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     return solved
 
 
-def _served_format(workspace: Workspace, trajectory_path: str) -> tuple[str, int]:
-    """The number format one attempt's trajectory records ("" when it does not say or is not there), and its
-    completion tokens (every candidate and repair turn)."""
+def _served_format(workspace: Workspace, trajectory_path: str) -> tuple[str, int, int | None]:
+    """The number format one attempt's trajectory records ("" when it does not say or is not there), its
+    completion tokens (every candidate and repair turn), and the submitted candidate's position among those
+    checked (None: no candidate was checked)."""
     from rsi.harness.trajectory import read_trajectory, stored_trajectory_path
 
     path = stored_trajectory_path(trajectory_path, workspace.runs_dir)
     if path is None:
-        return "", 0
+        return "", 0, None
     try:
         trajectory = read_trajectory(path)
     except UserInputError:
-        return "", 0
-    return trajectory.model.dtype, trajectory.final_metrics.completion_tokens
+        return "", 0, None
+    return trajectory.model.dtype, trajectory.final_metrics.completion_tokens, submitted_depth(trajectory)
+
+
+def submitted_depth(trajectory: Any) -> int | None:
+    """The position (1-based, in the order sampled) of the candidate the harness submitted, among the candidates
+    its public checks ran on (all of them when none is marked submitted); None when none was checked (pure)."""
+    checks = [step.check for step in trajectory.steps if step.check is not None]
+    chosen = [check.candidate for check in checks if check.selected]
+    return chosen[-1] if chosen else (max(check.candidate for check in checks) if checks else None)
 
 
 def side_costs(plan: Any, ran: _Solved) -> dict[str, SideCost]:
@@ -717,10 +734,12 @@ def side_costs(plan: Any, ran: _Solved) -> dict[str, SideCost]:
         if not tasks:
             continue
         tokens, seconds = ran.completion.get(j, {}), ran.seconds.get(j, {})
+        depths = [d for k, d in ran.depth.get(j, {}).items() if k in tasks]
         costs[SIDES[j]] = SideCost(
             tasks=len(tasks), pass_rate=round(sum(ran.by_side[j][k] for k in tasks) / len(tasks), 4),
             completion_tokens_per_task=round(sum(tokens.get(k, 0) for k in tasks) / len(tasks), 1),
-            seconds_per_task=round(sum(seconds.get(k, 0.0) for k in tasks) / len(tasks), 2))
+            seconds_per_task=round(sum(seconds.get(k, 0.0) for k in tasks) / len(tasks), 2),
+            k_needed=round(sum(depths) / len(depths), 2) if depths else None)
     return costs
 
 
@@ -867,8 +886,9 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
              f"  heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
              f"lift {lift.as_text()} ({lift.method})"]
     for name, cost in outcome.costs.items():
+        depth = f"; {cost.k_needed:.2f} candidates needed per solved task" if cost.k_needed is not None else ""
         lines.append(f"  {name}: pass rate {cost.pass_rate:.3f}, {cost.completion_tokens_per_task:.0f} completion "
-                     f"tokens and {cost.seconds_per_task:.1f} s per heldout task ({cost.tasks} tasks)")
+                     f"tokens and {cost.seconds_per_task:.1f} s per heldout task ({cost.tasks} tasks){depth}")
     if outcome.lift_vs_control is not None:
         versus = outcome.control.ref if outcome.control else outcome.parent.ref
         c = outcome.lift_vs_control

@@ -58,6 +58,9 @@ class LineageRow(BaseModel):
     tokens_per_task: float | None = Field(default=None, description="The candidate's completion tokens per heldout task "
                                           "(what a lift costs where it ships).")
     token_ratio: float | None = Field(default=None, description="tokens_per_task over the parent's.")
+    k_needed: float | None = Field(default=None, description="The candidate's candidates needed per solved heldout task "
+                                   "(rsi.evaluation.SideCost.k_needed; None where it checks no candidates).")
+    parent_k_needed: float | None = None
     library: str = Field(default="", description="The experience library revision the generation grew or carried.")
     library_entries: int | None = None
     library_added: int | None = Field(default=None, description="Entries it added over its parent revision.")
@@ -123,6 +126,7 @@ def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageR
         tokens_per_task=cand.completion_tokens_per_task if cand else None,
         token_ratio=round(cand.completion_tokens_per_task / parent.completion_tokens_per_task, 2)
         if cand and parent and parent.completion_tokens_per_task else None,
+        k_needed=cand.k_needed if cand else None, parent_k_needed=parent.k_needed if parent else None,
         tokens=sum(tokens) if tokens else None, wall_s=_wall_s(state),
         steps={name: state.step(name).status for name in STEPS}, **_carriers(export),
     )
@@ -234,7 +238,7 @@ def write_lineage_png(rows: list[LineageRow], path: Path) -> Path:
 
 
 LEDGER_COLUMNS = ("generation", "status", "harness", "adapter", "examples", "coverage", "transfer", "heldout",
-                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "tokens/task (x parent)", "retention",
+                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "tokens/task (x parent)", "k needed (parent)", "retention",
                   "library (+new)", "tools (validated/offered, used)", "tokens", "wall")
 
 
@@ -254,6 +258,7 @@ def ledger_cells(row: LineageRow) -> list[str]:
         f"{row.covered}/{row.tasks}" if row.covered is not None else "-", number(row.transfer, ".3f"),
         number(row.heldout_rate, ".3f"), ci(row.lift, row.lift_ci95), ci(row.lift_vs_control, row.lift_vs_control_ci95),
         number(row.tokens_per_task, ".0f") + (f" ({row.token_ratio:.1f}x)" if row.token_ratio is not None else ""),
+        number(row.k_needed, ".2f") + (f" ({row.parent_k_needed:.2f})" if row.parent_k_needed is not None else ""),
         number(row.retention, ".3f"),
         f"{row.library} {row.library_entries} (+{row.library_added})" if row.library_entries is not None else "-",
         f"{row.tools or 'none'} {row.tools_helpers} ({row.tools_validated}/{row.tools_offered}, used {row.tools_used})"

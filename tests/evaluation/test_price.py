@@ -61,6 +61,30 @@ def test_side_costs_count_heldout_tasks_only():
     assert got["parent"] == SideCost(tasks=2, pass_rate=0.5, completion_tokens_per_task=60.0, seconds_per_task=2.0)
     assert got["candidate"].completion_tokens_per_task == 480.0 and got["candidate"].pass_rate == 1.0
     assert price_text(got) == "at 8.0x the parent's completion tokens per heldout task (480 vs 60)"
+    assert got["parent"].k_needed is None  # no candidate was checked on either side
+
+
+def test_k_needed_is_the_mean_position_of_the_submitted_candidate_over_solved_heldout_tasks():
+    plan = SimpleNamespace(heldout=["a", "b", "c"])
+    ran = _Solved(by_side={PARENT: {"a": True, "b": True, "c": False}, CANDIDATE: {"a": True, "b": True, "c": True}},
+                  spent={}, tokens=0, served={}, completion={}, seconds={},
+                  depth={PARENT: {"a": 4, "b": 2, "covered": 1}, CANDIDATE: {"a": 1, "b": 1, "c": 2}})
+    got = side_costs(plan, ran)
+    assert (got["parent"].k_needed, got["candidate"].k_needed) == (3.0, 1.33)
+
+
+def test_the_submitted_depth_is_read_from_the_trajectorys_check_records():
+    from rsi.evaluation import submitted_depth
+    from rsi.harness.trajectory import CheckRecord
+
+    def steps(*checks):
+        return SimpleNamespace(steps=[SimpleNamespace(check=c) for c in (None, *checks)])
+
+    checked = [CheckRecord(candidate=i, passed=i == 3, total=1, selected=i == 3) for i in (1, 2, 3)]
+    assert submitted_depth(steps(*checked)) == 3
+    assert submitted_depth(steps()) is None  # nothing checked: no depth to speak of
+    unmarked = [CheckRecord(candidate=i, passed=0, total=1) for i in (1, 2)]
+    assert submitted_depth(steps(*unmarked)) == 2  # none marked submitted: every checked candidate was needed
 
 
 def test_the_first_line_of_an_evaluation_names_its_price():
