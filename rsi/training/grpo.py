@@ -43,18 +43,11 @@ from pydantic import BaseModel, Field
 from rsi.config import Configuration
 from rsi.contracts.schema import TrainingSpec
 from rsi.errors import TrainingError
-from rsi.training.methods import (
-    FieldValue,
-    PreparedTraining,
-    ProgressFn,
-    RecipeContext,
-    TrainedAdapter,
-    TrainingProgress,
-    checkpoint_of,
-)
+from rsi.training.methods import PreparedTraining, RecipeBase, TrainingProgress
 
 if TYPE_CHECKING:
     from rsi.run.attempt_fn import ModelFor
+    from rsi.training.methods import FieldValue, ProgressFn, RecipeContext
     from rsi.training.rollouts import RolloutBatch
 
 
@@ -174,7 +167,7 @@ def build_groups(tokenizer: Any, groups: list[list[Any]], max_response_tokens: i
     return out
 
 
-class GrpoRecipe:
+class GrpoRecipe(RecipeBase):
     """GRPO as a training method (rsi.training.methods): no dataset, the 'data' is the contract suite's
     train tasks; trains in this process only (its rollouts need the sandbox and the model here)."""
 
@@ -210,15 +203,8 @@ class GrpoRecipe:
                   "tasks": [t.key for t in tasks], "manifest": {}}
         return PreparedTraining(request=request, out_dir=out_dir, dataset=record)
 
-    def resume(self, prepared: PreparedTraining) -> Path | None:
-        return checkpoint_of(prepared)
-
     def train(self, request: GrpoRequest, progress: ProgressFn | None) -> GrpoOutcome:
         return train_grpo(request, progress)
-
-    def save(self, prepared: PreparedTraining, outcome: GrpoOutcome) -> TrainedAdapter:
-        return TrainedAdapter(adapter_dir=outcome.adapter_dir, dataset=prepared.dataset,
-                              metrics=outcome.model_dump(mode="json", exclude={"adapter_dir"}))
 
     def summary(self, metrics: dict[str, Any]) -> str:
         rewards = " ".join(f"{r:.2f}" for r in metrics.get("rewards_per_step", []))

@@ -112,10 +112,21 @@ class TrainingRecipe(Protocol):
         ...
 
 
-def checkpoint_of(prepared: PreparedTraining) -> Path | None:
-    """The checkpoint folder in a training's folder, if one was written (what `resume` answers)."""
-    folder = prepared.out_dir / "checkpoint"
-    return folder if folder.is_dir() else None
+class RecipeBase:
+    """What most recipes share: the checkpoint in `checkpoint/` of the training's folder, an outcome
+    model whose fields but `adapter_dir` are the lineage's metrics, and no summary line of their own."""
+
+    def resume(self, prepared: PreparedTraining) -> Path | None:
+        folder = prepared.out_dir / "checkpoint"
+        return folder if folder.is_dir() else None
+
+    def save(self, prepared: PreparedTraining, outcome: BaseModel) -> TrainedAdapter:
+        metrics = outcome.model_dump(mode="json")
+        return TrainedAdapter(adapter_dir=metrics.pop("adapter_dir"), dataset=prepared.dataset,
+                              source_runs=prepared.source_runs, metrics=metrics)
+
+    def summary(self, metrics: dict[str, Any]) -> str:
+        return ""
 
 
 def _grpo() -> TrainingRecipe:

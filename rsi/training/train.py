@@ -34,21 +34,16 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from rsi.contracts.schema import TrainingSpec
 from rsi.errors import TrainingError
-from rsi.training.methods import (
-    FieldValue,
-    PreparedTraining,
-    ProgressFn,
-    RecipeContext,
-    TrainedAdapter,
-    TrainingProgress,
-    checkpoint_of,
-)
+from rsi.training.methods import PreparedTraining, RecipeBase, TrainingProgress
+
+if TYPE_CHECKING:
+    from rsi.training.methods import FieldValue, ProgressFn, RecipeContext
 
 
 class TrainProgress(TrainingProgress):
@@ -379,7 +374,7 @@ def _outcome(loop: _SftLoop, tokenized: Any, out_dir: Path, steps: int, steps_pe
     )
 
 
-class SftRecipe:
+class SftRecipe(RecipeBase):
     """SFT as a training method (rsi.training.methods): an exported dataset, a fresh LoRA or a registered
     adapter continued; runs on any executor that trains (in this process, or as a SLURM job)."""
 
@@ -411,16 +406,5 @@ class SftRecipe:
                   "manifest": dataset.manifest}
         return PreparedTraining(request=request, out_dir=out_dir, dataset=record, source_runs=dataset.source_runs)
 
-    def resume(self, prepared: PreparedTraining) -> Path | None:
-        return checkpoint_of(prepared)
-
     def train(self, request: TrainRequest, progress: ProgressFn | None) -> TrainOutcome:
         return train_adapter(request, progress)
-
-    def save(self, prepared: PreparedTraining, outcome: TrainOutcome) -> TrainedAdapter:
-        """The metrics a lineage record keeps: everything but the folder, which the registry owns."""
-        return TrainedAdapter(adapter_dir=outcome.adapter_dir, dataset=prepared.dataset,
-                              source_runs=prepared.source_runs, metrics=outcome.model_dump(exclude={"adapter_dir"}))
-
-    def summary(self, metrics: dict[str, Any]) -> str:
-        return ""

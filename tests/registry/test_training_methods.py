@@ -22,10 +22,10 @@ from rsi.executors.registry import EXECUTORS, TRAINING_RUNNERS, TrainingRunner
 from rsi.training.methods import (
     TRAINING_METHODS,
     PreparedTraining,
+    RecipeBase,
     RecipeContext,
     TrainedAdapter,
     TrainingProgress,
-    checkpoint_of,
 )
 from rsi.training.stage import TrainStageSpec, train_stage
 
@@ -37,8 +37,9 @@ class CopyProgress(TrainingProgress):
         return {"copied": self.copied, "loss": self.loss}
 
 
-class CopyRecipe:
-    """A method the project does not ship: 'trains' by writing a fixed PEFT-shaped folder."""
+class CopyRecipe(RecipeBase):
+    """A method the project does not ship: 'trains' by writing a fixed PEFT-shaped folder (its checkpoint
+    is RecipeBase's; its outcome is a plain dict, so it saves its own lineage parts)."""
 
     name = "copy"
     needs_dataset = False
@@ -50,9 +51,6 @@ class CopyRecipe:
         ctx.note(f"copying onto {ctx.base['id']}")
         return PreparedTraining(request={"out": str(out_dir / "adapter"), "rank": ctx.hyper.rank}, out_dir=out_dir,
                                 dataset={"sha256": "", "folder": "", "examples": 0, "kind": "copy"})
-
-    def resume(self, prepared: PreparedTraining) -> Path | None:
-        return checkpoint_of(prepared)
 
     def train(self, request: dict[str, Any], progress: Any) -> dict[str, Any]:
         out = Path(request["out"])
