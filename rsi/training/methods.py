@@ -158,6 +158,7 @@ def training_recipe(name: str) -> TrainingRecipe:
     from rsi.errors import UserInputError
 
     try:
-        return TRAINING_METHODS[training_method_name(name)]()
+        factory = TRAINING_METHODS[training_method_name(name)]
     except ValueError as error:
         raise UserInputError(str(error)) from None
+    return factory()
