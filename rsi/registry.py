@@ -2,7 +2,8 @@
 
 One registry per axis, each the single place its names live: schedulers (rsi/scheduler/registry.py),
 sandbox backends (rsi/sandbox/select.py), executors (rsi/executors/registry.py), model backends
-(rsi/models/registry.py), verifier kinds (rsi/verifier/registry.py). Specs validate a name when they
+(rsi/models/registry.py), verifier kinds (rsi/verifier/registry.py), training methods
+(rsi/training/methods.py). Specs validate a name when they
 are read, against the registry as it is then, so a registration made before is selectable by name.
 """
 

@@ -154,7 +154,7 @@ def _generation_spec(flags: dict[str, Any]) -> Any:
 @with_options(_spec_options)
 def generation(
     seed: Annotated[int | None, typer.Option("--seed", help="Run seed.")] = None,
-    train_method: Annotated[str | None, typer.Option("--train-method", help="sft or grpo (default: the contract's).")] = None,
+    train_method: Annotated[str | None, typer.Option("--train-method", help="A training method: sft, grpo, ... (default: the contract's).")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume this generation id (e.g. g0003).")] = None,
     new: Annotated[bool, typer.Option("--new", help="Start a new generation even if one is unfinished.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the generation record as JSON.")] = False,

@@ -7,14 +7,16 @@ renders. Exit codes: 0 done; 1 runtime failure; 2 bad input.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from rsi.cli.options import SANDBOX_HELP, registered
 from rsi.cli.render import console, print_json, progress_tracker
 from rsi.cli.state import state
+from rsi.executors.registry import training_executor_name
 from rsi.sandbox.select import sandbox_name
+from rsi.training.methods import training_method_name
 
 adapters_app = typer.Typer(help="The adapter registry (runs/adapters/): immutable revisions with lineage.",
                            no_args_is_help=True)
@@ -23,13 +25,15 @@ adapters_app = typer.Typer(help="The adapter registry (runs/adapters/): immutabl
 def train(
     dataset: Annotated[Path | None, typer.Argument(help="Exported dataset folder (train.jsonl + manifest.json); SFT only.")] = None,
     contract: Annotated[str, typer.Option("--contract", help="Contract ref whose base and [training] are used.")] = "default",
-    method: Annotated[str | None, typer.Option("--method", help="sft or grpo (default: the contract's [training] method).")] = None,
+    method: Annotated[str | None, typer.Option("--method", help="A training method: sft, grpo, ... (default: the contract's [training] method).",
+                                               callback=registered("--method", training_method_name))] = None,
     group_size: Annotated[int | None, typer.Option("--group-size", help="GRPO: rollouts per task per step.", rich_help_panel="GRPO")] = None,
     prompts_per_step: Annotated[int | None, typer.Option("--prompts-per-step", help="GRPO: tasks per step.", rich_help_panel="GRPO")] = None,
     limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="GRPO: only the first N train tasks.", rich_help_panel="GRPO")] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", help="GRPO: " + SANDBOX_HELP, rich_help_panel="GRPO",
                                          callback=registered("--sandbox", sandbox_name))] = "auto",
-    executor: Annotated[str, typer.Option("--executor", help="local (this machine) or slurm (a GPU job).")] = "local",
+    executor: Annotated[str, typer.Option("--executor", help="An executor that trains: local (this machine), slurm (a GPU job), ...",
+                                          callback=registered("--executor", training_executor_name))] = "local",
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="Stop after N optimizer steps.")] = None,
     epochs: Annotated[int | None, typer.Option("--epochs", help="Override [training] epochs.")] = None,
     learning_rate: Annotated[float | None, typer.Option("--learning-rate", help="Override [training] learning_rate.")] = None,
@@ -48,15 +52,11 @@ def train(
     json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
     """Fine-tune a LoRA adapter (SFT on DATASET, or GRPO on the suite's train tasks), register it, write the candidate."""
-    from rsi.errors import UserInputError
+    from rsi.training.methods import TrainingProgress, training_recipe
     from rsi.training.stage import TrainStageSpec, train_stage
 
-    if executor not in ("local", "slurm"):
-        raise UserInputError(f"--executor {executor!r}: use local or slurm")
-    if method not in (None, "sft", "grpo"):
-        raise UserInputError(f"--method {method!r}: use sft or grpo")
     spec = TrainStageSpec(
-        dataset=dataset, contract=contract, method=method, executor=executor, max_steps=max_steps,  # type: ignore[arg-type]
+        dataset=dataset, contract=contract, method=method, executor=executor, max_steps=max_steps,
         epochs=epochs, learning_rate=learning_rate, rank=rank, batch_size=batch_size, max_length=max_length, seed=seed,
         threads=threads, candidate=candidate, group_size=group_size, prompts_per_step=prompts_per_step,
         limit_tasks=limit_tasks, sandbox=sandbox, init_adapter=from_adapter,  # type: ignore[arg-type]
@@ -64,13 +64,10 @@ def train(
     )
     tracker = progress_tracker("train", json_output)
 
-    def progress(p: Any) -> None:
+    def progress(p: TrainingProgress) -> None:
         if tracker.current_stage != "training":
             tracker.stage("training", total=p.total_steps)
-        if hasattr(p, "mean_reward"):  # a GRPO step (rsi.training.grpo.GrpoProgress)
-            tracker.advance(p.step, reward=round(p.mean_reward, 3), rollouts=p.rollouts, loss=round(p.loss, 4))
-        else:
-            tracker.advance(p.step, **{"epoch": p.epoch, "loss": round(p.loss, 4), "tok/s": round(p.tokens_per_s)})
+        tracker.advance(p.step, **p.figures())
 
     try:
         outcome = train_stage(state.workspace(), spec, progress=progress, on_note=tracker.say)
@@ -83,10 +80,9 @@ def train(
     console.print(f"adapter {outcome.adapter_id[:12]} ({'registered' if outcome.registered else 'already registered'}): "
                   f"{m.steps} steps, loss {m.first_loss:.4f} -> {m.final_loss:.4f}, "
                   f"{m.tokens_per_s:.0f} tok/s, {m.wall_s:.0f}s on {m.device}", markup=False)
-    extra = m.model_extra or {}  # a method's own numbers (GRPO: method, rollouts, rewards_per_step)
-    if extra.get("method") == "grpo":
-        console.print(f"  GRPO: {extra['rollouts']} rollouts; mean reward per step "
-                      f"{' '.join(f'{r:.2f}' for r in extra['rewards_per_step'])}", markup=False)
+    own = training_recipe(outcome.lineage.method).summary(m.model_extra or {})  # GRPO: rollouts, rewards per step
+    if own:
+        console.print(f"  {own}", markup=False)
     console.print(f"  folder {outcome.adapter_dir}", markup=False)
     if outcome.candidate is not None:
         c = outcome.candidate

@@ -21,6 +21,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 from rsi.models.registry import DEFAULT as DEFAULT_BACKEND
 from rsi.models.registry import ModelBackendName
+from rsi.training.methods import DEFAULT as DEFAULT_METHOD
+from rsi.training.methods import TrainingMethodName
 
 SCHEMA_VERSION: Literal[1] = 1
 
@@ -313,7 +315,8 @@ class GrpoSpec(_Strict):
 class TrainingSpec(_Strict):
     """`[training]`: LoRA fine-tune hyperparameters (defaults fit the embedded model on 2 CPU cores)."""
 
-    method: Literal["sft", "grpo"] = Field(default="sft", description="SFT on selected trajectories, or GRPO.")
+    method: TrainingMethodName = Field(
+        default=DEFAULT_METHOD, description="A name in rsi.training.methods: 'sft' (on selected trajectories), 'grpo'.")
     replay: Literal["auto", "off", "response", "exact"] = Field(
         default="auto",
         description="Prompt-state replay: 'response' (prompt state detached), 'exact' (full gradient), 'off' "

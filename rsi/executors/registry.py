@@ -3,12 +3,15 @@ against it (`ExecutorName`), so adding an executor is one entry here.
 
 A factory takes the attempt function, the run's folder for executor files (SLURM's job arrays), the
 worker count (None: the executor's default) and the run's SLURM options (ignored by others).
+An executor may also run one long job, a training (`rsi train --executor NAME`): that capability is
+its `TRAINING_RUNNERS` entry, and `TrainStageSpec.executor` validates against both (`TrainingExecutorName`).
 Light on purpose: the executors are imported by their factories (submitit only for SLURM).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -47,6 +50,52 @@ EXECUTORS: dict[str, ExecutorFactory] = {
 
 executor_name = name_check(EXECUTORS, "executor")
 ExecutorName = Annotated[str, AfterValidator(executor_name)]
+
+
+# -- the training capability -------------------------------------------------------------------------
+TrainingJob = Callable[[Any, Any], Any]  # a recipe's `train(request, progress)` (rsi.training.methods)
+
+
+@dataclass(frozen=True)
+class TrainingRunner:
+    """How an executor runs one training job: `run(job, request, progress, folder, options, note)` returns
+    what `job(request, progress)` returned. `folder` holds the executor's files, `options` its resources
+    (`TrainStageSpec.slurm`), `note` hears of the job's states. `in_process`: the job runs in this
+    process (with `progress`), so it may use what only this process has (GRPO's sandbox and model)."""
+
+    run: Callable[[TrainingJob, Any, Any, Path, dict[str, Any], Callable[[str], None]], Any]
+    in_process: bool
+
+
+def _train_here(job: TrainingJob, request: Any, progress: Any, folder: Path, options: dict[str, Any],
+                note: Callable[[str], None]) -> Any:
+    return job(request, progress)
+
+
+def _train_on_slurm(job: TrainingJob, request: Any, progress: Any, folder: Path, options: dict[str, Any],
+                    note: Callable[[str], None]) -> Any:
+    from rsi.training.slurm import SlurmTrainOptions, submit_training
+
+    return submit_training(job, request, SlurmTrainOptions.model_validate(options), folder,
+                           on_state=lambda job_id, state: note(f"slurm job {job_id}: {state}"))
+
+
+TRAINING_RUNNERS: dict[str, TrainingRunner] = {
+    "local": TrainingRunner(_train_here, in_process=True),
+    "slurm": TrainingRunner(_train_on_slurm, in_process=False),
+}
+
+
+def training_executor_name(name: str) -> str:
+    """`name` if it is a registered executor that runs training jobs, else ValueError (a validator)."""
+    executor_name(name)
+    if name not in TRAINING_RUNNERS:
+        raise ValueError(f"executor {name!r} runs attempts only, not a training; ones that train: "
+                         f"{', '.join(TRAINING_RUNNERS)}")
+    return name
+
+
+TrainingExecutorName = Annotated[str, AfterValidator(training_executor_name)]
 
 
 def make_executor(name: str, fn: AttemptFn, folder: Path, workers: int | None = None, slurm: Any = None) -> Executor:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,6 +66,7 @@ from rsi.generation.state import (
     write_state,
 )
 from rsi.sandbox.select import SandboxName
+from rsi.training.methods import TrainingMethodName, TrainingProgress, training_recipe
 from rsi.trajectories.export import Rendering
 from rsi.workspace import Workspace
 
@@ -87,7 +88,8 @@ class GenerationSpec(BaseModel):
     seed: int | None = None
     max_new: int = Field(default=4, ge=0, description="New variants in the successor portfolio.")
     max_steps: int | None = Field(default=None, ge=1, description="Training step cap.")
-    train_method: Literal["sft", "grpo"] | None = Field(default=None, description="None: the contract's [training] method.")
+    train_method: TrainingMethodName | None = Field(
+        default=None, description="A name in rsi.training.methods (None: the contract's [training] method).")
     epochs: int | None = Field(default=None, ge=1)
     learning_rate: float | None = Field(default=None, gt=0)
     max_length: int | None = Field(default=None, ge=16)
@@ -199,10 +201,11 @@ class Generation:
 
     def _skip_reason(self, name: str) -> str:
         steps = self.state.steps
-        grpo = self.spec.train_method == "grpo"  # GRPO samples its own rollouts: no dataset needed
+        method = self.spec.train_method  # GRPO samples its own rollouts: no dataset needed
+        own_data = method is not None and not training_recipe(method).needs_dataset
         if name == "harvest" and self.spec.harvest_per_task == 0:
             return "harvest off (harvest_per_task = 0)"
-        if name in ("train",) and steps["export"].status == "skipped" and not grpo:
+        if name in ("train",) and steps["export"].status == "skipped" and not own_data:
             return "no dataset: " + steps["export"].reason
         if name == "evaluate" and steps["train"].status == "skipped":
             return "no adapter was trained"
@@ -429,9 +432,9 @@ class Generation:
             raise UserInputError(f"{spec.contract}: has uncommitted edits; a generation trains only committed revisions",
                                  hint=f"commit or discard the edits of hcp/{spec.contract}.toml, then resume")
 
-        def progress(p: Any) -> None:
-            speed = f"reward {p.mean_reward:.3f}" if hasattr(p, "mean_reward") else f"{p.tokens_per_s:.0f} tok/s"
-            self.note(f"train: step {p.step}/{p.total_steps} loss {p.loss:.4f} {speed} ETA {p.eta_s:.0f}s")
+        def progress(p: TrainingProgress) -> None:
+            figures = " ".join(f"{name} {value}" for name, value in p.figures().items())
+            self.note(f"train: step {p.step}/{p.total_steps} {figures} ETA {p.eta_s:.0f}s")
             crash_point(f"gen:train:step{p.step}")
 
         exported = self.state.outputs(ExportOutput).dataset

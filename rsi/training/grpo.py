@@ -43,9 +43,11 @@ from pydantic import BaseModel, Field
 from rsi.config import Configuration
 from rsi.contracts.schema import TrainingSpec
 from rsi.errors import TrainingError
+from rsi.training.methods import PreparedTraining, RecipeBase, TrainingProgress
 
 if TYPE_CHECKING:
     from rsi.run.attempt_fn import ModelFor
+    from rsi.training.methods import FieldValue, ProgressFn, RecipeContext
     from rsi.training.rollouts import RolloutBatch
 
 
@@ -87,14 +89,14 @@ class GrpoStepRecord(BaseModel):
     rollout_run: str = Field(default="", description="The run in the store that recorded the step's rollouts.")
 
 
-class GrpoProgress(BaseModel):
-    step: int
-    total_steps: int
+class GrpoProgress(TrainingProgress):
+    """A snapshot after one GRPO step."""
+
     mean_reward: float
     rollouts: int
-    loss: float
-    elapsed_s: float
-    eta_s: float
+
+    def figures(self) -> dict[str, FieldValue]:
+        return {"reward": round(self.mean_reward, 3), "rollouts": self.rollouts, "loss": round(self.loss, 4)}
 
 
 class GrpoOutcome(BaseModel):
@@ -163,6 +165,50 @@ def build_groups(tokenizer: Any, groups: list[list[Any]], max_response_tokens: i
             group.advantages.append(advantage)
         out.extend(by_prompt.values())
     return out
+
+
+class GrpoRecipe(RecipeBase):
+    """GRPO as a training method (rsi.training.methods): no dataset, the 'data' is the contract suite's
+    train tasks; trains in this process only (its rollouts need the sandbox and the model here)."""
+
+    name = "grpo"
+    needs_dataset = False
+    in_process_only = True
+
+    def setup(self, ctx: RecipeContext) -> PreparedTraining:
+        import hashlib
+
+        from rsi.config import configuration_from_contract
+        from rsi.errors import UserInputError
+        from rsi.tasks.load import load_suite
+        from rsi.training.rollouts import train_tasks
+
+        spec, hyper, max_steps, parent = ctx.spec, ctx.hyper, ctx.max_steps, ctx.parent
+        if spec.init_adapter:
+            raise UserInputError("--from-adapter continues an SFT training; GRPO starts from a fresh LoRA")
+        suite = parent.spec.evaluation.suite
+        tasks = train_tasks(load_suite(ctx.workspace, suite))
+        tasks = tasks[: spec.limit_tasks] if spec.limit_tasks else tasks
+        digest = hashlib.sha256("\n".join(sorted(t.content_hash for t in tasks)).encode()).hexdigest()
+        out_dir = ctx.training_dir(f"grpo:{digest}", None)
+        request = GrpoRequest(workspace_root=str(ctx.workspace.root), parent=configuration_from_contract(parent),
+                              base_folder=str(ctx.base_folder), suite=suite, out_dir=str(out_dir / "adapter"),
+                              hyper=hyper, max_steps=max_steps, limit_tasks=spec.limit_tasks, threads=spec.threads,
+                              device=spec.device, sandbox=spec.sandbox, checkpoint_dir=str(out_dir / "checkpoint"))
+        g = hyper.grpo
+        ctx.note(f"GRPO {parent.name}@r{parent.revision} base {parent.spec.base.id} on {len(tasks)} train tasks of "
+                 f"{suite}: {min(g.steps, max_steps or g.steps)} steps x {g.prompts_per_step} tasks x {g.group_size} "
+                 f"rollouts, clip {g.clip_range}, KL {g.kl_weight}, temperature {g.temperature}, replay {hyper.replay}")
+        record = {"sha256": digest, "folder": "", "examples": len(tasks), "kind": "grpo-rollouts", "suite": suite,
+                  "tasks": [t.key for t in tasks], "manifest": {}}
+        return PreparedTraining(request=request, out_dir=out_dir, dataset=record)
+
+    def train(self, request: GrpoRequest, progress: ProgressFn | None) -> GrpoOutcome:
+        return train_grpo(request, progress)
+
+    def summary(self, metrics: dict[str, Any]) -> str:
+        rewards = " ".join(f"{r:.2f}" for r in metrics.get("rewards_per_step", []))
+        return f"GRPO: {metrics.get('rollouts', 0)} rollouts; mean reward per step {rewards}"
 
 
 def train_grpo(request: GrpoRequest, progress: Callable[[GrpoProgress], None] | None = None) -> GrpoOutcome:

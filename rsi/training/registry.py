@@ -56,7 +56,8 @@ class AdapterLineage(BaseModel):
     schema_id: str = Field(default=LINEAGE_SCHEMA, alias="schema")
     id: str = Field(description="sha256 of the adapter's PEFT files (rsi.models.weights.adapter_digest).")
     name: str = Field(description="Specialist name it is served and routed under.")
-    method: str = Field(default="sft", description="How it was trained: 'sft' or 'grpo' (rsi.training.grpo).")
+    method: str = Field(default="sft", description="How it was trained: a name in rsi.training.methods.TRAINING_METHODS "
+                        "('sft', 'grpo'); kept as stored, so a lineage reads whatever is registered now.")
     created: datetime
     base: dict[str, Any] = Field(description="Base model: id, version, format, source, sha256.")
     dataset: dict[str, Any] = Field(description="Dataset sha256, folder, examples and its full manifest.")

@@ -1,8 +1,9 @@
-"""Run the training recipe as a SLURM job (submitit): a GPU job on a cluster, same recipe as on the CPU.
+"""Run a training recipe as a SLURM job (submitit): a GPU job on a cluster, same recipe as on the CPU.
 
-`submit_training(request, options, folder)` submits `rsi.training.train.run_training_job(request)`
-with the resources `options` asks for (GPUs, CPUs, memory, time, partition), waits for it while
-reporting its state, and returns the job's `TrainOutcome`. The dataset folder, the base model folder
+`submit_training(job, request, options, folder)` submits a recipe's `train(request, None)` (the
+`slurm` executor's training capability, rsi.executors.registry.TRAINING_RUNNERS) with the resources
+`options` asks for (GPUs, CPUs, memory, time, partition), waits for it while reporting its state, and
+returns the job's outcome. The dataset folder, the base model folder
 and the output folder must be on a filesystem the compute node shares (the workspace normally is).
 submitit is imported lazily. Each submission gets its own folder: SLURM job ids restart when a
 cluster's state is wiped, and a folder keyed only by the id could hand back an old result.
@@ -20,7 +21,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.errors import ExecutorError, TrainingError
-from rsi.training.train import TrainOutcome, TrainRequest
 
 
 class SlurmTrainOptions(BaseModel):
@@ -37,12 +37,14 @@ class SlurmTrainOptions(BaseModel):
 
 
 def submit_training(
-    request: TrainRequest,
+    job_fn: Callable[[Any, Any], BaseModel],
+    request: Any,
     options: SlurmTrainOptions,
     folder: Path,
     on_state: Callable[[str, str], None] | None = None,
-) -> TrainOutcome:
-    """Submit, wait, return the outcome; `on_state(job_id, state)` is called whenever the state changes."""
+) -> BaseModel:
+    """Submit `job_fn(request, None)` (both picklable; the request a pydantic model with `device` and
+    `threads`), wait, return its outcome; `on_state(job_id, state)` is called whenever the state changes."""
     try:
         import submitit
     except ImportError as error:  # pragma: no cover - a declared dependency
@@ -67,7 +69,7 @@ def submit_training(
     if not options.gpus:
         request = request.model_copy(update={"device": "cpu", "threads": request.threads or options.cpus})
     try:
-        job = executor.submit(_job_entry, request)
+        job = executor.submit(_job_entry, job_fn, request)
     except Exception as error:
         raise ExecutorError(f"submitting the training job failed: {error}", hint="is SLURM reachable (sinfo)?") from error
     last = ""
@@ -94,8 +96,8 @@ def submit_training(
             f"training job {job.job_id} failed: {message[-1] if message else type(error).__name__}",
             hint=f"its log: {job.paths.stderr}",
         ) from error
-    if not isinstance(outcome, TrainOutcome):
-        raise TrainingError(f"training job {job.job_id} returned {type(outcome).__name__}, not TrainOutcome")
+    if not isinstance(outcome, BaseModel):
+        raise TrainingError(f"training job {job.job_id} returned {type(outcome).__name__}, not a training outcome")
     return outcome
 
 
@@ -110,7 +112,9 @@ def settled_state(state: str, result_written: bool) -> str:
     return state
 
 
-def _job_entry(request: TrainRequest) -> TrainOutcome:
-    from rsi.training.train import run_training_job
+def _job_entry(job_fn: Callable[[Any, Any], BaseModel], request: BaseModel) -> BaseModel:
+    """What the node runs: the recipe's loop, no progress callback (the job's log is its record)."""
+    import os
 
-    return run_training_job(request)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return job_fn(request, None)

@@ -6,8 +6,9 @@
 2. verify the dataset against its manifest (rsi.training.data) before any model is loaded;
 3. locate the base as an HF folder (`rsi.models.weights.hf_folder`) and identify it by digest;
 4. train into `runs/adapters/.train-KEY/` (KEY: a hash of base, dataset, hyperparameters, step cap and
-   device), locally (CPU/GPU in this process) or as a SLURM job (`rsi.training.slurm`), checkpointing
-   every step there;
+   device) with the method's recipe (rsi.training.methods.TRAINING_METHODS), run by the executor's
+   training capability (rsi.executors.registry.TRAINING_RUNNERS: `local`, in this process on the
+   CPU/GPU, or `slurm`, a SLURM job, rsi.training.slurm), checkpointing every step there;
 5. register it (rsi.training.registry: content hash, lineage) and write the candidate contract
    revision that routes to it (rsi.training.candidate), marking the adapter `candidate`.
 
@@ -32,14 +33,19 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from rsi.contracts.schema import TrainingSpec
+from rsi.executors.registry import TrainingExecutorName
 from rsi.sandbox.select import SandboxName
+from rsi.training.methods import RecipeContext, TrainingMethodName, TrainingRecipe, training_recipe
 from rsi.training.registry import AdapterLineage
 from rsi.workspace import Workspace
+
+if TYPE_CHECKING:
+    from rsi.executors.registry import TrainingRunner
 
 STALE_PREFIX = ".train-"
 STALE_AFTER_S = 7 * 24 * 3600  # a training folder nobody wrote to for a week is abandoned
@@ -51,8 +57,10 @@ class TrainStageSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     dataset: Path | None = Field(default=None, description="Exported dataset (SFT); GRPO samples its own rollouts.")
     contract: str = "default"
-    method: Literal["sft", "grpo"] | None = Field(default=None, description="None: the contract's [training] method.")
-    executor: Literal["local", "slurm"] = "local"
+    method: TrainingMethodName | None = Field(
+        default=None, description="A name in rsi.training.methods.TRAINING_METHODS (None: the contract's [training] method).")
+    executor: TrainingExecutorName = Field(
+        default="local", description="An executor that trains (rsi.executors.registry.TRAINING_RUNNERS).")
     max_steps: int | None = Field(default=None, ge=1)
     epochs: int | None = Field(default=None, ge=1)
     learning_rate: float | None = Field(default=None, gt=0)
@@ -205,15 +213,6 @@ def _remove_stale(workspace: Workspace, keep: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-class _Trained(BaseModel):
-    """What either method hands to registration: the adapter folder and its method-specific lineage parts."""
-
-    adapter_dir: str
-    dataset: dict[str, Any]
-    source_runs: list[str] = Field(default_factory=list)
-    metrics: dict[str, Any]
-
-
 def train_stage(
     workspace: Workspace,
     spec: TrainStageSpec,
@@ -238,10 +237,20 @@ def train_stage(
         ensure_revision_tagged(workspace, spec.contract)
     parent = resolve_ref(workspace, spec.contract)
     hyper, max_steps = resolve_hyper(parent.spec.training, spec)
+    recipe, runner = _recipe_and_runner(hyper.method, spec.executor)
     folder = hf_folder(parent.spec.base, workspace.root)
     base = base_identity(parent.spec.base, folder, workspace.root)
-    train = _train_grpo if hyper.method == "grpo" else _train_sft
-    trained, out_dir = train(workspace, spec, parent, hyper, max_steps, folder, base, progress, note)
+
+    def training_dir(data_digest: str, init_adapter: str | None) -> Path:
+        key = training_key(base, data_digest, hyper, max_steps, spec.device, init_adapter)
+        return _training_dir(workspace, key)
+
+    prepared = recipe.setup(RecipeContext(workspace, spec, parent, hyper, max_steps, folder, base, note, training_dir))
+    if recipe.resume(prepared) is not None:
+        note(f"resuming from the checkpoint in {prepared.out_dir.name}")
+    # On failure the folder stays: its checkpoint is what a rerun resumes from.
+    outcome = runner.run(recipe.train, prepared.request, progress, workspace.runs_dir / "slurm-train", spec.slurm, note)
+    trained = recipe.save(prepared, outcome)
     lineage = {
         "name": "sft",  # the specialist name the candidate serves it under (rsi.training.candidate)
         "method": hyper.method,
@@ -259,7 +268,7 @@ def train_stage(
     known = {r.id for r in list_adapters(workspace)}
     record = register_adapter(workspace, Path(trained.adapter_dir), lineage)
     registered = record.id not in known
-    shutil.rmtree(out_dir, ignore_errors=True)
+    shutil.rmtree(prepared.out_dir, ignore_errors=True)
     candidate = None
     if spec.candidate:
         written = write_candidate(workspace, parent.name, record.id, record.relative_adapter_dir(workspace),
@@ -282,80 +291,18 @@ def _training_dir(workspace: Workspace, key: str) -> Path:
     return out_dir
 
 
-def _train_sft(workspace: Workspace, spec: TrainStageSpec, parent: Any, hyper: TrainingSpec, max_steps: int | None,
-               folder: Path, base: dict[str, Any], progress: Callable[[Any], None] | None,
-               note: Callable[[str], None]) -> tuple[_Trained, Path]:
+def _recipe_and_runner(method: str, executor: str) -> tuple[TrainingRecipe, TrainingRunner]:
+    """The method's recipe and the executor's training capability, checked against each other."""
     from rsi.errors import UserInputError
-    from rsi.training.data import load_sft_dataset
-    from rsi.training.registry import find_adapter
-    from rsi.training.train import TrainRequest, describe_outcome, train_adapter
+    from rsi.executors.registry import TRAINING_RUNNERS
 
-    if spec.dataset is None:
-        raise UserInputError("SFT needs a DATASET (an exported folder)", hint="or train with --method grpo")
-    dataset_dir = spec.dataset if spec.dataset.is_absolute() else (Path.cwd() / spec.dataset)
-    dataset = load_sft_dataset(dataset_dir)
-    init = find_adapter(workspace, spec.init_adapter) if spec.init_adapter else None
-    key = training_key(base, dataset.sha256, hyper, max_steps, spec.device, init.id if init else None)
-    out_dir = _training_dir(workspace, key)
-    request = TrainRequest(base_folder=str(folder), dataset_dir=str(dataset.folder), out_dir=str(out_dir / "adapter"),
-                           hyper=hyper, max_steps=max_steps, threads=spec.threads, device=spec.device,
-                           checkpoint_dir=str(out_dir / "checkpoint"),
-                           init_adapter=str(init.adapter_dir) if init else None)
-    note(f"training {parent.name}@r{parent.revision} base {parent.spec.base.id} on {len(dataset.conversations)} "
-         f"examples ({dataset.sha256[:12]}), rank {hyper.rank}, lr {hyper.learning_rate}, "
-         f"{hyper.epochs} epochs{f', max {max_steps} steps' if max_steps else ''}, executor {spec.executor}"
-         f"{f', continuing adapter {init.id[:12]}' if init else ''}")
-    if (out_dir / "checkpoint").is_dir():
-        note(f"resuming from the checkpoint in {out_dir.name}")
-    # On failure the folder stays: its checkpoint is what a rerun resumes from.
-    if spec.executor == "slurm":
-        from rsi.training.slurm import SlurmTrainOptions, submit_training
-
-        options = SlurmTrainOptions.model_validate(spec.slurm)
-        outcome = submit_training(request, options, workspace.runs_dir / "slurm-train",
-                                  on_state=lambda job, state: note(f"slurm job {job}: {state}"))
-    else:
-        outcome = train_adapter(request, progress)
-    dataset_record = {"sha256": dataset.sha256, "folder": str(dataset.folder),
-                      "examples": len(dataset.conversations), "manifest": dataset.manifest}
-    return _Trained(adapter_dir=outcome.adapter_dir, dataset=dataset_record, source_runs=dataset.source_runs,
-                    metrics=describe_outcome(outcome)), out_dir
-
-
-def _train_grpo(workspace: Workspace, spec: TrainStageSpec, parent: Any, hyper: TrainingSpec, max_steps: int | None,
-                folder: Path, base: dict[str, Any], progress: Callable[[Any], None] | None,
-                note: Callable[[str], None]) -> tuple[_Trained, Path]:
-    """GRPO on the contract's own suite (train split only); the 'dataset' is the set of train tasks."""
-    from rsi.config import configuration_from_contract
-    from rsi.errors import UserInputError
-    from rsi.tasks.load import load_suite
-    from rsi.training.grpo import GrpoRequest, train_grpo
-    from rsi.training.rollouts import train_tasks
-
-    if spec.init_adapter:
-        raise UserInputError("--from-adapter continues an SFT training; GRPO starts from a fresh LoRA")
-    if spec.executor != "local":
-        raise UserInputError("GRPO runs with --executor local (its rollouts need the sandbox and the model here)")
-    suite = parent.spec.evaluation.suite
-    tasks = train_tasks(load_suite(workspace, suite))
-    tasks = tasks[: spec.limit_tasks] if spec.limit_tasks else tasks
-    digest = hashlib.sha256("\n".join(sorted(t.content_hash for t in tasks)).encode()).hexdigest()
-    out_dir = _training_dir(workspace, training_key(base, f"grpo:{digest}", hyper, max_steps, spec.device))
-    request = GrpoRequest(workspace_root=str(workspace.root), parent=configuration_from_contract(parent),
-                          base_folder=str(folder), suite=suite, out_dir=str(out_dir / "adapter"), hyper=hyper,
-                          max_steps=max_steps, limit_tasks=spec.limit_tasks, threads=spec.threads, device=spec.device,
-                          sandbox=spec.sandbox, checkpoint_dir=str(out_dir / "checkpoint"))
-    g = hyper.grpo
-    note(f"GRPO {parent.name}@r{parent.revision} base {parent.spec.base.id} on {len(tasks)} train tasks of {suite}: "
-         f"{min(g.steps, max_steps or g.steps)} steps x {g.prompts_per_step} tasks x {g.group_size} rollouts, "
-         f"clip {g.clip_range}, KL {g.kl_weight}, temperature {g.temperature}, replay {hyper.replay}")
-    if (out_dir / "checkpoint").is_dir():
-        note(f"resuming from the checkpoint in {out_dir.name}")
-    outcome = train_grpo(request, progress)
-    dataset_record = {"sha256": digest, "folder": "", "examples": len(tasks), "kind": "grpo-rollouts",
-                      "suite": suite, "tasks": [t.key for t in tasks], "manifest": {}}
-    metrics = outcome.model_dump(mode="json", exclude={"adapter_dir"})
-    return _Trained(adapter_dir=outcome.adapter_dir, dataset=dataset_record, metrics=metrics), out_dir
+    recipe = training_recipe(method)
+    runner = TRAINING_RUNNERS[executor]
+    if recipe.in_process_only and not runner.in_process:
+        here = ", ".join(name for name, r in TRAINING_RUNNERS.items() if r.in_process)
+        raise UserInputError(f"{method} trains in this process only (its rollouts need the sandbox and the model "
+                             f"here): use --executor {here}")
+    return recipe, runner
 
 
 def _head_commit(workspace: Workspace) -> str:

@@ -34,25 +34,27 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from rsi.contracts.schema import TrainingSpec
 from rsi.errors import TrainingError
+from rsi.training.methods import PreparedTraining, RecipeBase, TrainingProgress
+
+if TYPE_CHECKING:
+    from rsi.training.methods import FieldValue, ProgressFn, RecipeContext
 
 
-class TrainProgress(BaseModel):
-    """A snapshot after one optimizer step (displays render it; the loop never prints)."""
+class TrainProgress(TrainingProgress):
+    """A snapshot after one SFT step (displays render it; the loop never prints)."""
 
-    step: int
-    total_steps: int
     epoch: int
-    loss: float
     tokens: int = Field(description="Tokens (not padding) processed so far.")
     tokens_per_s: float
-    elapsed_s: float
-    eta_s: float
+
+    def figures(self) -> dict[str, FieldValue]:
+        return {"epoch": self.epoch, "loss": round(self.loss, 4), "tok/s": round(self.tokens_per_s)}
 
 
 class TrainRequest(BaseModel):
@@ -372,12 +374,37 @@ def _outcome(loop: _SftLoop, tokenized: Any, out_dir: Path, steps: int, steps_pe
     )
 
 
-def run_training_job(request: TrainRequest) -> TrainOutcome:
-    """The SLURM entry point: same recipe, no progress callback (the job's log is its record)."""
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    return train_adapter(request)
+class SftRecipe(RecipeBase):
+    """SFT as a training method (rsi.training.methods): an exported dataset, a fresh LoRA or a registered
+    adapter continued; runs on any executor that trains (in this process, or as a SLURM job)."""
 
+    name = "sft"
+    needs_dataset = True
+    in_process_only = False
 
-def describe_outcome(outcome: TrainOutcome) -> dict[str, Any]:
-    """The metrics a lineage record keeps (everything but the folder, which the registry owns)."""
-    return outcome.model_dump(exclude={"adapter_dir"})
+    def setup(self, ctx: RecipeContext) -> PreparedTraining:
+        from rsi.errors import UserInputError
+        from rsi.training.data import load_sft_dataset
+        from rsi.training.registry import find_adapter
+
+        spec, hyper, max_steps, parent = ctx.spec, ctx.hyper, ctx.max_steps, ctx.parent
+        if spec.dataset is None:
+            raise UserInputError("SFT needs a DATASET (an exported folder)", hint="or train with --method grpo")
+        dataset_dir = spec.dataset if spec.dataset.is_absolute() else (Path.cwd() / spec.dataset)
+        dataset = load_sft_dataset(dataset_dir)
+        init = find_adapter(ctx.workspace, spec.init_adapter) if spec.init_adapter else None
+        out_dir = ctx.training_dir(dataset.sha256, init.id if init else None)
+        request = TrainRequest(base_folder=str(ctx.base_folder), dataset_dir=str(dataset.folder),
+                               out_dir=str(out_dir / "adapter"), hyper=hyper, max_steps=max_steps,
+                               threads=spec.threads, device=spec.device, checkpoint_dir=str(out_dir / "checkpoint"),
+                               init_adapter=str(init.adapter_dir) if init else None)
+        ctx.note(f"training {parent.name}@r{parent.revision} base {parent.spec.base.id} on "
+                 f"{len(dataset.conversations)} examples ({dataset.sha256[:12]}), rank {hyper.rank}, "
+                 f"lr {hyper.learning_rate}, {hyper.epochs} epochs{f', max {max_steps} steps' if max_steps else ''}, "
+                 f"executor {spec.executor}{f', continuing adapter {init.id[:12]}' if init else ''}")
+        record = {"sha256": dataset.sha256, "folder": str(dataset.folder), "examples": len(dataset.conversations),
+                  "manifest": dataset.manifest}
+        return PreparedTraining(request=request, out_dir=out_dir, dataset=record, source_runs=dataset.source_runs)
+
+    def train(self, request: TrainRequest, progress: ProgressFn | None) -> TrainOutcome:
+        return train_adapter(request, progress)

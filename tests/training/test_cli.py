@@ -19,7 +19,7 @@ def test_bad_inputs_exit_2_with_one_line(workspace, shim, tmp_path) -> None:
     contract = shim("train", str(data), "--contract", "nosuch", cwd=workspace.root, env=env)
     assert contract.returncode == 2 and "nosuch" in contract.stderr
     executor = shim("train", str(data), "--executor", "ray", cwd=workspace.root, env=env)
-    assert executor.returncode == 2 and "--executor 'ray'" in executor.stderr
+    assert executor.returncode == 2 and "--executor: unknown executor 'ray'" in executor.stderr
     show = shim("adapters", "show", "abcdef12", cwd=workspace.root, env=env)
     assert show.returncode == 2 and "no adapter 'abcdef12'" in show.stderr
     resume = shim("generation", "--resume", "g0042", cwd=workspace.root, env=env)

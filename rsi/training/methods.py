@@ -1,0 +1,164 @@
+"""The one registry of training methods: name -> recipe factory, behind the `TrainingRecipe` protocol.
+
+A contract's `[training] method`, `rsi train --method`, `rsi generation --train-method` and the stage
+and generation specs validate against it (`TrainingMethodName`), and `rsi.training.stage.train_stage`
+trains through it, so adding a method is one file (its recipe) and one entry here.
+
+A recipe is the stage's view of one way of training, in torchtune's phases:
+
+    setup    check the inputs, identify the data (the `.train-KEY` folder is keyed by it, so the same
+             training resumes in the same folder), build the picklable request of the job
+    resume   the checkpoint a rerun of the same training resumes from (None: it starts afresh)
+    train    the loop itself, `(request, progress) -> outcome` with `outcome.adapter_dir` a PEFT folder;
+             it restores the checkpoint in its folder before the first step. It runs where the stage's
+             executor runs training jobs (`rsi.executors.registry.TRAINING_RUNNERS`): in this process,
+             or pickled onto a SLURM node without a progress callback
+    save     the outcome as the adapter folder and the lineage parts the adapter registry saves
+
+Every step reports one `TrainingProgress` (the shared type: a method adds its own numbers as fields and
+names what a display shows in `figures`). Light on purpose (no torch, no contract schema at import):
+`rsi.contracts.schema` imports this module; each factory imports its recipe's module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
+
+from pydantic import AfterValidator, BaseModel, Field
+
+from rsi.registry import name_check
+
+if TYPE_CHECKING:
+    from rsi.contracts.load import LoadedContract
+    from rsi.contracts.schema import TrainingSpec
+    from rsi.training.stage import TrainStageSpec
+    from rsi.workspace import Workspace
+
+FieldValue = int | float | str
+
+
+class TrainingProgress(BaseModel):
+    """A snapshot after one optimizer step, the type every method reports (displays render it; loops
+    never print). Methods subclass it with their own numbers."""
+
+    step: int
+    total_steps: int
+    loss: float
+    elapsed_s: float
+    eta_s: float
+
+    def figures(self) -> dict[str, FieldValue]:
+        """The numbers a display shows beside the step, in order (a method's own ones included)."""
+        return {"loss": round(self.loss, 4)}
+
+
+ProgressFn = Callable[[TrainingProgress], None]
+
+
+@dataclass(frozen=True)
+class RecipeContext:
+    """What the stage resolved before any method runs: the contract, the hyperparameters with the
+    spec's overrides, the base (folder and identity), and where a training keeps its folder."""
+
+    workspace: Workspace
+    spec: TrainStageSpec
+    parent: LoadedContract
+    hyper: TrainingSpec
+    max_steps: int | None
+    base_folder: Path
+    base: dict[str, Any]
+    note: Callable[[str], None]
+    training_dir: Callable[[str, str | None], Path]  # (data digest, init adapter id) -> its `.train-KEY/`
+
+
+class PreparedTraining(BaseModel):
+    """What `setup` made: the job's request, its folder, and the data the lineage records."""
+
+    request: Any = Field(description="The picklable request `train` takes.")
+    out_dir: Path = Field(description="The `.train-KEY` folder (checkpoint, adapter); removed once registered.")
+    dataset: dict[str, Any] = Field(description="The lineage's `dataset` record.")
+    source_runs: list[str] = Field(default_factory=list)
+
+
+class TrainedAdapter(BaseModel):
+    """What `save` hands to registration: the adapter folder and the method's lineage parts."""
+
+    adapter_dir: str
+    dataset: dict[str, Any]
+    source_runs: list[str] = Field(default_factory=list)
+    metrics: dict[str, Any] = Field(description="The lineage's metrics (rsi.training.stage.TrainMetrics fields).")
+
+
+class TrainingRecipe(Protocol):
+    """One training method (see the module docstring)."""
+
+    name: str
+    needs_dataset: bool  # an exported dataset (SFT); False: the method samples its own data (GRPO)
+    in_process_only: bool  # True: only an executor that trains in this process (GRPO: rollouts need the sandbox here)
+
+    def setup(self, ctx: RecipeContext) -> PreparedTraining: ...
+
+    def resume(self, prepared: PreparedTraining) -> Path | None: ...
+
+    def train(self, request: Any, progress: ProgressFn | None) -> Any: ...
+
+    def save(self, prepared: PreparedTraining, outcome: Any) -> TrainedAdapter: ...
+
+    def summary(self, metrics: dict[str, Any]) -> str:
+        """One line `rsi train` prints about the method's own numbers ('' for none)."""
+        ...
+
+
+class RecipeBase:
+    """What most recipes share: the checkpoint in `checkpoint/` of the training's folder, an outcome
+    model whose fields but `adapter_dir` are the lineage's metrics, and no summary line of their own."""
+
+    def resume(self, prepared: PreparedTraining) -> Path | None:
+        folder = prepared.out_dir / "checkpoint"
+        return folder if folder.is_dir() else None
+
+    def save(self, prepared: PreparedTraining, outcome: BaseModel) -> TrainedAdapter:
+        metrics = outcome.model_dump(mode="json")
+        return TrainedAdapter(adapter_dir=metrics.pop("adapter_dir"), dataset=prepared.dataset,
+                              source_runs=prepared.source_runs, metrics=metrics)
+
+    def summary(self, metrics: dict[str, Any]) -> str:
+        return ""
+
+
+def _grpo() -> TrainingRecipe:
+    from rsi.training.grpo import GrpoRecipe
+
+    return GrpoRecipe()
+
+
+def _sft() -> TrainingRecipe:
+    from rsi.training.train import SftRecipe
+
+    return SftRecipe()
+
+
+DEFAULT = "sft"
+
+TRAINING_METHODS: dict[str, Callable[[], TrainingRecipe]] = {
+    "grpo": _grpo,
+    "sft": _sft,
+}
+
+
+training_method_name = name_check(TRAINING_METHODS, "training method")
+TrainingMethodName = Annotated[str, AfterValidator(training_method_name)]
+
+
+def training_recipe(name: str) -> TrainingRecipe:
+    """The recipe of method `name` (see TRAINING_METHODS); an unknown name is a UserInputError."""
+    from rsi.errors import UserInputError
+
+    try:
+        factory = TRAINING_METHODS[training_method_name(name)]
+    except ValueError as error:
+        raise UserInputError(str(error)) from None
+    return factory()
