@@ -48,6 +48,10 @@ ALLOWED_BACK: dict[tuple[str, str], str] = {
     ("rsi.contracts.schema", "rsi.harness.selection"): "`[harness] selection` validates against SELECTION_RULES",
     ("rsi.tasks.spec", "rsi.verifier.registry"): "`[verifier] kind` validates against VERIFIER_KINDS",
     ("rsi.tasks.load", "rsi.verifier.registry"): "a kind's own file checks (`file_problems`)",
+    ("rsi.contracts.schema", "rsi.training.methods"): "`[training] method` validates against TRAINING_METHODS",
+    # The registry's entry for SLURM training imports its runner inside the factory, as every registry's
+    # factories import their plug-in: the executor registry is the one place an executor's capabilities live.
+    ("rsi.executors.registry", "rsi.training.slurm"): "the `slurm` entry of TRAINING_RUNNERS",
 }
 
 
