@@ -107,8 +107,8 @@ def main() -> None:
 
     from rsi.contracts.load import load_contract
     from rsi.models.base import ChatMessage, GenerationRequest
-    from rsi.models.embedded import EmbeddedModel
-    from rsi.models.weights import hf_folder, quiet_transformers
+    from rsi.models.embedded.backend import EmbeddedModel
+    from rsi.models.embedded.weights import hf_folder, quiet_transformers
     from rsi.workspace import shipped_root
 
     quiet_transformers()

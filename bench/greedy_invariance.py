@@ -65,8 +65,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from rsi.contracts.load import load_contract
-    from rsi.models.embedded import EmbeddedModel
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.backend import EmbeddedModel
+    from rsi.models.embedded.weights import hf_folder
     from rsi.workspace import shipped_root
 
     prompts = prompts_of(args.eval_run, args.prompts)

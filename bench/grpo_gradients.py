@@ -26,7 +26,7 @@ def main() -> None:
     from rsi.contracts.load import load_contract
     from rsi.contracts.schema import TrainingSpec
     from rsi.harness import prompts
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.weights import hf_folder
     from rsi.tasks.load import resolve_task
     from rsi.training.grpo import tokenize_rollout
     from rsi.training.grpo_loss import TrainGroup, backward_group, group_advantages

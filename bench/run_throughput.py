@@ -5,7 +5,7 @@ beside every figure):
 
 - **raw batched**: plain transformers `generate` at batch 8 (left-padded, greedy, every row decodes
   exactly `--max-tokens`, or as many as fit in 90 s), with 1 thread and with all cores, in float32 and bfloat16: the ceiling
-  for this model here, and a check of the number format and thread count `rsi.models.tuning` chose;
+  for this model here, and a check of the number format and thread count `rsi.models.embedded.tuning` chose;
 - **embedded**: the embedded backend with its own measured settings, driven by 1 and by 8 closed-loop
   clients (each sends its next request as soon as the last one answered, as attempts do), on the
   bare base and with one LoRA adapter (peft, r=8 on q/v, made in a temporary folder; its B matrices
@@ -96,7 +96,7 @@ def _load() -> float:
 
 def _folder() -> Path:
     from rsi.contracts.schema import BaseModelSpec
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.weights import hf_folder
 
     return hf_folder(BaseModelSpec(id="SmolLM2-135M-Instruct", file="SmolLM2-135M-Instruct.Q4_1.gguf"))
 
@@ -105,7 +105,7 @@ def raw_batched(folder: Path, dtype: str, threads: int, batch: int, max_tokens: 
     """`raw_batched_here` in a process of its own.
 
     A process that also serves an embedded model must not run torch with several threads on a second
-    thread: libgomp then sleeps between parallel regions in both (rsi.models.tuning.one_torch_thread_here),
+    thread: libgomp then sleeps between parallel regions in both (rsi.models.embedded.tuning.one_torch_thread_here),
     which slowed the raw figure and the backend's alike until session 16."""
     code = (
         "import dataclasses, json, sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
@@ -203,7 +203,7 @@ def make_adapter(folder: Path, dest: Path) -> Path:
 def static_module(commit: str) -> Any:
     """The embedded backend module as it was at `commit` (the static batcher), imported from git."""
     source = subprocess.run(
-        ["git", "show", f"{commit}:rsi/models/embedded.py"], cwd=ROOT, capture_output=True, text=True, check=True
+        ["git", "show", f"{commit}:rsi/models/embedded/backend.py"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     path = Path(tempfile.mkdtemp(prefix="rsi-static-")) / "embedded_static.py"
     path.write_text(source, encoding="utf-8")
@@ -334,8 +334,8 @@ def start_vllm(args: argparse.Namespace) -> Any:
     from rsi.contracts.load import load_contract
     from rsi.contracts.schema import ContractSpec
     from rsi.errors import ModelError
+    from rsi.models.embedded.tuning import vllm_cpu_env
     from rsi.models.factory import make_model
-    from rsi.models.tuning import vllm_cpu_env
     from rsi.workspace import shipped_root
 
     data = load_contract(shipped_root() / "hcp" / "default.toml").spec.model_dump()
@@ -395,7 +395,7 @@ def resume_vllm(args: argparse.Namespace) -> dict[str, Any]:
     """The vLLM rows of a `--save` pickle whose measurement stopped before them, measured now, with the
     embedded backend's 8-client rows measured again just before them (the embedded / vLLM ratios compare
     rows of one process and one machine state)."""
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     result: dict[str, Any] = pickle.loads(Path(args.resume).read_bytes())  # our own file, written by --save
     if isinstance(result["vllm"], list):  # measured again beside the embedded rows; the first ones stay, renamed
@@ -417,8 +417,8 @@ def resume_vllm(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
-    from rsi.models.embedded import EmbeddedModel
-    from rsi.models.tuning import cores
+    from rsi.models.embedded.backend import EmbeddedModel
+    from rsi.models.embedded.tuning import cores
 
     folder = _folder()
     busy = start_busy(args.busy)

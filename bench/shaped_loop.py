@@ -35,7 +35,7 @@ def one_loop(seconds: float, clients: int) -> dict[str, float | str]:
 
     import rsi
     from rsi.models.base import ChatMessage, GenerationRequest
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     tasks = [p.read_text() for p in sorted((ROOT / "tasks" / "pyfuncs").glob("*/instruction.md"))]
     model = EmbeddedModel(_folder(), name="loop", max_batch=clients)

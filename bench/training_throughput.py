@@ -55,7 +55,7 @@ def build_dataset(folder: Path, examples: int) -> int:
 def measure(threads: int, steps: int, batch: int, max_length: int, examples: int) -> dict:
     from rsi.contracts.load import load_contract
     from rsi.contracts.schema import TrainingSpec
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.weights import hf_folder
     from rsi.training.train import TrainRequest, train_adapter
     from rsi.workspace import shipped_root
 

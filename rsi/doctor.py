@@ -220,7 +220,7 @@ def _model_settings() -> CheckOutcome:
     name = "embedded model settings"
     if importlib.util.find_spec("torch") is None:
         return CheckOutcome(name=name, status="missing", detail="torch is not installed")
-    from rsi.models.tuning import model_settings
+    from rsi.models.embedded.tuning import model_settings
 
     detail = "; ".join(f"{key} {choice.value} ({choice.why})" for key, choice in model_settings().items())
     return CheckOutcome(name=name, status="ok", detail=detail)

@@ -118,9 +118,9 @@ EXIT_WAIT_S = 5.0
 
 
 def _settle() -> bool:
-    """Wait for this process's threads inside torch (rsi.models.native); True when none is left. Free when no
+    """Wait for this process's threads inside torch (rsi.models.embedded.native); True when none is left. Free when no
     model was ever loaded: the module is looked up, not imported."""
-    native = sys.modules.get("rsi.models.native")
+    native = sys.modules.get("rsi.models.embedded.native")
     try:
         return native is None or bool(native.settle(EXIT_WAIT_S))
     except KeyboardInterrupt:  # a second Ctrl-C while waiting: do not wait, and do not shut down under torch
@@ -131,7 +131,7 @@ def _exit(code: int) -> NoReturn:
     if not _settle():
         # A thread is still inside torch (a model load, a long prefill). Shutting the interpreter down now
         # would end that thread with pthread_exit and abort the process ("terminate called without an
-        # active exception", SIGABRT) when it takes the GIL back: rsi.models.native. Nothing is left to
+        # active exception", SIGABRT) when it takes the GIL back: rsi.models.embedded.native. Nothing is left to
         # save (a run has recorded its end and closed its store before returning), so end the process
         # here, with its own exit code, after flushing what it printed.
         import logging

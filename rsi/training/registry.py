@@ -9,7 +9,7 @@
                                  candidate contract revision and the evaluation numbers
       .tmp-<...>/                a registration in progress (renamed into place when complete)
 
-The id is `rsi.models.weights.adapter_digest` of the adapter folder, the same digest the model
+The id is `rsi.models.embedded.weights.adapter_digest` of the adapter folder, the same digest the model
 backends use for the served name (`<name>@<id[:12]>`), so the registry, the contract's
 `[[specialists]] sha256` and the running server agree on what an adapter revision is.
 
@@ -54,7 +54,7 @@ class AdapterLineage(BaseModel):
     """Where an adapter revision came from (immutable, lineage.json)."""
 
     schema_id: str = Field(default=LINEAGE_SCHEMA, alias="schema")
-    id: str = Field(description="sha256 of the adapter's PEFT files (rsi.models.weights.adapter_digest).")
+    id: str = Field(description="sha256 of the adapter's PEFT files (rsi.models.embedded.weights.adapter_digest).")
     name: str = Field(description="Specialist name it is served and routed under.")
     method: str = Field(default="sft", description="How it was trained: a name in rsi.training.methods.TRAINING_METHODS "
                         "('sft', 'grpo'); kept as stored, so a lineage reads whatever is registered now.")
@@ -145,7 +145,7 @@ def register_adapter(workspace: Workspace, trained_dir: Path, lineage: dict[str,
     `lineage` holds every AdapterLineage field but `id` and `created`. Idempotent: weights already
     registered return the existing record (and `trained_dir` is removed).
     """
-    from rsi.models.weights import adapter_digest
+    from rsi.models.embedded.weights import adapter_digest
 
     trained_dir = Path(trained_dir)
     clean_adapter_folder(trained_dir)

@@ -4,7 +4,7 @@
 
 1. resolve the contract (any ref) and its `[training]` hyperparameters, with the spec's overrides;
 2. verify the dataset against its manifest (rsi.training.data) before any model is loaded;
-3. locate the base as an HF folder (`rsi.models.weights.hf_folder`) and identify it by digest;
+3. locate the base as an HF folder (`rsi.models.embedded.weights.hf_folder`) and identify it by digest;
 4. train into `runs/adapters/.train-KEY/` (KEY: a hash of base, dataset, hyperparameters, step cap and
    device) with the method's recipe (rsi.training.methods.TRAINING_METHODS), run by the executor's
    training capability (rsi.executors.registry.TRAINING_RUNNERS: `local`, in this process on the
@@ -172,7 +172,7 @@ def resolve_hyper(training: TrainingSpec, spec: TrainStageSpec) -> tuple[Trainin
 
 def base_identity(base: Any, folder: Path, workspace_root: Path) -> dict[str, Any]:
     """Base id, version, format, source and digest (the GGUF's sha256, or a hash of the HF folder's weights)."""
-    from rsi.models.weights import gguf_digest, locate_base
+    from rsi.models.embedded.weights import gguf_digest, locate_base
 
     digest = base.sha256
     if not digest:
@@ -222,7 +222,7 @@ def train_stage(
     """See the module docstring."""
     from rsi.contracts.refs import NAME as NAME_ONLY
     from rsi.contracts.refs import resolve_ref
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.weights import hf_folder
     from rsi.training.candidate import ensure_revision_tagged, write_candidate
     from rsi.training.registry import (
         code_version,

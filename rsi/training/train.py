@@ -195,7 +195,7 @@ def load_lora_model(
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from rsi.models.weights import offline_hub, quiet_transformers
+    from rsi.models.embedded.weights import offline_hub, quiet_transformers
 
     quiet_transformers()
     torch.manual_seed(hyper.seed)

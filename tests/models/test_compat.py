@@ -79,11 +79,11 @@ def test_a_dynamic_cache_over_existing_tensors_continues_them() -> None:
 
 
 def test_the_running_batch_continues_its_cache() -> None:
-    """The embedded backend's prefill and step (rsi/models/batcher.py) on a tiny model: the step's logits
+    """The embedded backend's prefill and step (rsi/models/embedded/batcher.py) on a tiny model: the step's logits
     are those of one forward over prompt and token (on transformers 5.17 the step failed on the output's
     missing `cache` attribute before compat)."""
-    from rsi.models.batcher import RunningBatch, prefill
-    from rsi.models.rows import Row
+    from rsi.models.embedded.batcher import RunningBatch, prefill
+    from rsi.models.embedded.rows import Row
 
     model = _tiny_llama()
     prompt = [5, 6, 7, 8]

@@ -16,7 +16,7 @@ CODE_PROMPT = "Write a python function that adds two numbers."
 
 @pytest.fixture(scope="module")
 def model(base_folder: Path):
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     embedded = EmbeddedModel(base_folder, name="smol", max_batch=8)
     yield embedded
@@ -40,7 +40,7 @@ def test_greedy_is_deterministic_and_counts_tokens(model, ask_fn) -> None:
 
 
 def test_stats_account_for_the_model_time_and_prompt_tokens(model, ask_fn) -> None:
-    from rsi.models.embedded import BatchStats
+    from rsi.models.embedded.backend import BatchStats
 
     before = BatchStats(**model.batch_stats())
     result = model.generate(ask_fn("Name three colours.", max_tokens=8))
@@ -102,7 +102,7 @@ def test_rows_keep_their_own_max_tokens_in_one_batch(model, ask_fn) -> None:
 
 @pytest.mark.parametrize("merge", [False, True], ids=["lora-layers", "merged-weights"])
 def test_adapters_in_one_batch_match_one_at_a_time(base_folder: Path, adapter_dirs, ask_fn, merge: bool) -> None:
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     # float32: in bf16, batch shape and padding shift logits enough to flip a near-tie of the random
     # adapters now and then; this test is about each row getting its own adapter, not about bf16.
@@ -154,7 +154,7 @@ def test_concurrent_threads_share_batches(model, ask_fn) -> None:
 
 
 def test_replace_and_unload_adapters(model, adapter_dirs, ask_fn) -> None:
-    from rsi.models.embedded import UnknownAdapterError
+    from rsi.models.embedded.backend import UnknownAdapterError
 
     base = model.generate(ask_fn("What is 2+2?")).completions[0].text
     model.load_adapter("swap", str(adapter_dirs["alpha"]))
@@ -226,7 +226,7 @@ STAGGERED = [  # prompts of different lengths, each with its own token budget
 
 @pytest.fixture(scope="module")
 def model32(base_folder: Path):
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     embedded = EmbeddedModel(base_folder, name="smol32", dtype="float32", max_batch=8)
     yield embedded
@@ -276,7 +276,7 @@ def test_a_late_short_request_leaves_before_an_early_long_one(model32, ask_fn) -
 
 
 def test_sampled_and_adapter_rows_joining_late_match_alone(base_folder: Path, adapter_dirs, ask_fn) -> None:
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     model = EmbeddedModel(base_folder, name="smol32a", dtype="float32", max_batch=8)
     try:

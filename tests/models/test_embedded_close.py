@@ -1,6 +1,6 @@
 """Closing the real embedded model (SmolLM2) while it generates: the worker ends at the next decoding
 step, callers get an error instead of waiting for their generation, and the thread is not inside torch
-after close returns (rsi.models.native: a process may then exit safely)."""
+after close returns (rsi.models.embedded.native: a process may then exit safely)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ pytestmark = pytest.mark.slow
 
 
 def test_close_stops_a_long_generation_at_the_next_step(base_folder: Path, ask_fn) -> None:
-    from rsi.models.embedded import EmbeddedModel
-    from rsi.models.native import busy
+    from rsi.models.embedded.backend import EmbeddedModel
+    from rsi.models.embedded.native import busy
 
     model = EmbeddedModel(base_folder, name="smol-close", max_batch=4)
     running = model.submit(ask_fn("Write a very long story about a dragon.", max_tokens=1500))

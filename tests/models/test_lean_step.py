@@ -7,9 +7,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from rsi.models.batcher import prefill  # noqa: E402
 from rsi.models.compat import cache_kwargs, output_cache  # noqa: E402
-from rsi.models.lean_step import STACKS_PER_LAYER, lean_decoder  # noqa: E402
+from rsi.models.embedded.batcher import prefill  # noqa: E402
+from rsi.models.embedded.lean_step import STACKS_PER_LAYER, lean_decoder  # noqa: E402
 
 
 def _tiny_llama(dtype: torch.dtype = torch.float32):
@@ -94,7 +94,7 @@ def test_other_architectures_keep_transformers_forward() -> None:
 def test_attend_matches_sdpa_on_windows_of_a_buffer_with_left_padding(dtype, tolerance) -> None:
     """`attend` over non-contiguous windows (as the spare-columns cache hands them out), grouped queries and
     left padding gives SDPA's result in float64; a fully padded column changes nothing."""
-    from rsi.models.lean_step import attend
+    from rsi.models.embedded.lean_step import attend
 
     torch.manual_seed(0)
     rows, kv_heads, group, dim, columns = 5, 2, 3, 16, 40

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rsi.models import tuning
+from rsi.models.embedded import tuning
 
 
 @pytest.fixture(autouse=True)
@@ -108,7 +108,7 @@ def test_the_serving_thread_applies_a_new_thread_count() -> None:
     """`EmbeddedModel._follow_load` (called between decoding steps) sets the serving thread's torch
     threads to the follower's new choice; a follower that fails is dropped, serving goes on."""
     torch = pytest.importorskip("torch")
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     class Follower:
         def __init__(self, answer):

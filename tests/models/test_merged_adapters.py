@@ -1,4 +1,4 @@
-"""Merged LoRA weights (rsi/models/merged_adapters.py) on a tiny random Llama with real peft adapters, float32:
+"""Merged LoRA weights (rsi/models/embedded/merged_adapters.py) on a tiny random Llama with real peft adapters, float32:
 the merged forward equals peft's LoRA forward up to rounding, the base's own tensors come back untouched, and
 what cannot be merged falls back to peft."""
 
@@ -52,7 +52,7 @@ def _base_logits(model):
 
 
 def test_merged_weights_compute_what_the_lora_layers_compute() -> None:
-    from rsi.models.merged_adapters import MergedAdapters
+    from rsi.models.embedded.merged_adapters import MergedAdapters
 
     model, _ = _tiny_peft()
     merged = MergedAdapters()
@@ -68,7 +68,7 @@ def test_merged_weights_compute_what_the_lora_layers_compute() -> None:
 
 
 def test_restore_leaves_the_base_untouched_for_peft_to_unload() -> None:
-    from rsi.models.merged_adapters import MergedAdapters
+    from rsi.models.embedded.merged_adapters import MergedAdapters
 
     model, own = _tiny_peft()
     merged = MergedAdapters()
@@ -85,7 +85,7 @@ def test_restore_leaves_the_base_untouched_for_peft_to_unload() -> None:
 
 
 def test_at_most_capacity_merged_copies_and_the_one_in_place_stays() -> None:
-    from rsi.models.merged_adapters import MergedAdapters
+    from rsi.models.embedded.merged_adapters import MergedAdapters
 
     model, _ = _tiny_peft()
     merged = MergedAdapters(capacity=2)
@@ -97,7 +97,7 @@ def test_at_most_capacity_merged_copies_and_the_one_in_place_stays() -> None:
 
 
 def test_an_adapter_that_cannot_be_merged_runs_through_peft() -> None:
-    from rsi.models.merged_adapters import MergedAdapters
+    from rsi.models.embedded.merged_adapters import MergedAdapters
 
     model, own = _tiny_peft(use_dora=True)  # DoRA rescales the weight: not a plain B @ A added to it
     merged = MergedAdapters()

@@ -1,4 +1,4 @@
-"""The exit guard for threads inside torch (rsi.models.native) and the CLI's exit through it (rsi.cli.app).
+"""The exit guard for threads inside torch (rsi.models.embedded.native) and the CLI's exit through it (rsi.cli.app).
 
 Sections here hold no torch: what is tested is the bookkeeping (settle waits for running sections,
 refuses new ones, gives up at its bound) and that `rsi`'s exit keeps its exit code and its printed
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rsi.models.native import NativeWork, ProcessExiting
+from rsi.models.embedded.native import NativeWork, ProcessExiting
 
 
 def hold(work: NativeWork, what: str, release: threading.Event) -> threading.Thread:
@@ -71,7 +71,7 @@ def test_the_first_section_runs_the_hook_once() -> None:
 EXIT_SCRIPT = """
 import atexit, sys, threading
 from rsi.cli import app
-from rsi.models import native
+from rsi.models.embedded import native
 
 atexit.register(lambda: print("atexit ran", flush=True))
 ready = threading.Event()
@@ -108,7 +108,7 @@ TORCH_SCRIPT = """
 import sys, threading, time
 import torch
 from rsi.cli import app
-from rsi.models import native
+from rsi.models.embedded import native
 
 def decode():  # what the embedded model's worker does: many small ops, each giving up the GIL and taking it back
     a = torch.randn(128, 128)

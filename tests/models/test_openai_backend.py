@@ -272,8 +272,8 @@ def test_a_specialist_the_endpoint_cannot_load_is_an_error_not_a_fallback(script
 def test_contract_specialists_are_served_at_their_exact_revision(served, adapter_dirs, ask_fn) -> None:
     """make_model on an openai contract loads its specialist at the endpoint under name@digest: the
     answers are those of the same weights the server preloaded as 'alpha', not the base's."""
+    from rsi.models.embedded.weights import adapter_digest
     from rsi.models.factory import make_model
-    from rsi.models.weights import adapter_digest
     from tests.models.test_factory import contract
 
     url, _ = served

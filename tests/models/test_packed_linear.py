@@ -6,8 +6,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from rsi.models import packed_linear  # noqa: E402
-from rsi.models.packed_linear import ENV_PACKED, PACKS_PER_LAYER, pack_linears  # noqa: E402
+from rsi.models.embedded import packed_linear  # noqa: E402
+from rsi.models.embedded.packed_linear import ENV_PACKED, PACKS_PER_LAYER, pack_linears  # noqa: E402
 
 needs_onednn = pytest.mark.skipif(not packed_linear._op_works(), reason="oneDNN's packed linear is not available here")
 
@@ -97,7 +97,7 @@ def test_the_switch_turns_packing_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_doctor_reports_the_linear_kernels(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    from rsi.models import tuning
+    from rsi.models.embedded import tuning
 
     monkeypatch.setenv("RSI_CACHE", str(tmp_path))
     monkeypatch.setenv(tuning.ENV_THREADS, "1")

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from rsi.models.rows import NUCLEUS_CANDIDATES, nucleus, pick_token  # noqa: E402
+from rsi.models.embedded.rows import NUCLEUS_CANDIDATES, nucleus, pick_token  # noqa: E402
 
 
 def sorted_nucleus(probs, top_p: float) -> set[int]:

@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 def test_appending_matches_concatenation_across_growth_and_reassignment(monkeypatch) -> None:
     from transformers.cache_utils import DynamicLayer
 
-    import rsi.models.spare_cache as spare_cache
+    import rsi.models.embedded.spare_cache as spare_cache
 
     monkeypatch.setattr(spare_cache, "MIN_SPARE", 2)  # grow every few steps
     torch.manual_seed(0)
@@ -48,7 +48,7 @@ def test_row_and_column_moves_match_plain_tensor_operations(monkeypatch) -> None
     """Joins (right-aligned, zero-padded), widening to the left, departures (last rows into the freed slots)
     and trimming give the tensors that concatenation and indexing give, and never expose the buffers'
     uninitialised room."""
-    import rsi.models.spare_cache as spare_cache
+    import rsi.models.embedded.spare_cache as spare_cache
 
     monkeypatch.setattr(spare_cache, "MIN_SPARE", 2)
     torch.manual_seed(0)
@@ -108,8 +108,8 @@ def _tiny_llama():
 
 
 def test_the_running_batch_on_spare_columns_decodes_as_generate_does_alone(monkeypatch) -> None:
-    import rsi.models.spare_cache as spare_cache
-    from rsi.models.batcher import RunningBatch, prefill
+    import rsi.models.embedded.spare_cache as spare_cache
+    from rsi.models.embedded.batcher import RunningBatch, prefill
 
     monkeypatch.setattr(spare_cache, "MIN_SPARE", 3)
     model = _tiny_llama()

@@ -1,7 +1,7 @@
 """Who runs the embedded model's torch work: its own thread, with the chosen threads; the creating thread keeps one.
 
 libgomp slows every small op of a thread whose OpenMP team shares the cores with another thread's team
-(rsi.models.tuning.one_torch_thread_here), so the model's worker must be the only thread with a team."""
+(rsi.models.embedded.tuning.one_torch_thread_here), so the model's worker must be the only thread with a team."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _in_fresh_thread(work):
 
 
 def test_the_creating_thread_keeps_one_torch_thread_and_the_worker_loads(tmp_path: Path, monkeypatch) -> None:
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     monkeypatch.setenv("RSI_TORCH_THREADS", "2")
     loaded_on: list[str] = []
@@ -58,7 +58,7 @@ def test_the_creating_thread_keeps_one_torch_thread_and_the_worker_loads(tmp_pat
 
 
 def test_own_thread_work_returns_and_raises_in_the_caller() -> None:
-    from rsi.models.tuning import in_own_thread
+    from rsi.models.embedded.tuning import in_own_thread
 
     here = threading.current_thread().name
     assert in_own_thread(lambda: threading.current_thread().name) != here

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rsi.errors import UserInputError
-from rsi.models import tuning
+from rsi.models.embedded import tuning
 
 
 @pytest.fixture(autouse=True)

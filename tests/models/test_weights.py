@@ -11,7 +11,7 @@ import pytest
 
 from rsi.contracts.schema import BaseModelSpec
 from rsi.errors import UserInputError
-from rsi.models import weights
+from rsi.models.embedded import weights
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -99,7 +99,7 @@ def test_gguf_converts_once_then_loads_from_cache(tmp_path: Path, monkeypatch: p
     assert weights.hf_folder(spec) == folder
     assert time.monotonic() - started < 1.0 < converted_s  # the second call is a cache hit
 
-    from rsi.models.embedded import EmbeddedModel
+    from rsi.models.embedded.backend import EmbeddedModel
 
     started = time.monotonic()
     model = EmbeddedModel(folder, name="cached")

@@ -291,9 +291,9 @@ def test_budget_holds_back_attempts_in_flight_and_the_target_rounds_up() -> None
 
 def test_unset_workers_fill_the_embedded_batch_and_an_explicit_count_wins(mini_ws, monkeypatch) -> None:
     """The mini portfolio runs the embedded model ([serving] max_batch 16 by default): without --workers,
-    on an idle machine, the local executor keeps 16 attempts in flight (rsi.models.tuning.run_workers),
+    on an idle machine, the local executor keeps 16 attempts in flight (rsi.models.embedded.tuning.run_workers),
     not its per-core count."""
-    import rsi.models.tuning as tuning
+    import rsi.models.embedded.tuning as tuning
 
     monkeypatch.setattr(tuning, "current_load", lambda *a, **k: 0.0)  # an idle machine, whatever runs beside
     class Recorder:

@@ -4,7 +4,7 @@ recorded `stopped`, never an abort.
 The stop lands where the process has a thread inside torch: while a generation is in flight, and while
 the model is still loading. Exiting then used to abort the process ("terminate called without an active
 exception", SIGABRT, exit -6) when that thread took the GIL back during interpreter shutdown; see
-rsi/models/native.py. Tiny on purpose: one text task, one turn per attempt; the run is stopped at its
+rsi/models/embedded/native.py. Tiny on purpose: one text task, one turn per attempt; the run is stopped at its
 first generation. At nice 19 on 2 busy cores the model took up to 14 minutes to load, hence the
 generous timeouts; on an idle machine each test takes about a minute.
 """

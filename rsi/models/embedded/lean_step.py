@@ -7,15 +7,15 @@ products is a sizeable share of the step. `LeanDecoder.step` does only what one 
 Llama model needs:
 
 - q, k and v come from one product on their weights stacked, and gate and up from one more (three
-  products a layer fewer), on a copy packed for oneDNN where that runs (`rsi.models.packed_linear`);
+  products a layer fewer), on a copy packed for oneDNN where that runs (`rsi.models.embedded.packed_linear`);
 - rotary positions come from the model's own rotary module, so any rope scaling of its config holds;
-- each layer's new key and value go into the backend's spare-columns cache (`rsi.models.spare_cache`),
+- each layer's new key and value go into the backend's spare-columns cache (`rsi.models.embedded.spare_cache`),
   and attention is two batched products (`attend`) with the query heads that share a key head packed
   together (as transformers does for one query position), masked only where some row has left padding;
 - norms, o_proj, down_proj, the final norm and the head are the model's own modules.
 
 It serves a step only where the base's arithmetic is all there is: no LoRA layer active (the base's
-own weights, or an adapter's merged ones swapped in: `rsi.models.merged_adapters`). Stacked weights are
+own weights, or an adapter's merged ones swapped in: `rsi.models.embedded.merged_adapters`). Stacked weights are
 made when a layer first runs with a set of weights, keyed by their identity and version, so a swapped-in
 weight gets its own stack and a changed one is stacked again. Prefill, and steps that need LoRA layers,
 keep transformers' forward. `RSI_LEAN_STEP=0` turns it off. Measured side by side in bench/RESULTS.md
@@ -27,12 +27,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from rsi.models.packed_linear import WeightPacks, linear
+from rsi.models.embedded.packed_linear import WeightPacks, linear
 
 __all__ = ["ENV_LEAN", "LeanDecoder", "STACKS_PER_LAYER", "lean_decoder"]
 
 ENV_LEAN = "RSI_LEAN_STEP"  # 0: every step through transformers' forward (for comparisons)
-STACKS_PER_LAYER = 3  # the base's weights and a couple of merged adapters' (as rsi.models.packed_linear)
+STACKS_PER_LAYER = 3  # the base's weights and a couple of merged adapters' (as rsi.models.embedded.packed_linear)
 SUPPORTED = ("LlamaForCausalLM",)
 
 

@@ -1,6 +1,6 @@
 """The running batch of the embedded backend: rows join at the next decoding step and leave when done.
 
-Continuous batching over a Hugging Face KV cache whose layers keep spare columns (rsi/models/spare_cache.py),
+Continuous batching over a Hugging Face KV cache whose layers keep spare columns (rsi/models/embedded/spare_cache.py),
 with left padding:
 
 - the requests admitted at one step are **prefilled together** (one forward over their left-padded
@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from rsi.models.compat import cache_kwargs, output_cache
-from rsi.models.rows import Row
+from rsi.models.embedded.rows import Row
 
 
 class RunningBatch:
@@ -45,7 +45,7 @@ class RunningBatch:
     def join(self, rows: list[Row], cache: Any, own_mask: Any) -> None:
         """Add `rows` whose prefilled cache is `cache` (one batch entry per row) with attention mask `own_mask`.
 
-        The batch's cache takes the rows into its spare rows (rsi/models/spare_cache.py), so only the new
+        The batch's cache takes the rows into its spare rows (rsi/models/embedded/spare_cache.py), so only the new
         rows are copied; when they are wider than the batch, its window widens to the left first."""
         import torch
 
@@ -69,7 +69,7 @@ class RunningBatch:
     def step(self, model: Any, adapters: list[str] | None, lean: Any = None) -> Any:
         """One decoding step for every row: feed its last token, return next-token logits (rows x vocab).
 
-        `lean` (a `rsi.models.lean_step.LeanDecoder`) computes the step instead of the model's forward; the
+        `lean` (a `rsi.models.embedded.lean_step.LeanDecoder`) computes the step instead of the model's forward; the
         caller passes one only where no LoRA layer is active."""
         import torch
 
@@ -108,7 +108,7 @@ class RunningBatch:
         if not keep:
             self.rows, self.cache, self.mask = [], None, None
             return
-        from rsi.models.spare_cache import slot_moves
+        from rsi.models.embedded.spare_cache import slot_moves
 
         moves, order = slot_moves(keep)
         self.rows = [self.rows[i] for i in order]
@@ -131,7 +131,7 @@ def prefill(model: Any, prompts: list[list[int]], adapters: list[str] | None, de
     """
     import torch
 
-    from rsi.models.spare_cache import spare_columns_cache
+    from rsi.models.embedded.spare_cache import spare_columns_cache
 
     width = max(len(p) for p in prompts)
     ids = torch.zeros((len(prompts), width), dtype=torch.long)

@@ -11,7 +11,7 @@ does not carry over to a whole model there (bench/RESULTS.md, "## paired ratios,
 
 `pack_linears(model)` makes every plain `nn.Linear` of the model compute on a packed copy of its weight,
 made when the layer first runs with that weight. A layer whose weight is replaced (the embedded backend
-swaps an adapter's merged weights in and out, `rsi.models.merged_adapters`) packs the new one on its first
+swaps an adapter's merged weights in and out, `rsi.models.embedded.merged_adapters`) packs the new one on its first
 use and keeps the last `PACKS_PER_LAYER` packs, so switching back costs nothing; a weight changed in place
 is packed again. Where packing cannot run (no oneDNN, another device, autograd on, a dtype mismatch),
 the layer computes as before. `RSI_PACKED_LINEAR=0` turns it off.
@@ -32,7 +32,7 @@ __all__ = ["ENV_PACKED", "PACKS_PER_LAYER", "WeightPacks", "linear", "pack_linea
            "packing_choice"]
 
 ENV_PACKED = "RSI_PACKED_LINEAR"
-PACKS_PER_LAYER = 3  # the base's weight and a couple of merged adapters' (rsi.models.merged_adapters)
+PACKS_PER_LAYER = 3  # the base's weight and a couple of merged adapters' (rsi.models.embedded.merged_adapters)
 
 
 @functools.cache

@@ -32,7 +32,7 @@ from pathlib import Path
 from rsi.atomic import write_text_atomic
 from rsi.contracts.schema import BaseModelSpec
 from rsi.errors import ModelError, UserInputError
-from rsi.models.tuning import in_own_thread
+from rsi.models.embedded.tuning import in_own_thread
 
 ENV_CACHE = "RSI_CACHE"
 MARKER = "rsi-source.json"

@@ -7,7 +7,7 @@
   and with every core, alternately, and the faster wins. The answer depends on the load, so it is
   cached per machine and load level (idle / busy / overloaded, from the load now against the core
   count: `current_load`) for `CACHE_TTL_S`.
-- **linear layers**: on prepacked oneDNN weights where that runs (`rsi.models.packed_linear`); the
+- **linear layers**: on prepacked oneDNN weights where that runs (`rsi.models.embedded.packed_linear`); the
   probe below times the same products, so the other choices are made for the kernels in use.
 - **number format**: bfloat16 only where the CPU has bfloat16 instructions (`avx512_bf16` or
   `amx_bf16` in /proc/cpuinfo) AND the same probe runs faster in it; elsewhere bfloat16 is emulated
@@ -173,7 +173,7 @@ def probe_step_s(
     """
     import torch
 
-    from rsi.models.packed_linear import packed_linear
+    from rsi.models.embedded.packed_linear import packed_linear
 
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
@@ -216,13 +216,13 @@ def race(first: tuple[int, str], second: tuple[int, str], rounds: int = PROBE_RO
 
 
 def _cache_file() -> Path:
-    from rsi.models.weights import cache_root
+    from rsi.models.embedded.weights import cache_root
 
     return cache_root() / "tuning.json"
 
 
 def _machine_key() -> str:
-    from rsi.models.packed_linear import packing_available
+    from rsi.models.embedded.packed_linear import packing_available
 
     kernels = "" if packing_available() else "|plain linear"  # the probe times the products the model runs
     return f"{cpu_name()}|{cores()} cores|{platform.machine()}|probe v{PROBE_VERSION}{kernels}"
@@ -512,7 +512,7 @@ def model_settings(requested_dtype: str = "bfloat16", max_batch: int | None = No
     """Every choice the embedded model would make here now (for `rsi doctor`); `max_batch` defaults to
     `[serving] max_batch`'s own default."""
     from rsi.contracts.schema import ServingSpec
-    from rsi.models.packed_linear import packing_choice
+    from rsi.models.embedded.packed_linear import packing_choice
 
     max_batch = ServingSpec().max_batch if max_batch is None else max_batch
     device = pick_device(None)

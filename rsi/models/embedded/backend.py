@@ -2,17 +2,17 @@
 
 Many threads call `generate()` at once (the harness runs several attempts; `rsi serve` answers many
 HTTP requests). Each call becomes a `_Pending` in a queue; one worker thread owns the model and runs
-a **continuous batch** (`rsi.models.batcher`): between two decoding steps it admits queued requests
+a **continuous batch** (`rsi.models.embedded.batcher`): between two decoding steps it admits queued requests
 (each prefilled alone, its rows joining the running batch) and lets finished rows leave, so a
 request that arrives while others decode waits one step, not until the whole batch ends. Batching
 is where the CPU speed comes from (one row per step costs nearly as much as eight), so everything
-that could split a batch is done per row instead (`rsi.models.rows`):
+that could split a batch is done per row instead (`rsi.models.embedded.rows`):
 
 - **specialists**: peft's mixed-adapter forward (`adapter_names=[...]`, `"__base__"` for the bare
   base) serves rows for different adapters, and the base, in the same step; an adapter that is
   replaced or unloaded while rows still use it is deleted only once they have left. A step whose
   rows all use one adapter runs on that adapter's merged weights where the number format allows
-  (`rsi.models.merged_adapters`): the base's speed, not the LoRA layers' extra calls;
+  (`rsi.models.embedded.merged_adapters`): the base's speed, not the LoRA layers' extra calls;
 - **sampling**: each row draws from its own seeded generator with its own temperature and top_p
   (greedy rows keep the argmax), so a seeded request gets the same completion whatever else
   shares its steps;
@@ -26,12 +26,12 @@ model's time), and `abandon()` drops a request nobody waits for at the next step
 
 Stopping: `close()` ends the worker at the next decoding step (rows in flight fail), so a stopped run
 waits one step, not for its generations to end. Every call into torch off the main thread (a step,
-a load, an adapter change) runs in a `rsi.models.native` section, so that the process never shuts
+a load, an adapter change) runs in a `rsi.models.embedded.native` section, so that the process never shuts
 the interpreter down while one runs: that aborted the process (SIGABRT) on Ctrl-C.
 
-On the CPU, linear layers run on prepacked oneDNN weights (`rsi.models.packed_linear`: 2x a decoding
-step in float32), and a step with no LoRA layer active runs `rsi.models.lean_step` instead of transformers'
-forward (`RSI_LEAN_STEP=0` turns it off). Threads and number format are chosen by measurement on the machine at hand (`rsi.models.tuning`):
+On the CPU, linear layers run on prepacked oneDNN weights (`rsi.models.embedded.packed_linear`: 2x a decoding
+step in float32), and a step with no LoRA layer active runs `rsi.models.embedded.lean_step` instead of transformers'
+forward (`RSI_LEAN_STEP=0` turns it off). Threads and number format are chosen by measurement on the machine at hand (`rsi.models.embedded.tuning`):
 in float32 a row batched with others decodes the same greedy tokens as alone (tested); in bfloat16
 padding and batch shape change the kernels' rounding, so a near-tie can flip. Attention is SDPA: for
 8 rows of 1,500 prompt tokens its prefill took half the time and less memory than 'eager'.
@@ -51,14 +51,13 @@ from typing import Any
 
 from rsi.errors import ModelError, UserInputError
 from rsi.models.base import Completion, GenerationRequest, GenerationResult
-from rsi.models.batcher import RunningBatch, prefill, select_rows
-from rsi.models.lean_step import lean_decoder
-from rsi.models.merged_adapters import MergedAdapters
-from rsi.models.native import ProcessExiting, exiting, native_section
-from rsi.models.packed_linear import pack_linears
-from rsi.models.rows import Row
-from rsi.models.served import ServedFuture
-from rsi.models.tuning import (
+from rsi.models.embedded.batcher import RunningBatch, prefill, select_rows
+from rsi.models.embedded.lean_step import lean_decoder
+from rsi.models.embedded.merged_adapters import MergedAdapters
+from rsi.models.embedded.native import ProcessExiting, exiting, native_section
+from rsi.models.embedded.packed_linear import pack_linears
+from rsi.models.embedded.rows import Row
+from rsi.models.embedded.tuning import (
     ENV_THREADS,
     Choice,
     ThreadFollower,
@@ -67,6 +66,7 @@ from rsi.models.tuning import (
     one_torch_thread_here,
     pick_device,
 )
+from rsi.models.served import ServedFuture
 
 __all__ = ["ENV_THREADS", "BASE_ROW", "BatchStats", "EmbeddedModel", "UnknownAdapterError"]
 
@@ -148,9 +148,9 @@ def _as_model_error(error: Exception) -> Exception:
 class EmbeddedModel:
     """A transformers + peft model behind the `ChatModel` interface, batching concurrent calls continuously.
 
-    `folder` is an HF-format model folder (see `rsi.models.weights.hf_folder`). `dtype` is the format
+    `folder` is an HF-format model folder (see `rsi.models.embedded.weights.hf_folder`). `dtype` is the format
     asked for; on a CPU a narrow format is used only where it is measured faster
-    (`rsi.models.tuning.choose_dtype`), and `RSI_DTYPE` overrides. `gather_s` is how long an idle
+    (`rsi.models.embedded.tuning.choose_dtype`), and `RSI_DTYPE` overrides. `gather_s` is how long an idle
     worker waits after a first request for others, so that requests arriving together start together.
     `merge_adapters` runs a step whose rows all use one adapter on its merged weights; None (the default)
     merges unless the format is float32, where a row must decode the same tokens alone or batched.
@@ -211,7 +211,7 @@ class EmbeddedModel:
         try:
             with native_section(f"loading model {self.name!r}"):
                 self.threads = choose_threads()
-                # Re-chosen between decoding steps when the load level changes (rsi.models.tuning).
+                # Re-chosen between decoding steps when the load level changes (rsi.models.embedded.tuning).
                 self._follow = ThreadFollower(self.threads) if self.device.startswith("cpu") else None
                 self.dtype = choose_dtype(dtype, self.device)
                 merge = str(self.dtype.value) != "float32" if merge_adapters is None else merge_adapters
@@ -229,10 +229,10 @@ class EmbeddedModel:
     def _load(self, dtype: str) -> None:
         import torch
 
-        torch.set_num_threads(int(self.threads.value))  # this thread's (see rsi.models.tuning.one_torch_thread_here)
+        torch.set_num_threads(int(self.threads.value))  # this thread's (see rsi.models.embedded.tuning.one_torch_thread_here)
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from rsi.models.weights import offline_hub, quiet_transformers
+        from rsi.models.embedded.weights import offline_hub, quiet_transformers
 
         quiet_transformers()
         try:
@@ -380,7 +380,7 @@ class EmbeddedModel:
 
         Requests still open at close time are abandoned ones (a caller that timed out, or a run that
         ended): finishing them would only delay exit. The worker is waited for up to `timeout_s`
-        (one decoding step, normally); a process that must exit sooner relies on `rsi.models.native`.
+        (one decoding step, normally); a process that must exit sooner relies on `rsi.models.embedded.native`.
         """
         if self._closed:
             return
