@@ -13,7 +13,7 @@ Text substrate: only a completion's first Python block is ever read, so its requ
 to stop once that block has closed (`GenerationRequest.stop_after_code`), and the recorded completion
 ends at that block's closing fence whichever backend served it. What the agent is judged on is
 unchanged; the tail is not decoded. On the shipped suite that tail was 47% of the text configurations'
-completion tokens (a profiled run, session 17). `RSI_STOP_AFTER_CODE=0` decodes and keeps it (for
+completion tokens (bench/RESULTS.md, "profile of a run (2026-12-03, a65af5a and c9e6b50)"). `RSI_STOP_AFTER_CODE=0` decodes and keeps it (for
 comparisons).
 """
 

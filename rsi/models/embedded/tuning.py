@@ -113,7 +113,7 @@ def current_load(stat: Path = Path("/proc/stat"), own_tasks: Path = Path("/proc/
     Not the 1-minute load average: it trails what runs by a minute or more. A run started right after
     another one ended (a nightly job after the tests, a benchmark's next row) read 2.0-2.4 on an idle
     2-core machine, judged it overloaded and kept 4 attempts in flight instead of 16: 221 attempts in
-    6 minutes against 306 from an idle start (bench/RESULTS.md, session 17). Where /proc cannot say,
+    6 minutes against 306 from an idle start (bench/RESULTS.md, "run throughput against b80c5d3 (2026-12-03, 62c059c)"). Where /proc cannot say,
     the 1-minute average is what there is. A watch is reused for `LOAD_REUSE_S` within a process.
     """
     watched = (stat, own_tasks, watch_s)
@@ -261,7 +261,7 @@ def one_torch_thread_here() -> None:
     Why: libgomp, torch's OpenMP runtime, keeps a team of worker threads for every thread that ran a
     parallel region with more than one thread, and once the teams' threads outnumber the cores it
     stops spinning between regions and sleeps instead: every small op then pays a wake-up. Measured
-    on 2 cores (session 16), the model's serving thread ran a copy, a softmax or a small product
+    on 2 cores (2026-12-03 at a65af5a), the model's serving thread ran a copy, a softmax or a small product
     3-7x slower once the main thread had run torch with 2 threads, and as fast as alone otherwise;
     no `OMP_WAIT_POLICY` or `GOMP_SPINCOUNT` setting gave both back. So the thread that owns a model
     runs its torch work with the chosen threads, and the thread that created it keeps one.
