@@ -1,6 +1,8 @@
 """Opening a run: a new one (configurations, tasks, then the run row) or a stored one to resume.
 
-`open_new_run` writes identities first and the run row that names them last, so a crash in between
+`record_run` is the one opener of a new run of every kind (rsi/run/kinds.py: `rsi run` through
+`open_new_run`, `rsi harvest`, and the planned runs through `PlannedRun.open`): it writes identities
+first and the run row that names them last, its `args` the kind's typed plan, so a crash in between
 leaves nothing to resume; after the run row, everything a resume needs is in the store.
 `open_stored_run` reads the stored plan back (`stored_plan`: the resolved configurations as they
 were, not today's portfolio file): a resume runs what was planned. Every resume, of any kind of run,
