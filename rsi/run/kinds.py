@@ -4,7 +4,10 @@ whether it counts as coverage search. The one place these names live.
 Every run goes through the orchestrator and is recorded by one opener (`record_run` in
 rsi/run/setup.py), which stores the run's plan in the run row's `args` column as the JSON of its
 plan model (`kind`, `version`, the resolved run, its configurations and tasks, and the kind's own
-section). Readers take it back with `read_plan`, never by string key.
+section). Readers take it back with `read_plan` (`read_core`: the shared part a resume reopens;
+`planned_keys`: the planned configurations and tasks, leniently, for summaries and reports), never
+by string key. The run row's scheduler names the kind (the stored `kind` repeats it for the reader
+of the JSON alone).
 
 | kind | plan | the run row's scheduler | resumed by | coverage search |
 |---|---|---|---|---|
