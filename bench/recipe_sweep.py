@@ -130,7 +130,7 @@ def head_commit() -> str:
 
 def source_runs(workspace: Any, suite: str) -> list[str]:
     """Every finished coverage run and harvest of the suite (evaluation runs hold no training data)."""
-    from rsi.run.setup import EVAL_SCHEDULER
+    from rsi.run.kinds import EVAL_SCHEDULER
     from rsi.store import open_store
 
     store = open_store(workspace.db_url)

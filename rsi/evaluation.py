@@ -63,8 +63,9 @@ from rsi.contracts.schema import EvalDtype
 from rsi.errors import ExecutorError, RsiError, StoreError, UserInputError
 from rsi.progress import Tracker
 from rsi.promotion.decision import LiftSummary
-from rsi.run.planned import PlannedJob, PlannedScheduler
-from rsi.run.setup import EVAL_SCHEDULER, OpenedRun
+from rsi.run.kinds import EVAL_SCHEDULER, EvalPlan, EvalSection
+from rsi.run.planned import PlannedJob, PlannedRun, PlannedScheduler
+from rsi.run.setup import OpenedRun
 from rsi.run.spec import ResolvedRun, RunOutcome, RunSpec
 from rsi.sandbox.select import SandboxName
 from rsi.training.stage import EMPTY_IS_NONE, RevisionWritten, none_as_empty
@@ -526,13 +527,18 @@ def _sampling_text(config: Any, overrides: dict[str, float]) -> str:
 
 
 def _resumed_plan(store: Any, spec: EvalSpec) -> tuple[EvalSpec, dict[str, Any]]:
+    """The spec and plan an evaluation run stored (`read_plan`: an old row's untyped args too)."""
+    from rsi.run.kinds import read_plan
+
     run = store.get_run(spec.resume)
-    plan = dict(run.args.get("eval") or {})
-    if not plan:
+    if run.scheduler != SCHEDULER:
         raise UserInputError(f"run {spec.resume} is not an evaluation run")
-    resumed = EvalSpec.model_validate({**plan["spec"], "resume": spec.resume,
-                                       "workers": spec.workers or plan["spec"].get("workers")})
-    return resumed, {**plan, "configs": list(run.args.get("configs", []))}
+    stored = read_plan(run)
+    assert isinstance(stored, EvalPlan)  # the kind of an eval-paired row
+    section = stored.eval
+    resumed = EvalSpec.model_validate({**section.spec, "resume": spec.resume,
+                                       "workers": spec.workers or section.spec.get("workers")})
+    return resumed, {**section.model_dump(), "configs": list(stored.configs)}
 
 
 def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, seed: int, per_task: int) -> _Plan:
@@ -619,28 +625,21 @@ class _EvalRun:
             seeding="paired",
         )
 
-    def open(self, store: Store) -> OpenedRun:
-        """Record the run (configurations, tasks, then the run row with the plan), or reopen it to resume."""
-        from rsi.run.setup import StoredPlan, reopen_stored_run
+    def stored(self) -> EvalPlan:
+        """The plan the run row stores (rsi/run/kinds.py)."""
+        plan = self.plan
+        section = EvalSection(spec=self.spec.model_dump(mode="json"), heldout=plan.heldout, covered=plan.covered,
+                              transfer=plan.transfer,
+                              best_of_n=asdict(plan.best_of_n) if plan.best_of_n is not None else None)
+        return EvalPlan(resolved=self.resolved(), configs=[plan.configs[j].config_hash for j in sorted(plan.configs)],
+                        tasks=plan.all_task_keys(), eval=section)
 
-        plan, resolved = self.plan, self.resolved()
-        if self.spec.resume:
-            opened = reopen_stored_run(store, self.workspace, plan.run_id,
-                                       StoredPlan(resolved, plan.unique_configs(), self.tasks))
-        else:
-            store.record_configurations(plan.unique_configs())
-            store.record_tasks(self.tasks)
-            store.create_run(
-                run_id=plan.run_id, portfolio=resolved.portfolio, suite=plan.suite, split="all",
-                budget={"attempts": plan.attempts}, seed=plan.seed, scheduler=SCHEDULER,
-                args={"eval": {"spec": self.spec.model_dump(mode="json"), "heldout": plan.heldout,
-                               "covered": plan.covered, "transfer": plan.transfer,
-                               "best_of_n": asdict(plan.best_of_n) if plan.best_of_n is not None else None},
-                      "resolved": resolved.model_dump(mode="json"),
-                      "configs": [plan.configs[j].config_hash for j in sorted(plan.configs)],
-                      "tasks": plan.all_task_keys()},
-            )
-            opened = OpenedRun(plan.run_id, resolved, plan.unique_configs(), self.tasks)
+    def open(self, store: Store) -> OpenedRun:
+        """Record the run through the one opener (configurations, tasks, then the run row with the plan), or
+        reopen it to resume: a `PlannedRun` of the sides' jobs."""
+        plan = self.plan
+        planned = PlannedRun(self.workspace, plan.run_id, self.stored(), plan.jobs(), self.tasks, bool(self.spec.resume))
+        opened = planned.open(store)
         self.to_run = plan.attempts - _settled(store, plan.run_id, self.spec.max_error_retries)
         if self.on_created is not None:
             self.on_created(plan.run_id)

@@ -32,6 +32,7 @@ LAYERS: list[set[str]] = [
     {"promotion"},
     {"trajectories"},
     {"run"},
+    {"harvest"},  # expert-iteration data: runs through the orchestrator, reads promotion's stored runs
     {"training"},
     {"evaluation"},
     {"generation"},
@@ -52,6 +53,9 @@ ALLOWED_BACK: dict[tuple[str, str], str] = {
     # The registry's entry for SLURM training imports its runner inside the factory, as every registry's
     # factories import their plug-in: the executor registry is the one place an executor's capabilities live.
     ("rsi.executors.registry", "rsi.training.slurm"): "the `slurm` entry of TRAINING_RUNNERS",
+    # Which runs the all-runs reads leave out is the kinds' registry's answer (`counts_as_search`); a stored
+    # column would end this arrow, at the price of a schema migration.
+    ("rsi.store.store", "rsi.run.kinds"): "`non_search_schedulers` asks RUN_KINDS at call time",
 }
 
 

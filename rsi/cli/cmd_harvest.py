@@ -1,4 +1,4 @@
-"""CLI command: `rsi harvest RUN...` (rsi.run.harvest.run_harvest), many distinct solutions per train task.
+"""CLI command: `rsi harvest RUN...` (rsi.harvest.run_harvest), many distinct solutions per train task.
 
 Parses flags, calls the one core function, renders like `rsi run` (live display on a TTY, plain lines
 otherwise, `--json` for machines). `--resume HARVEST_RUN` continues a killed or stopped harvest.
@@ -30,7 +30,7 @@ def harvest(
 ) -> None:
     """Sample the train tasks of RUN again until each has up to --per-task distinct passing solutions (or --resume one)."""
     from rsi.errors import UserInputError
-    from rsi.run.harvest import HarvestSpec, resolve_harvest_spec, run_harvest
+    from rsi.harvest import HarvestSpec, resolve_harvest_spec, run_harvest
 
     plan = {"per_task": per_task, "budget_attempts": budget_attempts, "job_size": job_size, "seed": seed}
     given = {k: v for k, v in plan.items() if v is not None}

@@ -7,7 +7,7 @@ renders. Flags of `rsi run` override the fields of the same `RunSpec` a `--spec 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -15,6 +15,9 @@ from rsi.cli.options import SANDBOX_HELP
 from rsi.cli.render import console, err_console, print_json, run_displayed
 from rsi.cli.state import state
 from rsi.executors.registry import EXECUTORS
+
+if TYPE_CHECKING:
+    from rsi.run.spec import ResolvedRun
 
 RUN_PANEL = "Run"
 BUDGET_PANEL = "Budget"
@@ -164,7 +167,7 @@ def status_command(
     with _open_store(db) as store:
         s = summarize_run(store, run_id, state.workspace().run_dir)
         row = store.get_run(s.run_id)
-        scheduler, run_args = row.scheduler, dict(row.args or {})  # a harvest or an evaluation resumes with its own command
+        scheduler, resolved = row.scheduler, _stored_resolved(row)  # a harvest or an evaluation resumes with its own command
     run_dir = state.workspace().run_dir(s.run_id)
     live = probe(run_dir)
     now = run_state(s.status, live.live, live.known)
@@ -183,7 +186,7 @@ def status_command(
     elif end_reason:
         console.print(f"  ended        {end_reason}")
     console.print(f"  jobs         {s.jobs}" + (f" ({s.jobs_open} open)" if s.jobs_open else ""))
-    console.print(f"  budget       {_budget_text(run_args, s.budget)}", markup=False)
+    console.print(f"  budget       {_budget_text(resolved, s.budget)}", markup=False)
     spent = f"{s.attempts}/{budget} ({s.budget_used:.0%} of budget)" if budget else f"{s.attempts}"
     console.print(f"  attempts     {spent}, passes {s.passes} ({s.pass_rate:.1%})")
     console.print(f"  coverage     {s.coverage_text}  {sparkline(s.curve, s.tasks)}")
@@ -201,16 +204,27 @@ def _wall_text(s: Any) -> str:
             f"{s.attempt_s:.0f} s (they run side by side)")
 
 
-def _budget_text(run_args: dict[str, Any], budget: dict[str, Any]) -> str:
-    """A stored run's budgets with their sources (the start line's words), from its resolved plan."""
-    from rsi.run.spec import ResolvedRun, describe_budgets
+def _stored_resolved(row: Any) -> ResolvedRun | None:
+    """The run's resolved plan (rsi/run/kinds.py `read_core`), None for a run stored without one."""
+    from rsi.errors import StoreError
+    from rsi.run.kinds import read_core
 
     try:
-        return describe_budgets(ResolvedRun.model_validate(run_args["resolved"])).removeprefix("budget ")
-    except (KeyError, ValueError):  # a run stored without a resolved plan: its budget dict says enough
-        shown = [f"{budget[k]:g} {unit}" for k, unit in (("attempts", "attempts"), ("tokens", "tokens"),
-                                                         ("minutes", "min")) if budget.get(k) is not None]
-        return ", ".join(shown) or "none"
+        return read_core(row).resolved
+    except StoreError:
+        return None
+
+
+def _budget_text(resolved: ResolvedRun | None, budget: dict[str, Any]) -> str:
+    """A stored run's budgets with their sources (the start line's words), from its resolved plan."""
+    from rsi.run.spec import describe_budgets
+
+    if resolved is not None:
+        return describe_budgets(resolved).removeprefix("budget ")
+    # a run stored without a resolved plan: its budget dict says enough
+    shown = [f"{budget[k]:g} {unit}" for k, unit in (("attempts", "attempts"), ("tokens", "tokens"),
+                                                     ("minutes", "min")) if budget.get(k) is not None]
+    return ", ".join(shown) or "none"
 
 
 def runs_command(

@@ -332,7 +332,7 @@ class Generation:
         return None
 
     def step_harvest(self) -> str | None:
-        from rsi.run.harvest import HarvestSpec, resolve_harvest_spec, run_harvest
+        from rsi.harvest import HarvestSpec, resolve_harvest_spec, run_harvest
 
         spec, recorded = self.spec, self.state.outputs(HarvestOutput)
         # With `accumulate`, every earlier generation's runs and harvests are sources too: a task covered two

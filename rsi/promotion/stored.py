@@ -13,6 +13,7 @@ from pathlib import Path
 from rsi.config import Configuration
 from rsi.errors import StoreError, UserInputError
 from rsi.promotion.evidence import ScoredAttempt
+from rsi.store.rows import planned_keys
 from rsi.verdict import Verdict
 
 
@@ -50,7 +51,7 @@ def load_run_attempts(store: object, run_ids: Sequence[str], runs_dir: Path | No
     rows = [row for run_id in run_ids for row in store.list_attempts(run_id)]
     # The runs' whole portfolios, not only the configurations that made an attempt: `rsi propose` keeps
     # an untried configuration instead of losing it without a word.
-    planned = {h for run in runs for h in (run.args or {}).get("configs", []) if isinstance(h, str)}
+    planned = {h for run in runs for h in planned_keys(run)[0]}
     stored_configs = store.list_configurations({row.configuration_hash for row in rows} | planned)
     names = {c.config_hash: c.name for c in stored_configs}
     configurations = {}

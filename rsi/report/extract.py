@@ -23,6 +23,7 @@ from rsi.report.records import (
     TaskLineRecord,
 )
 from rsi.run.summary import build_summary
+from rsi.store.rows import planned_keys
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -30,7 +31,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 def _task_lines(run: Any, attempts: Sequence[Any], task_infos: Iterable[Any]) -> list[TaskLineRecord]:
     """Target tasks first (the run's order), then tasks attempted outside the targets."""
     infos = {info.key: info for info in task_infos}
-    targets = list(run.args.get("tasks") or [])
+    targets = planned_keys(run)[1]
     keys = list(dict.fromkeys([*targets, *sorted({a.task_key for a in attempts})]))
     target_set = set(targets) if targets else set(keys)
     lines = []
@@ -44,7 +45,7 @@ def _task_lines(run: Any, attempts: Sequence[Any], task_infos: Iterable[Any]) ->
 def _config_columns(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config_rows: Iterable[Any],
                     targets: set[str]) -> list[ConfigColumn]:
     rows = {row.config_hash: row for row in config_rows}
-    hashes = list(dict.fromkeys([*(run.args.get("configs") or []), *(j.configuration_hash for j in jobs),
+    hashes = list(dict.fromkeys([*planned_keys(run)[0], *(j.configuration_hash for j in jobs),
                                  *(a.configuration_hash for a in attempts)]))
     stats: dict[str, dict[str, Any]] = {h: {"a": 0, "p": 0, "e": 0, "tok": 0, "wall": 0.0, "solved": set()}
                                         for h in hashes}

@@ -12,6 +12,7 @@ from typing import Any
 from rsi.report.extract import build_run_report
 from rsi.report.records import RunReport
 from rsi.report.transcripts import COMPRESS_OVER_BYTES, pack_pages, read_transcripts
+from rsi.store.rows import planned_keys
 
 
 def _write_atomic(path: Path, text: str) -> Path:
@@ -47,7 +48,7 @@ def load_run_report(store: Any, run_id: str | None, run_dir: Path | None = None)
     run = find_run(store, run_id)
     jobs = store.list_jobs(run.id)
     attempts = store.list_attempts(run.id)
-    hashes = {j.configuration_hash for j in jobs} | {a.configuration_hash for a in attempts} | set(run.args.get("configs") or [])
+    hashes = {j.configuration_hash for j in jobs} | {a.configuration_hash for a in attempts} | set(planned_keys(run)[0])
     return build_run_report(run, jobs, attempts, store.list_configurations(hashes), store.list_tasks(run.suite),
                             run_elapsed(run_dir) if run_dir is not None else None)
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rsi.tasks.spec import Task
     from rsi.workspace import Workspace
 
-SELECTION_SCHEDULER = "select-paired"
+from rsi.run.kinds import SELECTION_SCHEDULER
 
 
 def draw_train_tasks(tasks: Sequence[Task], n: int, seed: int) -> list[Task]:
@@ -35,6 +35,7 @@ def draw_train_tasks(tasks: Sequence[Task], n: int, seed: int) -> list[Task]:
 def selection_run(workspace: Workspace, configs: Sequence[Configuration], tasks: Sequence[Task], run_id: str,
                   seed: int, resume: bool) -> PlannedRun:
     """The plan: job i = configuration i on every drawn task, once, paired seeds."""
+    from rsi.run.kinds import SelectionPlan, SelectionSection
     from rsi.run.planned import PlannedJob, PlannedRun
     from rsi.run.spec import ResolvedRun
 
@@ -47,8 +48,10 @@ def selection_run(workspace: Workspace, configs: Sequence[Configuration], tasks:
         attempts_per_task=1, job_size=max(1, len(keys)), scheduler=SELECTION_SCHEDULER, seed=seed, limit_tasks=None,
         max_error_retries=2, retry_backoff_s=1.0, seeding="paired",
     )
-    args = {"selection": {"configs": [c.config_hash for c in configs], "tasks": list(keys)}}
-    return PlannedRun(workspace, run_id, resolved, jobs, list(tasks), args, resume)
+    hashes = list(dict.fromkeys(c.config_hash for c in configs))
+    plan = SelectionPlan(resolved=resolved, configs=hashes, tasks=list(keys),
+                         selection=SelectionSection(configs=[c.config_hash for c in configs], tasks=list(keys)))
+    return PlannedRun(workspace, run_id, plan, jobs, list(tasks), resume)
 
 
 def run_paired_selection(

@@ -8,8 +8,9 @@ stored jobs' attempts without a counted outcome, and the scheduler proposes only
 not yet stored, so a killed planned run loses and repeats nothing.
 
 `PlannedRun` is the whole plan as the orchestrator's `opener` and `scheduler_for` hooks: it records
-the run (configurations, tasks, then the run row naming them, with the caller's own `args`) or
-reopens it to resume (rsi/training/rollouts.py uses it).
+the run through the one opener (`record_run` in rsi/run/setup.py: configurations, tasks, then the run
+row with the caller's typed plan, rsi/run/kinds.py) or reopens it to resume (`rsi eval`, GRPO's
+rollouts and the paired selection use it).
 
 `TrackerDisplay` shows such a run through a `rsi.progress.Tracker` (one stage of attempts with its
 total), the way `rsi train` and `rsi generation` show themselves.
@@ -18,8 +19,8 @@ total), the way `rsi train` and `rsi generation` show themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rsi.scheduler import JobProposal, ScheduleRequest
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from rsi.config import Configuration
     from rsi.display import RunEvent, RunProgress
     from rsi.progress import Tracker
+    from rsi.run.kinds import RunPlan
     from rsi.run.setup import OpenedRun
     from rsi.run.spec import ResolvedRun
     from rsi.store import Store
@@ -65,15 +67,19 @@ class PlannedScheduler:
 @dataclass
 class PlannedRun:
     """A run of fixed jobs, recorded or (with `resume`) reopened: the orchestrator's `opener` (`open`)
-    and `scheduler_for` (`scheduler`). `resolved.scheduler` is the name the run is stored under."""
+    and `scheduler_for` (`scheduler`). `plan` is what the run row stores (its kind's plan model; its
+    resolved run names the scheduler the run is stored under)."""
 
     workspace: Workspace
     run_id: str
-    resolved: ResolvedRun
+    plan: RunPlan
     jobs: list[PlannedJob]
     tasks: list[Task]  # every task a job names, once
-    args: dict[str, Any] = field(default_factory=dict)  # the caller's own record, stored beside the plan
     resume: bool = False
+
+    @property
+    def resolved(self) -> ResolvedRun:
+        return self.plan.resolved
 
     def configs(self) -> list[Configuration]:
         """The jobs' configurations, once each, in plan order."""
@@ -83,22 +89,13 @@ class PlannedRun:
         return list(by_hash.values())
 
     def open(self, store: Store) -> OpenedRun:
-        """Record identities first and the run row that names them last (rsi/run/setup.py), or reopen."""
-        from rsi.run.setup import OpenedRun, StoredPlan, reopen_stored_run
+        """Record the run (`record_run`: identities first, the run row that names them last), or reopen it."""
+        from rsi.run.setup import StoredPlan, record_run, reopen_stored_run
 
-        configs, r = self.configs(), self.resolved
         if self.resume:
-            return reopen_stored_run(store, self.workspace, self.run_id, StoredPlan(r, configs, self.tasks))
-        store.record_configurations(configs)
-        store.record_tasks(self.tasks)
-        store.create_run(
-            run_id=self.run_id, portfolio=r.portfolio, suite=r.suite, split=r.split,
-            budget={"attempts": r.budget_attempts, "tokens": r.budget_tokens, "minutes": r.budget_minutes},
-            seed=r.seed, scheduler=r.scheduler,
-            args={**self.args, "resolved": r.model_dump(mode="json"), "configs": [c.config_hash for c in configs],
-                  "tasks": [t.key for t in self.tasks]},
-        )
-        return OpenedRun(self.run_id, r, configs, self.tasks)
+            plan = StoredPlan(self.resolved, self.configs(), self.tasks)
+            return reopen_stored_run(store, self.workspace, self.run_id, plan)
+        return record_run(store, self.run_id, self.plan, self.configs(), self.tasks)
 
     def scheduler(self, opened: OpenedRun, store: Store) -> PlannedScheduler:
         return PlannedScheduler(self.resolved.scheduler, self.jobs)

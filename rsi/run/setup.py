@@ -1,6 +1,8 @@
 """Opening a run: a new one (configurations, tasks, then the run row) or a stored one to resume.
 
-`open_new_run` writes identities first and the run row that names them last, so a crash in between
+`record_run` is the one opener of a new run of every kind (rsi/run/kinds.py: `rsi run` through
+`open_new_run`, `rsi harvest`, and the planned runs through `PlannedRun.open`): it writes identities
+first and the run row that names them last, its `args` the kind's typed plan, so a crash in between
 leaves nothing to resume; after the run row, everything a resume needs is in the store.
 `open_stored_run` reads the stored plan back (`stored_plan`: the resolved configurations as they
 were, not today's portfolio file): a resume runs what was planned. Every resume, of any kind of run,
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rsi.config import Configuration
 from rsi.errors import StoreError, UserInputError
+from rsi.run.kinds import RUN_KINDS, RunPlan, SearchPlan, kind_of_scheduler, read_core, scheduler_of
 from rsi.run.spec import ResolvedRun, RunSpec, resolve_budgets
 from rsi.workspace import Workspace
 
@@ -25,7 +28,6 @@ if TYPE_CHECKING:
     from rsi.tasks.spec import Task
 
 STATE_FILE = "state.json"
-EVAL_SCHEDULER = "eval-paired"  # the scheduler name of `rsi eval` runs (rsi/evaluation.py plans their jobs)
 
 
 @dataclass(frozen=True)
@@ -96,39 +98,28 @@ def open_new_run(store: Any, workspace: Workspace, spec: RunSpec) -> OpenedRun:
     if not tasks:
         which = f"{'/'.join(resolved.difficulty)} " if resolved.difficulty else ""
         raise UserInputError(f"suite {resolved.suite!r} has no {which}{resolved.split} tasks")
-    # Identities first, then the run row that names them: a crash in between leaves no run.
+    plan = SearchPlan(spec=spec.model_dump(mode="json"), resolved=resolved, configs=[c.config_hash for c in configs],
+                      tasks=[t.key for t in tasks])
+    return record_run(store, new_run_id(), plan, configs, tasks)
+
+
+def record_run(store: Any, run_id: str, plan: RunPlan, configs: list[Configuration], tasks: list[Task]) -> OpenedRun:
+    """The one opener of a new run, of every kind (rsi/run/kinds.py): identities first, then the run row
+    that names them, its `args` the plan's JSON (a crash in between leaves no run)."""
+    r = plan.resolved
     store.record_configurations(configs)
     store.record_tasks(tasks)
-    run_id = new_run_id()
     store.create_run(
-        run_id=run_id,
-        portfolio=resolved.portfolio,
-        suite=resolved.suite,
-        split=resolved.split,
-        budget={"attempts": resolved.budget_attempts, "tokens": resolved.budget_tokens,
-                "minutes": resolved.budget_minutes},
-        seed=resolved.seed,
-        scheduler=resolved.scheduler,
-        args={
-            "spec": spec.model_dump(mode="json"),
-            "resolved": resolved.model_dump(mode="json"),
-            "configs": [c.config_hash for c in configs],
-            "tasks": [t.key for t in tasks],
-        },
+        run_id=run_id, portfolio=r.portfolio, suite=r.suite, split=r.split,
+        budget={"attempts": r.budget_attempts, "tokens": r.budget_tokens, "minutes": r.budget_minutes},
+        seed=r.seed, scheduler=scheduler_of(plan), args=plan.model_dump(mode="json"),
     )
-    return OpenedRun(run_id, resolved, configs, tasks)
+    return OpenedRun(run_id, r, configs, tasks)
 
 
 def resume_command(scheduler: str, run_id: str) -> str:
-    """The command that resumes a stopped run of this kind (a harvest, an evaluation and a GRPO step's
-    rollouts keep their plans outside the scheduler registry, so `rsi run --resume` refuses them)."""
-    from rsi.store.store import HARVEST_SCHEDULER, ROLLOUT_SCHEDULER
-
-    return {
-        HARVEST_SCHEDULER: f"rsi harvest --resume {run_id}",
-        EVAL_SCHEDULER: f"rsi eval --resume {run_id}",
-        ROLLOUT_SCHEDULER: "the same `rsi train --method grpo` again",
-    }.get(scheduler, f"rsi run --resume {run_id}")
+    """The command that resumes a stopped run stored under `scheduler` (its kind's, rsi/run/kinds.py)."""
+    return kind_of_scheduler(scheduler).resume_command(run_id)
 
 
 def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
@@ -137,15 +128,11 @@ def open_stored_run(store: Any, workspace: Workspace, run_id: str) -> OpenedRun:
         run = store.get_run(run_id)
     except StoreError as error:
         raise UserInputError(error.message, hint="`rsi runs` lists runs") from error
-    from rsi.store.store import HARVEST_SCHEDULER, ROLLOUT_SCHEDULER
-
-    if run.scheduler == ROLLOUT_SCHEDULER:  # a GRPO step's rollouts need the live policy: the training resumes them
-        raise UserInputError(f"run {run_id} holds a GRPO step's rollouts",
-                             hint="run the same `rsi train --method grpo` again: it resumes the step and its rollouts")
-    if run.scheduler == HARVEST_SCHEDULER:  # its plan lives in rsi/run/harvest.py, not in a registered scheduler
-        raise UserInputError(f"run {run_id} is a harvest", hint=f"resume it with `rsi harvest --resume {run_id}`")
-    if run.scheduler == EVAL_SCHEDULER:  # its plan lives in rsi/evaluation.py
-        raise UserInputError(f"run {run_id} is an evaluation", hint=f"resume it with `rsi eval --resume {run_id}`")
+    kind = kind_of_scheduler(run.scheduler)
+    if kind is not RUN_KINDS["search"]:  # its plan is rebuilt by the command that writes it
+        command = kind.resume_command(run_id)
+        raise UserInputError(f"run {run_id} {kind.described}",
+                             hint=f"resume it with {command if '`' in command else f'`{command}`'}")
     return reopen_stored_run(store, workspace, run_id, stored_plan(store, workspace, run))
 
 
@@ -158,32 +145,27 @@ class StoredPlan:
     tasks: list[Task]
 
 
-def stored_plan(store: Any, workspace: Workspace, run: RunRow, kind: str = "run") -> StoredPlan:
-    """The plan a run row recorded (`rsi run` and `rsi harvest` write it): the resolved configurations as
-    they were, not today's portfolio file, so a resume runs what was planned. `kind` names the run and
-    the command that writes it in the errors ("run", "harvest")."""
+def stored_plan(store: Any, workspace: Workspace, run: RunRow) -> StoredPlan:
+    """The plan a run row recorded (`read_core`: `rsi run` and `rsi harvest` resume with it): the resolved
+    configurations as they were, not today's portfolio file, so a resume runs what was planned. The
+    errors name the run's kind and the command that writes it ("run", "harvest")."""
     from rsi.tasks.load import load_suite
 
-    run_id, args = run.id, run.args
-    try:
-        resolved = ResolvedRun.model_validate(args["resolved"])
-        hashes: list[str] = list(args["configs"])
-        task_keys: list[str] = list(args["tasks"])
-    except (KeyError, ValueError) as error:
-        raise StoreError(f"{kind} {run_id} was not written by `rsi {kind}` (args lack {error})") from error
+    run_id, kind, core = run.id, kind_of_scheduler(run.scheduler).noun, read_core(run)
+    resolved, hashes = core.resolved, core.configs
     rows = {row.config_hash: row for row in store.list_configurations(hashes)}
     missing = [h for h in hashes if h not in rows]
     if missing:
         raise StoreError(f"{kind} {run_id}: configurations {missing} are missing from the store")
     configs = [Configuration.model_validate(rows[h].resolved) for h in hashes]
     by_key = {t.key: t for t in load_suite(workspace, resolved.suite)}
-    gone = [k for k in task_keys if k not in by_key]
+    gone = [k for k in core.tasks if k not in by_key]
     if gone:
         raise UserInputError(
             f"{kind} {run_id}: tasks {', '.join(gone[:5])} are no longer in suite {resolved.suite!r}",
             hint=f"restore them, or start a new {kind}",
         )
-    return StoredPlan(resolved, configs, [by_key[k] for k in task_keys])
+    return StoredPlan(resolved, configs, [by_key[k] for k in core.tasks])
 
 
 def reopen_stored_run(store: Any, workspace: Workspace, run_id: str, plan: StoredPlan) -> OpenedRun:

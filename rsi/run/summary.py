@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rsi.store.rows import planned_keys
+
 
 class TaskLine(BaseModel):
     task_key: str
@@ -154,7 +156,7 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
     `attempts` must be chronological (the store's `list_attempts` order). `elapsed_s` is the run's
     wall time from its run folder (`run_wall`); without it, its store timestamps' span.
     """
-    target_keys: list[str] = list(run.args.get("tasks") or sorted({a.task_key for a in attempts}))
+    target_keys: list[str] = planned_keys(run)[1] or sorted({a.task_key for a in attempts})
     targets = set(target_keys)
     per_task: dict[str, dict[str, Any]] = {k: {"a": 0, "p": 0, "e": 0, "first": None, "by": set(), "tried": set()} for k in target_keys}
     per_config: dict[str, dict[str, Any]] = defaultdict(lambda: {"a": 0, "p": 0, "e": 0, "tok": 0, "solved": set()})
@@ -244,7 +246,7 @@ def summarize_run(store: Any, run_id: str | None = None, run_dir: Callable[[str]
                                  hint=f"latest runs: {', '.join(known) or 'none'}") from error
     jobs = store.list_jobs(run.id)
     attempts = store.list_attempts(run.id)
-    hashes = {j.configuration_hash for j in jobs} | set(run.args.get("configs") or [])
+    hashes = {j.configuration_hash for j in jobs} | set(planned_keys(run)[0])
     names = {row.config_hash: row.name for row in store.list_configurations(hashes)}
     return build_summary(run, jobs, attempts, names, run_elapsed(run_dir(run.id)) if run_dir else None)
 
@@ -265,7 +267,7 @@ def split_targets(store: Any, run_ids: Sequence[str], split: str) -> list[str]:
     for run_id in run_ids:
         run = store.get_run(run_id)
         suites.add(run.suite)
-        keys.update(str(k) for k in (run.args or {}).get("tasks") or [])
+        keys.update(planned_keys(run)[1])
     if split == "all":
         return sorted(keys)
     splits = {info.key: info.split for suite in suites for info in store.list_tasks(suite)}

@@ -130,3 +130,11 @@ class AttemptStatsRow(SQLModel, table=True):
     tokens: int = Field(default=0, description="Tokens of counted attempts.")
     wall_s: float = 0.0
     first_pass_job: int | None = Field(default=None, description="Lowest job index with a pass in this run.")
+
+
+def planned_keys(run: Any) -> tuple[list[str], list[str]]:
+    """The (configuration hashes, task keys) a stored run planned: `RunPlan.configs` and `.tasks`, which
+    every kind and version stores under the same keys. Lenient for reports and summaries: what a row
+    lacks reads as [] (they fall back to what ran), where `read_plan` would refuse it."""
+    args = run.args or {}
+    return [str(h) for h in args.get("configs") or []], [str(k) for k in args.get("tasks") or []]

@@ -55,14 +55,6 @@ from rsi.store.types import utc_now
 from rsi.verdict import Verdict
 
 RUN_STATUSES = ("running", "done", "stopped", "failed")
-# Runs recorded with these schedulers sample for another purpose than coverage search: harvests
-# (rsi/run/harvest.py: more distinct solutions of tasks) and GRPO rollouts (rsi/training/rollouts.py:
-# groups of attempts of the policy being trained). Reads over all runs (run_ids=None) leave them out,
-# so coverage, statistics and the scheduler's history never count them; asked for by id, they are
-# read like any run.
-HARVEST_SCHEDULER = "harvest"
-ROLLOUT_SCHEDULER = "grpo-rollouts"
-NON_SEARCH_SCHEDULERS = (HARVEST_SCHEDULER, ROLLOUT_SCHEDULER)
 JOB_STATUSES = ("running", "done", "failed", "cancelled")
 
 A: Table = AttemptRow.__table__  # type: ignore[attr-defined]
@@ -628,7 +620,7 @@ class Store:
         covered: set[str] = set()
         if include_prior:
             prior = [r.id for r in self.list_runs(run.suite)
-                     if (r.created, r.id) < (run.created, run.id) and r.scheduler not in NON_SEARCH_SCHEDULERS]
+                     if (r.created, r.id) < (run.created, run.id) and r.scheduler not in non_search_schedulers()]
             covered = self.covered_tasks(run.suite, run.split, prior) if prior else set()
         curve = []
         with self._read() as conn:
@@ -642,12 +634,12 @@ class Store:
         self, suite: str, split: str | None = None, run_ids: Sequence[str] | None = None
     ) -> list[AttemptFact]:
         """(configuration hash, task key, passed) of every counted attempt, chronological per run:
-        the scheduler's `history`. Harvest and rollout runs (NON_SEARCH_SCHEDULERS) are left out unless
-        named in `run_ids`."""
+        the scheduler's `history`. Runs that are not coverage search (`non_search_schedulers`) are left
+        out unless named in `run_ids`."""
         cond = [T.c.suite == suite, A.c.counted]
         if split is not None:
             cond.append(T.c.split == split)
-        cond.append(A.c.run_id.in_(list(run_ids)) if run_ids is not None else R.c.scheduler.not_in(NON_SEARCH_SCHEDULERS))
+        cond.append(A.c.run_id.in_(list(run_ids)) if run_ids is not None else R.c.scheduler.not_in(non_search_schedulers()))
         query = (
             select(A.c.configuration_hash, A.c.task_key, A.c.passed)
             .join(T, T.c.key == A.c.task_key)
@@ -659,9 +651,20 @@ class Store:
             return [AttemptFact(r[0], r[1], bool(r[2])) for r in conn.execute(query)]
 
 
+def non_search_schedulers() -> tuple[str, ...]:
+    """The scheduler names of the runs that are not coverage search: the kinds of run whose registry
+    entry (rsi/run/kinds.py RUN_KINDS) says so (harvests, evaluations, GRPO rollouts). Reads over all
+    runs (run_ids=None) leave their runs out, so coverage, statistics and the scheduler's history
+    never count them; asked for by id, they are read like any run. (The registry names the kinds of
+    the runs this store holds; it imports nothing of the store's callers.)"""
+    from rsi.run.kinds import non_search_schedulers as from_registry
+
+    return from_registry()
+
+
 def _non_search_runs() -> Any:
-    """Ids of the runs that are not coverage search, as a subquery (see NON_SEARCH_SCHEDULERS)."""
-    return select(R.c.id).where(R.c.scheduler.in_(NON_SEARCH_SCHEDULERS))
+    """Ids of the runs that are not coverage search, as a subquery (see non_search_schedulers)."""
+    return select(R.c.id).where(R.c.scheduler.in_(non_search_schedulers()))
 
 
 class _Tx:

@@ -5,7 +5,7 @@ A rollout IS an attempt, planned and run like any other: a step's groups are the
 run (rsi/run/planned.py; job i is group i: one task, `group_size` attempts) that goes through the
 orchestrator (rsi/run/orchestrator.py), so attempt specs, time limits, the sandbox, the attempt
 folders, retries of infrastructure errors, recording and crash safety are the ones `rsi run` has.
-The run is stored under the scheduler `grpo-rollouts` (ROLLOUT_SCHEDULER in rsi/store/store.py):
+The run is stored under the scheduler `grpo-rollouts` (the `rollouts` kind, rsi/run/kinds.py):
 one run per step, never counted as coverage, statistics or scheduler history. The configuration is
 the candidate's (the parent contract's harness, routing fixed to the policy adapter under the name
 the candidate will serve it, `sft`); the one deliberate difference from the deployed harness is the
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from rsi.models.base import ChatModel
     from rsi.run.attempt_fn import ModelFor
     from rsi.run.planned import PlannedRun
-    from rsi.store import AttemptRow, Store
+    from rsi.store import AttemptRow, RunRow, Store
     from rsi.workspace import Workspace
 
 ENV_ROLLOUT_OVERRIDE = "RSI_GRPO_ROLLOUT_OVERRIDE"
@@ -173,9 +173,9 @@ def scripted_override(value: str) -> ModelFor | None:
 def rollout_run(workspace: Workspace, plan: RolloutStep, run_id: str, resume: bool, max_error_retries: int,
                 retry_backoff_s: float) -> PlannedRun:
     """The step as a planned run of the orchestrator (rsi/run/planned.py), under ROLLOUT_SCHEDULER."""
+    from rsi.run.kinds import ROLLOUT_SCHEDULER, RolloutPlan, RolloutSection
     from rsi.run.planned import PlannedJob, PlannedRun
     from rsi.run.spec import ResolvedRun
-    from rsi.store.store import ROLLOUT_SCHEDULER
 
     for task in plan.tasks:
         if task.spec.split != "train":
@@ -190,19 +190,27 @@ def rollout_run(workspace: Workspace, plan: RolloutStep, run_id: str, resume: bo
         limit_tasks=None, max_error_retries=max_error_retries, retry_backoff_s=retry_backoff_s,
     )
     tasks = list({t.key: t for t in plan.tasks}.values())
-    args = {"rollouts": {"step": plan.step, "group_size": plan.group_size, "reuse_key": plan.reuse_key,
-                         "groups": [t.key for t in plan.tasks]}}
-    return PlannedRun(workspace, run_id, resolved, jobs, tasks, args, resume)
+    stored = RolloutPlan(resolved=resolved, configs=[plan.config.config_hash], tasks=[t.key for t in tasks],
+                         rollouts=RolloutSection(step=plan.step, group_size=plan.group_size, reuse_key=plan.reuse_key,
+                                                 groups=[t.key for t in plan.tasks]))
+    return PlannedRun(workspace, run_id, stored, jobs, tasks, resume)
 
 
 def reusable_run(store: Store, suite: str, reuse_key: str) -> str | None:
     """The rollout run recorded under `reuse_key` (the newest), if any."""
-    from rsi.store.store import ROLLOUT_SCHEDULER
+    from rsi.errors import StoreError
+    from rsi.run.kinds import ROLLOUT_SCHEDULER, RolloutPlan, read_plan
+
+    def key_of(run: RunRow) -> str:
+        try:
+            plan = read_plan(run)
+        except StoreError:  # not a rollout run this code can read: never reused
+            return ""
+        return plan.rollouts.reuse_key if isinstance(plan, RolloutPlan) else ""
 
     if not reuse_key:
         return None
-    found = [r for r in store.list_runs(suite) if r.scheduler == ROLLOUT_SCHEDULER
-             and (r.args or {}).get("rollouts", {}).get("reuse_key") == reuse_key]
+    found = [r for r in store.list_runs(suite) if r.scheduler == ROLLOUT_SCHEDULER and key_of(r) == reuse_key]
     return max(found, key=lambda r: (r.created, r.id)).id if found else None
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from rsi.errors import UserInputError
-from rsi.run.harvest import SourceAttempt, TaskNeed, check_train_only, choose_job, harvest_targets
+from rsi.harvest import SourceAttempt, TaskNeed, check_train_only, choose_job, harvest_targets
 from tests.conftest import GIT_ENV
 from tests.run.mini import MINI_PORTFOLIO as PORTFOLIO
 
@@ -243,7 +243,7 @@ def test_a_sigkilled_harvest_resumes_without_losing_or_repeating_work(harvested)
     every attempt recorded before the kill stays as it was (never run again), the budget counts them (the
     two sessions together spend exactly BUDGET), and no task is planned again once the solutions found so
     far (source runs, then this harvest's earlier jobs, both sessions) reach PER_TASK distinct ones."""
-    from rsi.run.harvest import code_key_of
+    from rsi.harvest import code_key_of
     from rsi.store import open_store
 
     ws, env = harvested["ws"], harvested["env"]

@@ -69,8 +69,8 @@ def test_planned_scheduler_proposes_job_i_as_the_runs_job_i_then_nothing() -> No
 
 
 def test_a_stopped_run_names_the_command_that_resumes_its_kind() -> None:
-    from rsi.run.setup import EVAL_SCHEDULER, resume_command
-    from rsi.store.store import HARVEST_SCHEDULER, ROLLOUT_SCHEDULER
+    from rsi.run.kinds import EVAL_SCHEDULER, HARVEST_SCHEDULER, ROLLOUT_SCHEDULER
+    from rsi.run.setup import resume_command
 
     assert resume_command("thompson", "R1") == "rsi run --resume R1"
     assert resume_command(HARVEST_SCHEDULER, "R2") == "rsi harvest --resume R2"

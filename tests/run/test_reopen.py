@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from rsi.errors import StoreError, UserInputError
-from rsi.run.harvest import reopen_harvest_run
+from rsi.harvest import reopen_harvest_run
+from rsi.run.kinds import read_plan
 from rsi.run.planned import PlannedRun
 from rsi.run.setup import STATE_FILE, OpenedRun, open_new_run, open_stored_run
 from rsi.run.spec import RunSpec
@@ -54,7 +55,8 @@ def test_a_resumed_run_gets_its_stored_plan_and_earlier_wall_time(mini_ws) -> No
 def test_a_planned_run_reopens_with_the_plan_it_rebuilt(mini_ws) -> None:
     with open_store(mini_ws.db_url) as store:
         new = _stopped_run(store, mini_ws, None)  # no state file: no earlier wall time
-        planned = PlannedRun(mini_ws, new.run_id, new.resolved, jobs=[], tasks=new.tasks[:2], resume=True)
+        stored = read_plan(store.get_run(new.run_id))
+        planned = PlannedRun(mini_ws, new.run_id, stored, jobs=[], tasks=new.tasks[:2], resume=True)
         opened = planned.open(store)
         assert store.get_run(new.run_id).status == "running"
     assert opened.tasks == new.tasks[:2] and opened.configs == [] and opened.elapsed_before_s == 0.0

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rsi.errors import ModelError, TrainingError, UserInputError
-from rsi.store.store import ROLLOUT_SCHEDULER
+from rsi.run.kinds import ROLLOUT_SCHEDULER
 from rsi.training.rollouts import RolloutStep, sample_groups, train_tasks
 from rsi.verdict import Verdict
 from tests.training.test_grpo import grpo_request, replies_for, tiny_base, write_replies  # noqa: F401 - a fixture

@@ -12,9 +12,10 @@ dedup key), under its own attempt budget:
   twice for the same task, since its retry is the same answer;
 - heldout tasks are never harvested: targets come from the train split only, and a train task whose
   content hash equals a heldout task's is left out too (`harvest_targets` and `check_train_only`);
-- the harvest is its own run (scheduler `harvest`, HARVEST_SCHEDULER in rsi/store/store.py), so its
-  attempts are recorded as its own jobs; the store's reads over all runs (coverage, statistics, the
-  scheduler history) leave harvest runs out, so a harvest never counts as coverage search;
+- the harvest is its own run (the `harvest` kind of rsi/run/kinds.py, stored under the scheduler
+  `harvest` with a typed `HarvestPlan`), so its attempts are recorded as its own jobs; the kind does
+  not count as coverage search, so the store's reads over all runs (coverage, statistics, the
+  scheduler history) leave harvest runs out;
 - it runs through the orchestrator like `rsi run` (same executor, sandbox, recording, retries and
   crash safety), with the harvest plan as the session's scheduler (the `opener` and
   `scheduler_for` hooks of `rsi.run.orchestrator.Orchestrator`);
@@ -28,6 +29,11 @@ dedup key), under its own attempt budget:
 `rsi trajectories export SOURCE_RUN HARVEST_RUN --max-per-task N` then exports the pooled solutions.
 The planning core (`harvest_targets`, `choose_job`) is pure; `HarvestScheduler` reads each new
 passing trajectory of the harvest once to learn its code key.
+
+Its layer: a harvest reads stored runs through the promotion layer (`load_run_attempts`) and solutions
+through the trajectories layer (`final_code_of`, `normalize_code`), and runs through the orchestrator
+(rsi/run/), so it sits above promotion and trajectories, beside rsi/evaluation.py, and below the
+generation cycle that calls it (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -245,10 +251,11 @@ def open_harvest_run(store: Store, workspace: Workspace, spec: HarvestSpec, plan
                      on_created: Callable[[str], None] | None = None) -> OpenedRun:
     """Record the harvest as its own run (scheduler `harvest`) with its configurations and tasks;
     `on_created` gets the run id as soon as the run row exists (a caller that must resume it records it)."""
-    from rsi.run.setup import OpenedRun
+    from rsi.run.kinds import HARVEST_SCHEDULER, HarvestSection
+    from rsi.run.kinds import HarvestPlan as StoredHarvest
+    from rsi.run.setup import record_run
     from rsi.run.spec import ResolvedRun, RunSpec
     from rsi.store import new_run_id
-    from rsi.store.store import HARVEST_SCHEDULER
     from rsi.tasks.load import load_suite
 
     by_key = {t.key: t for t in load_suite(workspace, plan.suite)}
@@ -261,28 +268,22 @@ def open_harvest_run(store: Store, workspace: Workspace, spec: HarvestSpec, plan
         job_size=spec.job_size, scheduler=HARVEST_SCHEDULER, seed=spec.seed, limit_tasks=None,
         max_error_retries=defaults.max_error_retries, retry_backoff_s=defaults.retry_backoff_s,
     )
-    store.record_configurations(plan.configs)
-    store.record_tasks(tasks)
-    run_id = new_run_id()
-    store.create_run(
-        run_id=run_id, portfolio=resolved.portfolio, suite=plan.suite, split="train",
-        budget={"attempts": spec.budget_attempts, "tokens": None, "minutes": None}, seed=spec.seed,
-        scheduler=HARVEST_SCHEDULER,
-        args={"resolved": resolved.model_dump(mode="json"), "configs": [c.config_hash for c in plan.configs],
-              "tasks": [t.key for t in tasks],
-              "harvest": {"source_runs": list(spec.source_runs), "per_task": spec.per_task,
-                          "known_solutions": {k: len(n.codes) for k, n in sorted(plan.needs.items())}}},
-    )
+    section = HarvestSection(source_runs=list(spec.source_runs), per_task=spec.per_task,
+                             known_solutions={k: len(n.codes) for k, n in sorted(plan.needs.items())})
+    stored = StoredHarvest(resolved=resolved, configs=[c.config_hash for c in plan.configs],
+                         tasks=[t.key for t in tasks], harvest=section)
+    opened = record_run(store, new_run_id(), stored, plan.configs, tasks)
     if on_created is not None:
-        on_created(run_id)
-    return OpenedRun(run_id, resolved, plan.configs, tasks)
+        on_created(opened.run_id)
+    return opened
 
 
 def stored_harvest_spec(store: Store, spec: HarvestSpec) -> HarvestSpec:
     """The spec the harvest `spec.resume` was started with (source runs, per_task, budget, job size, seed,
     from its run row), with this call's execution settings (workers, sandbox)."""
-    from rsi.run.spec import ResolvedRun
-    from rsi.store.store import HARVEST_SCHEDULER
+    from rsi.run.kinds import HARVEST_SCHEDULER, read_plan
+    from rsi.run.kinds import HarvestPlan as StoredHarvest
+    from rsi.run.setup import resume_command
 
     run_id = spec.resume or ""
     try:
@@ -291,16 +292,15 @@ def stored_harvest_spec(store: Store, spec: HarvestSpec) -> HarvestSpec:
         raise UserInputError(error.message, hint="`rsi runs` lists runs") from error
     if run.scheduler != HARVEST_SCHEDULER:
         raise UserInputError(f"run {run_id} is not a harvest (scheduler {run.scheduler!r})",
-                             hint=f"resume a run with `rsi run --resume {run_id}`, an evaluation with `rsi eval --resume`")
-    try:
-        stored, resolved = run.args["harvest"], ResolvedRun.model_validate(run.args["resolved"])
-        if resolved.budget_attempts is None:  # a harvest always records its attempts budget
-            raise ValueError("budget_attempts")
-        return HarvestSpec(source_runs=tuple(stored["source_runs"]), per_task=int(stored["per_task"]),
-                           budget_attempts=resolved.budget_attempts, job_size=resolved.job_size, seed=resolved.seed,
-                           workers=spec.workers, sandbox=spec.sandbox, resume=run_id)
-    except (KeyError, TypeError, ValueError) as error:
-        raise StoreError(f"run {run_id} was not written by `rsi harvest` (its args lack {error})") from error
+                             hint=f"resume it with {resume_command(run.scheduler, run_id)}")
+    stored = read_plan(run)  # an old row's untyped args too (rsi/run/kinds.py)
+    assert isinstance(stored, StoredHarvest)  # the kind of a harvest row
+    resolved = stored.resolved
+    if resolved.budget_attempts is None:  # a harvest always records its attempts budget
+        raise StoreError(f"run {run_id} was not written by `rsi harvest` (its args lack 'budget_attempts')")
+    return HarvestSpec(source_runs=tuple(stored.harvest.source_runs), per_task=stored.harvest.per_task,
+                       budget_attempts=resolved.budget_attempts, job_size=resolved.job_size, seed=resolved.seed,
+                       workers=spec.workers, sandbox=spec.sandbox, resume=run_id)
 
 
 def resolve_harvest_spec(workspace: Workspace, spec: HarvestSpec) -> HarvestSpec:
@@ -321,7 +321,7 @@ def reopen_harvest_run(store: Store, workspace: Workspace, run_id: str) -> Opene
     today): a resume runs what was planned. Marks the run running again."""
     from rsi.run.setup import reopen_stored_run, stored_plan
 
-    plan = stored_plan(store, workspace, store.get_run(run_id), "harvest")
+    plan = stored_plan(store, workspace, store.get_run(run_id))
     check_train_only((t.key for t in plan.tasks), {t.key: t.spec.split for t in plan.tasks})
     return reopen_stored_run(store, workspace, run_id, plan)
 
