@@ -34,7 +34,7 @@ def test_empty_registry_and_lineage(workspace, shim) -> None:
     assert listed.returncode == 0 and "no adapters registered" in listed.stdout
     assert json.loads(shim("adapters", "list", "--json", cwd=workspace.root, env=env).stdout) == []
     lineage = shim("lineage", "--json", cwd=workspace.root, env=env)
-    assert lineage.returncode == 0 and json.loads(lineage.stdout) == {"generations": [], "plot": None}
+    assert lineage.returncode == 0 and json.loads(lineage.stdout) == {"generations": [], "plot": None, "ablation": None}
     helped = shim("--help", cwd=workspace.root, env=env)
-    for command in ("train", "adapters", "eval", "generation", "nightly", "lineage"):
+    for command in ("train", "adapters", "eval", "generation", "nightly", "lineage", "ablate"):
         assert command in helped.stdout
