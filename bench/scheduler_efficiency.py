@@ -16,13 +16,15 @@ Variants were chosen on the tuning seeds (`rsi.simulate.TUNING_SEEDS` and more b
 use the held-out seeds 100-109, and the paired checks 24 more (110-133) where a run is cheap.
 
     cd bench && ../.venv/bin/python scheduler_efficiency.py [--seeds N] [--first-seed S] [--paired-seeds N]
-        [--settings a,b] [--fewer SETTING=N,..] [--skip SETTING:SCHEDULER,..] [--cache FILE] [--workers N]
+        [--settings a,b] [--fewer SETTING=N,..] [--skip SETTING:SCHEDULER,..] [--more SETTING=N,..]
+        [--cache FILE] [--workers N]
         [--run-only] [--no-times] [--write]
 
 `--cache FILE` keeps every run (JSON, written after each run) so that settings can be run in separate
 invocations (`--run-only`) and rendered together; `--fewer` gives a setting only the first N seeds (no
 paired extra) and `--skip` leaves a scheduler out of a setting (its cells `-`), for a machine without the
-hours `ranked-many` takes; `--write` replaces the section `SECTION` of bench/RESULTS.md (or appends it).
+hours `ranked-many` takes; `--more` gives a setting N paired seeds instead of `--paired-seeds` (where
+outcomes are Bernoulli the per-seed ratios spread widely, and 20 seeds cannot tell 5% apart); `--write` replaces the section `SECTION` of bench/RESULTS.md (or appends it).
 """
 
 from __future__ import annotations
@@ -213,13 +215,16 @@ class Plan:
     extra: range  # more seeds for the paired checks
     fewer: dict[str, int] = field(default_factory=dict)  # setting -> the first N of `seeds` only, no extra
     skip: frozenset[tuple[str, str]] = frozenset()
+    more: dict[str, int] = field(default_factory=dict)  # setting -> N paired seeds after `seeds` instead of `extra`
 
     def table_seeds(self, setting: str) -> range:
         return self.seeds[: self.fewer.get(setting, len(self.seeds))]
 
     def paired_seeds(self, setting: str) -> list[int]:
-        extra = [] if setting in NO_EXTRA or setting in self.fewer else list(self.extra)
-        return list(self.table_seeds(setting)) + extra
+        if setting in NO_EXTRA or setting in self.fewer:
+            return list(self.table_seeds(setting))
+        extra = range(self.seeds.stop, self.seeds.stop + self.more[setting]) if setting in self.more else self.extra
+        return list(self.table_seeds(setting)) + list(extra)
 
     def runs(self, setting: str, name: str) -> bool:
         return (setting, name) not in self.skip
@@ -429,7 +434,7 @@ def targets(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> 
 
 def render(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> str:
     names = ", ".join(f"`{n}`" for n in SCHEDULERS)
-    seeds, extra = plan.seeds, plan.extra
+    seeds = plan.seeds
     fewer = "".join(f" `{s}`: seeds {plan.span(s)} only." for s in settings if s in plan.fewer)
     skipped = "".join(f" `{n}` not run on `{s}` (`-`)." for s, n in sorted(plan.skip) if s in settings)
     lines = [
@@ -461,14 +466,14 @@ def render(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> s
         means = [f"{statistics.mean(cache[_key(setting, n, s)]['tpj'] for s in plan.table_seeds(setting)):.1f}"
                  if plan.runs(setting, n) else "-" for n in [*SCHEDULERS, *BOUNDS]]
         lines.append(f"| {setting} | " + " | ".join(means) + " |")
-    lines += ["", f"**Paired: the default against the previous default and against config-major** (geometric mean of "
-              f"the per-seed ratios of attempts to 90% / 95% / 100%, 95% bootstrap interval; seeds {seeds.start}-"
-              f"{extra.stop - 1}, `ranked-many` {plan.span('ranked-many')} only; below 1: the default needs fewer):",
-              "", "| setting | x previous default (`thompson-tags`) | x config-major |", "| --- | --- | --- |"]
+    lines += ["", "**Paired: the default against the previous default and against config-major** (geometric mean of "
+              "the per-seed ratios of attempts to 90% / 95% / 100%, 95% bootstrap interval over the seeds shown; "
+              "below 1: the default needs fewer):", "",
+              "| setting | seeds | x previous default (`thompson-tags`) | x config-major |", "| --- | --- | --- | --- |"]
     for setting in settings:
         cells = [" / ".join(p.text() for p in paired(cache, setting, ref, plan.paired_seeds(setting)))
                  if plan.runs(setting, ref) else "-" for ref in (PREVIOUS, "config-major")]
-        lines.append(f"| {setting} | {cells[0]} | {cells[1]} |")
+        lines.append(f"| {setting} | {plan.span(setting)} | {cells[0]} | {cells[1]} |")
     lines += ["", "Settings:", ""]
     for setting in settings:
         desc, spec = SETTINGS[setting]
@@ -517,6 +522,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="Append or replace this section of bench/RESULTS.md.")
     parser.add_argument("--fewer", default="", help="SETTING=N,...: only the first N seeds there, no paired extra.")
     parser.add_argument("--skip", default="", help="SETTING:SCHEDULER,...: runs left out (cells `-`).")
+    parser.add_argument("--more", default="", help="SETTING=N,...: N paired seeds there instead of --paired-seeds.")
     args = parser.parse_args()
     settings = [n for n in args.settings.split(",") if n]
     unknown = [n for n in settings if n not in SETTINGS]
@@ -525,7 +531,8 @@ def main() -> None:
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     fewer = {k: int(v) for k, v in (item.split("=") for item in args.fewer.split(",") if item)}
     skip = frozenset((k, v) for k, v in (item.split(":") for item in args.skip.split(",") if item))
-    plan = Plan(seeds, range(seeds.stop, seeds.stop + args.paired_seeds), fewer, skip)
+    more = {k: int(v) for k, v in (item.split("=") for item in args.more.split(",") if item)}
+    plan = Plan(seeds, range(seeds.stop, seeds.stop + args.paired_seeds), fewer, skip, more)
     load = os.getloadavg()[0]
     cache = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
     try:
