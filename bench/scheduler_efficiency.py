@@ -162,6 +162,21 @@ NOTES = [
     "- Noise: two seeds of the draws (the same variant under two names) differed by 3-9% on 5 seeds; 10 seeds do not "
     "tell variants 5% apart, which is why the choices above used 20-50 seeds.",
     "",
+    "This recording (2026-12-05): the tables use seeds 100-109 on every setting shown except `ranked-many`, "
+    "seed 100 only (on this 2-core machine, shared by several jobs at a load of 6-8, its per-pair schedulers "
+    "`thompson-tags` and `thompson-draws` take 2-3 CPU minutes each per seed); the paired checks use 100 seeds "
+    "(100-199) on `stochastic`, `stochastic-no-tags` and `default`, 34 on `no-structure`, 20 elsewhere: on "
+    "`stochastic` 20 seeds gave a 95% interval of +-12% around the paired ratio (Bernoulli outcomes make runs "
+    "diverge), too wide for the 5% rule to decide either way; the seed counts were raised after seeing that "
+    "width on seeds 100-119, before the others ran. Settings not shown were not rerun for lack of CPU time: "
+    "the command with their names added renders them.",
+    "",
+    "- Tried this round and not adopted (tuning seeds 0-19, paired geometric mean at 90 / 95 / 100%): the "
+    "low-rate branch hands over to the per-tag model only once tags add more than 1 or 2 nats beyond the "
+    "ranking (instead of more than 0), to stop tags that add nothing but noise from choosing on `no-structure`: "
+    "`no-structure` 1.017 / 1.013 / 1.018x config-major with 1 nat, 1.015 / 1.013 / 1.012x without (no help); "
+    "`default` 1.061 / 1.030 / 1.049x the previous default with 1 nat, 1.020 / 1.004 / 1.002x without.",
+    "",
     "Earlier rounds (issue 15, recorded 2026-12-04 at the commits before 5fd9a9b): this section's history in git "
     "(`git log -p bench/RESULTS.md`).",
 ]
@@ -552,7 +567,7 @@ def main() -> None:
         cpu = sum(row.get("cpu", 0.0) for row in cache.values())
         header = (
             f"Date {time.strftime('%Y-%m-%d', time.gmtime())}; commit {_commit()}. Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
-            f"{platform.python_version()}, shared with a long real-model benchmark; 1-minute load average {load:.1f} "
+            f"{platform.python_version()}, shared with other jobs and test suites; 1-minute load average {load:.1f} "
             f"at the start of the rendering invocation; {cpu / 60:.0f} CPU minutes of simulation in all.\n\n"
         )
         notes = "\n".join(NOTES)
