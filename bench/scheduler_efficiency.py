@@ -15,11 +15,16 @@ of issue 40, and the default's time per proposal at 24, 134 and 300 configuratio
 Variants were chosen on the tuning seeds (`rsi.simulate.TUNING_SEEDS` and more below 100); the tables
 use the held-out seeds 100-109, and the paired checks 24 more (110-133) where a run is cheap.
 
-    cd bench && ../.venv/bin/python scheduler_efficiency.py [--seeds N] [--first-seed S]
-        [--settings a,b] [--cache FILE] [--workers N] [--no-times] [--write]
+    cd bench && ../.venv/bin/python scheduler_efficiency.py [--seeds N] [--first-seed S] [--paired-seeds N]
+        [--settings a,b] [--fewer SETTING=N,..] [--skip SETTING:SCHEDULER,..] [--more SETTING=N,..]
+        [--cache FILE] [--workers N]
+        [--run-only] [--no-times] [--write]
 
-`--cache FILE` keeps every run (JSON) so that settings can be run in separate invocations and rendered
-together; `--write` appends (or replaces) the section `SECTION` at the end of bench/RESULTS.md.
+`--cache FILE` keeps every run (JSON, written after each run) so that settings can be run in separate
+invocations (`--run-only`) and rendered together; `--fewer` gives a setting only the first N seeds (no
+paired extra) and `--skip` leaves a scheduler out of a setting (its cells `-`), for a machine without the
+hours `ranked-many` takes; `--more` gives a setting N paired seeds instead of `--paired-seeds` (where
+outcomes are Bernoulli the per-seed ratios spread widely, and 20 seeds cannot tell 5% apart); `--write` replaces the section `SECTION` of bench/RESULTS.md (or appends it).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -57,8 +62,7 @@ from rsi.simulate import (
     simulate,
 )
 
-SECTION = "## scheduler_efficiency across regimes (issue 40)"
-DATE = "2026-12-04"
+SECTION = "## scheduler_efficiency"  # replaces the section of the rounds before (issue 15) in place
 FRACTIONS = (0.9, 0.95, 1.0)
 DEFAULT = "thompson"
 PREVIOUS = "thompson-tags"  # b80c5d3's default `thompson`: the same proposals (checked on 6 runs, 2026-12-04)
@@ -158,7 +162,23 @@ NOTES = [
     "- Noise: two seeds of the draws (the same variant under two names) differed by 3-9% on 5 seeds; 10 seeds do not "
     "tell variants 5% apart, which is why the choices above used 20-50 seeds.",
     "",
-    "Earlier rounds (issue 15) are in the section `## scheduler_efficiency` above.",
+    "This recording (2026-12-05): the tables use seeds 100-109 on every setting shown except `ranked-many`, "
+    "seed 100 only (on this 2-core machine, shared by several jobs at a load of 6-8, its per-pair schedulers "
+    "`thompson-tags` and `thompson-draws` take 2-3 CPU minutes each per seed); the paired checks use 100 seeds "
+    "(100-199) on `stochastic`, `stochastic-no-tags` and `default`, 34 on `no-structure`, 20 elsewhere: on "
+    "`stochastic` 20 seeds gave a 95% interval of +-12% around the paired ratio (Bernoulli outcomes make runs "
+    "diverge), too wide for the 5% rule to decide either way; the seed counts were raised after seeing that "
+    "width on seeds 100-119, before the others ran. Settings not shown were not rerun for lack of CPU time: "
+    "the command with their names added renders them.",
+    "",
+    "- Tried this round and not adopted (tuning seeds 0-19, paired geometric mean at 90 / 95 / 100%): the "
+    "low-rate branch hands over to the per-tag model only once tags add more than 1 or 2 nats beyond the "
+    "ranking (instead of more than 0), to stop tags that add nothing but noise from choosing on `no-structure`: "
+    "`no-structure` 1.017 / 1.013 / 1.018x config-major with 1 nat, 1.015 / 1.013 / 1.012x without (no help); "
+    "`default` 1.061 / 1.030 / 1.049x the previous default with 1 nat, 1.020 / 1.004 / 1.002x without.",
+    "",
+    "Earlier rounds (issue 15, recorded 2026-12-04 at the commits before 5fd9a9b): this section's history in git "
+    "(`git log -p bench/RESULTS.md`).",
 ]
 
 
@@ -201,16 +221,45 @@ def _key(setting: str, name: str, seed: int) -> str:
     return f"{setting}|{name}|{seed}"
 
 
-def run_all(cache: dict, settings: list[str], seeds: range, extra: range, workers: int) -> None:
-    """Fill `cache` with every run the tables and paired checks need (skipping those it has)."""
+@dataclass(frozen=True)
+class Plan:
+    """Which seeds each setting's tables and paired checks use, and which (setting, scheduler) runs are
+    left out (their cells show `-`): `--fewer` and `--skip` fit a run into the time a shared machine has."""
+
+    seeds: range  # the tables' seeds
+    extra: range  # more seeds for the paired checks
+    fewer: dict[str, int] = field(default_factory=dict)  # setting -> the first N of `seeds` only, no extra
+    skip: frozenset[tuple[str, str]] = frozenset()
+    more: dict[str, int] = field(default_factory=dict)  # setting -> N paired seeds after `seeds` instead of `extra`
+
+    def table_seeds(self, setting: str) -> range:
+        return self.seeds[: self.fewer.get(setting, len(self.seeds))]
+
+    def paired_seeds(self, setting: str) -> list[int]:
+        if setting in NO_EXTRA or setting in self.fewer:
+            return list(self.table_seeds(setting))
+        extra = range(self.seeds.stop, self.seeds.stop + self.more[setting]) if setting in self.more else self.extra
+        return list(self.table_seeds(setting)) + list(extra)
+
+    def runs(self, setting: str, name: str) -> bool:
+        return (setting, name) not in self.skip
+
+    def span(self, setting: str) -> str:
+        seeds = self.paired_seeds(setting)
+        return f"{seeds[0]}-{seeds[-1]}"
+
+
+def run_all(cache: dict, settings: list[str], plan: Plan, workers: int, path: Path | None = None) -> None:
+    """Fill `cache` with every run the tables and paired checks need (skipping those it has); with
+    `path`, write the cache there after every run, so that a stopped invocation loses at most one."""
 
     def wanted(phase: int) -> list[tuple[str, str, int, int | None]]:
         jobs = []
         for setting in settings:
-            all_seeds = list(seeds) + ([] if setting in NO_EXTRA else list(extra))
-            for seed in all_seeds:
-                names = [*SCHEDULERS, *BOUNDS] if seed in seeds else [DEFAULT, PREVIOUS, "config-major"]
-                for name in names:
+            for seed in plan.paired_seeds(setting):
+                in_tables = seed in plan.table_seeds(setting)
+                names = [*SCHEDULERS, *BOUNDS] if in_tables else [DEFAULT, PREVIOUS, "config-major"]
+                for name in (n for n in names if plan.runs(setting, n)):
                     slow = name in SLOW and setting in SLOW_SETTINGS
                     if _key(setting, name, seed) in cache or slow != (phase == 2):
                         continue
@@ -228,6 +277,8 @@ def run_all(cache: dict, settings: list[str], seeds: range, extra: range, worker
         with Pool(workers) as pool:
             for done, (setting, name, seed, row) in enumerate(pool.imap_unordered(run_one, jobs), 1):
                 cache[_key(setting, name, seed)] = row
+                if path is not None:
+                    path.write_text(json.dumps(cache))
                 if done % 25 == 0 or done == len(jobs):
                     print(f"phase {phase}: {done}/{len(jobs)} runs", file=sys.stderr)
 
@@ -312,10 +363,11 @@ def proposal_times(sizes: tuple[int, ...] = (24, 134, 300), n_tasks: int = 500, 
     return rows
 
 
-def _table(cache: dict, settings: list[str], seeds: range, reference: str | None) -> list[str]:
+def _table(cache: dict, settings: list[str], plan: Plan, reference: str | None) -> list[str]:
     names = [*SCHEDULERS, *BOUNDS]
     lines = ["| setting | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
     for setting in settings:
+        seeds = plan.table_seeds(setting)
         matrices = [matrix_of(SETTINGS[setting][1], s) for s in seeds]
         if reference is None:
             ref = [statistics.mean(m.oracle_attempts(f) for m in matrices) for f in FRACTIONS]
@@ -323,6 +375,9 @@ def _table(cache: dict, settings: list[str], seeds: range, reference: str | None
             ref = [cell(cache, setting, reference, seeds, i).mean for i in range(len(FRACTIONS))]
         cells = []
         for name in names:
+            if not plan.runs(setting, name):
+                cells.append("-")
+                continue
             parts = []
             for i in range(len(FRACTIONS)):
                 c = cell(cache, setting, name, seeds, i)
@@ -336,10 +391,12 @@ def ratio_to(cache: dict, setting: str, name: str, reference: float, seeds: rang
     return cell(cache, setting, name, seeds, FRACTIONS.index(share)).mean / reference
 
 
-def targets(cache: dict, settings: list[str], seeds: range, extra: range, times: list[dict]) -> list[str]:
-    rows = [f"**Targets** (the default is `{DEFAULT}`; held-out seeds {seeds.start}-{seeds.stop - 1}):", "",
+def targets(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> list[str]:
+    rows = [f"**Targets** (the default is `{DEFAULT}`; held-out seeds {plan.seeds.start}-{plan.seeds.stop - 1}"
+            + "".join(f", `{s}` {plan.span(s)}" for s in settings if s in plan.fewer) + "):", "",
             "| target | measured | verdict |", "| --- | --- | --- |"]
     for setting in (s for s in RANKED if s in settings):
+        seeds = plan.table_seeds(setting)
         bound = cell(cache, setting, HINDSIGHT_PROBE_ONE, seeds, 1).mean
         hindsight = cell(cache, setting, HINDSIGHT, seeds, 1).mean
         mine = ratio_to(cache, setting, DEFAULT, bound, seeds, 0.95)
@@ -348,6 +405,7 @@ def targets(cache: dict, settings: list[str], seeds: range, extra: range, times:
             f"| `{setting}`: within 1.1x of hindsight after one-task probes at 95% | {mine:.2f}x "
             f"(`thompson-explore-one` {explore:.2f}x; the bound itself is {bound / hindsight:.2f}x hindsight) | "
             f"{'MET' if mine <= 1.1 else 'NOT MET'} |")
+    seeds = plan.seeds
     if "default" in settings:
         matrices = [matrix_of(SETTINGS["default"][1], s) for s in seeds]
         oracle = statistics.mean(m.oracle_attempts() for m in matrices)
@@ -367,9 +425,8 @@ def targets(cache: dict, settings: list[str], seeds: range, extra: range, times:
             f"{previous:.2f}x) | {'MET' if mine <= 1.5 else 'NOT MET'} |")
     for reference in (PREVIOUS, "config-major"):
         found = []
-        for setting in settings:
-            all_seeds = list(seeds) + ([] if setting in NO_EXTRA else list(extra))
-            checks = paired(cache, setting, reference, all_seeds)
+        for setting in (s for s in settings if plan.runs(s, reference)):
+            checks = paired(cache, setting, reference, plan.paired_seeds(setting))
             found.append((setting, checks))
         worse = [f"`{s}` at {f:.0%}" for s, checks in found for f, p in zip(FRACTIONS, checks, strict=True) if p.worse]
         worse_regimes = [w for w in worse if w.split("`")[1] in REGIMES.values()]
@@ -390,8 +447,11 @@ def targets(cache: dict, settings: list[str], seeds: range, extra: range, times:
     return rows
 
 
-def render(cache: dict, settings: list[str], seeds: range, extra: range, times: list[dict]) -> str:
+def render(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> str:
     names = ", ".join(f"`{n}`" for n in SCHEDULERS)
+    seeds = plan.seeds
+    fewer = "".join(f" `{s}`: seeds {plan.span(s)} only." for s in settings if s in plan.fewer)
+    skipped = "".join(f" `{n}` not run on `{s}` (`-`)." for s, n in sorted(plan.skip) if s in settings)
     lines = [
         f"Seeds {seeds.start}-{seeds.stop - 1} ({len(seeds)} per setting, held out: every variant was chosen on "
         f"seeds below 100). Jobs of 8 tasks, 1 attempt each. Every registered scheduler ({names}) and three bounds "
@@ -402,15 +462,15 @@ def render(cache: dict, settings: list[str], seeds: range, extra: range, times: 
         "ranked targets are now stated against. Each cell: attempts to cover 90% / 95% / 100% of the reachable "
         "tasks, mean over the seeds. `>` marks a mean that counts runs stopped at their cap as the cap (20x the "
         "oracle; deterministic worlds: every pair once; `thompson-tags` and `thompson-draws` on `ranked-many`: "
-        f"{SLOW_STOP}x the default's attempts to cover every task on the same seed).",
+        f"{SLOW_STOP}x the default's attempts to cover every task on the same seed).{fewer}{skipped}",
         "",
         "**In multiples of the oracle** (sum of 1 / p_best over the cheapest tasks that reach the share):",
         "",
-        *_table(cache, settings, seeds, None),
+        *_table(cache, settings, plan, None),
         "",
         "**In multiples of hindsight best-rate-first** (a bound: it knows the true pass rates):",
         "",
-        *_table(cache, settings, seeds, HINDSIGHT),
+        *_table(cache, settings, plan, HINDSIGHT),
         "",
         "**Mean tasks per job** (attempts / jobs over the whole run; at most 8):",
         "",
@@ -418,23 +478,24 @@ def render(cache: dict, settings: list[str], seeds: range, extra: range, times: 
         "| --- |" + " ---: |" * (len(SCHEDULERS) + len(BOUNDS)),
     ]
     for setting in settings:
-        means = [statistics.mean(cache[_key(setting, n, s)]["tpj"] for s in seeds) for n in [*SCHEDULERS, *BOUNDS]]
-        lines.append(f"| {setting} | " + " | ".join(f"{v:.1f}" for v in means) + " |")
-    lines += ["", f"**Paired: the default against the previous default and against config-major** (geometric mean of "
-              f"the per-seed ratios of attempts to 90% / 95% / 100%, 95% bootstrap interval; seeds {seeds.start}-"
-              f"{extra.stop - 1}, `ranked-many` {seeds.start}-{seeds.stop - 1} only; below 1: the default needs fewer):",
-              "", "| setting | x previous default (`thompson-tags`) | x config-major |", "| --- | --- | --- |"]
+        means = [f"{statistics.mean(cache[_key(setting, n, s)]['tpj'] for s in plan.table_seeds(setting)):.1f}"
+                 if plan.runs(setting, n) else "-" for n in [*SCHEDULERS, *BOUNDS]]
+        lines.append(f"| {setting} | " + " | ".join(means) + " |")
+    lines += ["", "**Paired: the default against the previous default and against config-major** (geometric mean of "
+              "the per-seed ratios of attempts to 90% / 95% / 100%, 95% bootstrap interval over the seeds shown; "
+              "below 1: the default needs fewer):", "",
+              "| setting | seeds | x previous default (`thompson-tags`) | x config-major |", "| --- | --- | --- | --- |"]
     for setting in settings:
-        all_seeds = list(seeds) + ([] if setting in NO_EXTRA else list(extra))
-        cells = [" / ".join(p.text() for p in paired(cache, setting, ref, all_seeds)) for ref in (PREVIOUS, "config-major")]
-        lines.append(f"| {setting} | {cells[0]} | {cells[1]} |")
+        cells = [" / ".join(p.text() for p in paired(cache, setting, ref, plan.paired_seeds(setting)))
+                 if plan.runs(setting, ref) else "-" for ref in (PREVIOUS, "config-major")]
+        lines.append(f"| {setting} | {plan.span(setting)} | {cells[0]} | {cells[1]} |")
     lines += ["", "Settings:", ""]
     for setting in settings:
         desc, spec = SETTINGS[setting]
         default = asdict(type(spec)())
         changed = {k: v for k, v in asdict(spec).items() if v != default[k]}
         args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
-        matrices = [matrix_of(spec, s) for s in seeds]
+        matrices = [matrix_of(spec, s) for s in plan.table_seeds(setting)]
         unreachable = statistics.mean(1 - m.reachable() / len(m.tasks) for m in matrices)
         lines.append(f"- `{setting}`: {desc} (`{type(spec).__name__}({args})`; unreachable {unreachable:.0%})")
     if times:
@@ -451,7 +512,7 @@ def render(cache: dict, settings: list[str], seeds: range, extra: range, times: 
             lines.append(f"| {row['configs']} x {row['tasks']} | {row[f'{DEFAULT} cpu'] * 1000:.0f} / "
                          f"{row[DEFAULT] * 1000:.0f} ms | {row['thompson-tags cpu'] * 1000:.0f} / "
                          f"{row['thompson-tags'] * 1000:.0f} ms |")
-    lines += ["", *targets(cache, settings, seeds, extra, times)]
+    lines += ["", *targets(cache, settings, plan, times)]
     return "\n".join(lines)
 
 
@@ -474,24 +535,30 @@ def main() -> None:
     parser.add_argument("--no-times", action="store_true", help="Skip the time-per-proposal measurement.")
     parser.add_argument("--run-only", action="store_true", help="Run (and cache) without rendering.")
     parser.add_argument("--write", action="store_true", help="Append or replace this section of bench/RESULTS.md.")
+    parser.add_argument("--fewer", default="", help="SETTING=N,...: only the first N seeds there, no paired extra.")
+    parser.add_argument("--skip", default="", help="SETTING:SCHEDULER,...: runs left out (cells `-`).")
+    parser.add_argument("--more", default="", help="SETTING=N,...: N paired seeds there instead of --paired-seeds.")
     args = parser.parse_args()
     settings = [n for n in args.settings.split(",") if n]
     unknown = [n for n in settings if n not in SETTINGS]
     if unknown:
         parser.error(f"unknown settings {unknown}; known: {', '.join(SETTINGS)}")
     seeds = range(args.first_seed, args.first_seed + args.seeds)
-    extra = range(seeds.stop, seeds.stop + args.paired_seeds)
+    fewer = {k: int(v) for k, v in (item.split("=") for item in args.fewer.split(",") if item)}
+    skip = frozenset((k, v) for k, v in (item.split(":") for item in args.skip.split(",") if item))
+    more = {k: int(v) for k, v in (item.split("=") for item in args.more.split(",") if item)}
+    plan = Plan(seeds, range(seeds.stop, seeds.stop + args.paired_seeds), fewer, skip, more)
     load = os.getloadavg()[0]
     cache = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
     try:
-        run_all(cache, settings, seeds, extra, args.workers)
+        run_all(cache, settings, plan, args.workers, args.cache)
     finally:
         if args.cache:
             args.cache.write_text(json.dumps(cache))
     if args.run_only:
         return
     times = [] if args.no_times else proposal_times()
-    body = render(cache, settings, seeds, extra, times)
+    body = render(cache, settings, plan, times)
     print(body)
     if args.write:
         kept = [a for a, before in zip(sys.argv[1:], ["", *sys.argv[1:]], strict=False)
@@ -499,8 +566,8 @@ def main() -> None:
         command = "cd bench && nice -n 19 ../.venv/bin/python scheduler_efficiency.py" + "".join(f" {a}" for a in kept)
         cpu = sum(row.get("cpu", 0.0) for row in cache.values())
         header = (
-            f"Date {DATE}; commit {_commit()}. Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
-            f"{platform.python_version()}, shared with a long real-model benchmark; 1-minute load average {load:.1f} "
+            f"Date {time.strftime('%Y-%m-%d', time.gmtime())}; commit {_commit()}. Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
+            f"{platform.python_version()}, shared with other jobs and test suites; 1-minute load average {load:.1f} "
             f"at the start of the rendering invocation; {cpu / 60:.0f} CPU minutes of simulation in all.\n\n"
         )
         notes = "\n".join(NOTES)

@@ -239,6 +239,9 @@ class RunSession:
             tokens_per_attempt=(t.tokens / t.attempts) if t.attempts and t.tokens else None,
             # Observed wall time per attempt, parallelism included: sizes the last job to the time left.
             wall_s_per_attempt=(self.busy_s / self.session_counted) if self.session_counted else None,
+            # What running jobs have planned: the default counts their configurations as examined, so
+            # overlapping jobs do not probe one again while its first probe runs.
+            in_flight=sorted((job.config.config_hash, key) for job in self.jobs.values() for key in job.task_keys),
         )
 
     def _plan_one(self) -> str:

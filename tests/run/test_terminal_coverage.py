@@ -37,3 +37,23 @@ def test_coverage_command_keeps_task_ids_whole_and_bounds_the_task_rows(mini_ws,
     assert "15 more tasks" in out.stdout  # 40 tasks, 25 rows shown
     every = cli("coverage", run_id, "--all-tasks", cwd=mini_ws.root, env={"COLUMNS": "200"})
     assert all(t["task_key"] in every.stdout for t in detail)
+
+
+def test_rsi_run_without_a_scheduler_uses_the_default_end_to_end(mini_ws, cli) -> None:
+    """`rsi run` with no `--scheduler` runs the registry's default (`thompson`, issue 40's choice across
+    regimes): the run and every job record it, and it starts by examining each configuration with a
+    one-task probe (both mini configurations sample) before exploiting any."""
+    from rsi.run.spec import RunSpec
+    from rsi.store import open_store
+
+    ran = cli("run", "-p", "mini", "--budget-attempts", "12", "--limit-tasks", "8", "--job-size", "4", "--json",
+              "--no-report", cwd=mini_ws.root, env={"RSI_ATTEMPT_OVERRIDE": "noop:0.5"})
+    assert ran.returncode == 0, ran.stderr
+    run_id = json.loads(ran.stdout)["run_id"]
+    with open_store(mini_ws.db_url) as store:
+        run, jobs = store.get_run(run_id), sorted(store.list_jobs(run_id), key=lambda j: j.job_index)
+    assert run.scheduler == RunSpec().scheduler == "thompson"
+    assert jobs and all(j.details["scheduler"] == "thompson" for j in jobs)
+    probes = jobs[:2]
+    assert [p.details["reason"].split(": ")[1] for p in probes] == ["probe 1/2", "probe 2/2"]
+    assert all(len(p.planned_tasks) == 1 for p in probes) and probes[0].configuration_hash != probes[1].configuration_hash

@@ -211,3 +211,38 @@ def test_without_structure_tags_tell_nothing_about_a_configuration():
         return statistics.median(max(r) / max(min(r), 1e-6) for r in rates)
 
     assert spread(False) < 20 and spread(True) > 5 * spread(False)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_informative_tags_make_a_configuration_vary_across_tags_far_more_than_weak_tags(seed):
+    """The `ranked-tags` regime (RankedSpec(tag_sd=1.5)): still one ranking, but a configuration's rate
+    differs across the large tags about twice as much as with the weak tags of `ranked` (tag_sd=0.3)."""
+    from rsi.simulate import RankedSpec, generate_ranked
+
+    def spread(tag_sd: float) -> float:
+        matrix = generate_ranked(RankedSpec(tag_sd=tag_sd), seed)
+        by_tag, rates = matrix.tag_rates(), matrix.config_rates()
+        large = [g for g in by_tag if sum(g in t.tags for t in matrix.tasks) >= 20]
+        return statistics.mean(statistics.pstdev([by_tag[g][c] for g in large]) / rates[c] for c in range(len(rates)))
+
+    assert spread(1.5) > 1.5 * spread(0.3)
+    informative = generate_ranked(RankedSpec(tag_sd=1.5), seed)
+    assert informative.reachable() == generate_ranked(RankedSpec(), seed).reachable() == 300 - round(0.13 * 300)
+
+
+def test_ranked_many_worlds_have_a_leaderboards_size_and_the_default_examines_a_sample_of_them():
+    """The `ranked-many` regime (134 configurations x 500 tasks): more configurations than the 24 examined
+    whole, a wide ranking, 13% unreachable; the default's first probes go to its seeded sample only."""
+    from rsi.scheduler import ScheduleRequest
+    from rsi.scheduler.common import examined
+    from rsi.simulate import RankedSpec, generate_ranked
+
+    matrix = generate_ranked(RankedSpec(n_tasks=500, n_configs=134), 0)
+    assert (len(matrix.configs), len(matrix.tasks), matrix.reachable()) == (134, 500, 500 - 65)
+    rates = matrix.config_rates()
+    assert max(rates) > 10 * min(rates)
+    request = ScheduleRequest(configs=matrix.configs, tasks=matrix.tasks, seed=3)
+    first = make_scheduler("thompson").propose(request)
+    sample = examined(request)
+    assert first is not None and len(sample) == 24
+    assert first.config_hash == matrix.configs[sample[0]].config_hash and "110 are not examined" in first.reason
