@@ -93,6 +93,11 @@ class ChatModel(Protocol):
         choice); "" where this process cannot know (a remote endpoint, a scripted model)."""
         ...
 
+    def use_summary(self) -> str:
+        """One line on how busy this process kept the model (the run's closing `model_use` line); "" where
+        the model is served elsewhere or nothing is worth saying (a remote endpoint, a scripted model)."""
+        ...
+
 
 Closable = TypeVar("Closable", bound=ChatModel)
 

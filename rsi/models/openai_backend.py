@@ -162,6 +162,9 @@ class OpenAIModel:
     def number_format(self) -> str:
         return ""  # the endpoint's own business
 
+    def use_summary(self) -> str:
+        return ""  # the endpoint's own business
+
     def close(self) -> None:
         self._client.close()
 

@@ -87,5 +87,8 @@ class ScriptedModel:
     def number_format(self) -> str:
         return ""  # no weights
 
+    def use_summary(self) -> str:
+        return ""  # nothing served in earnest
+
     def close(self) -> None:
         self.closed = True

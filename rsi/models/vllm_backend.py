@@ -231,6 +231,9 @@ class VllmModel:
     def number_format(self) -> str:
         return self.dtype
 
+    def use_summary(self) -> str:
+        return ""  # the server process keeps its own statistics
+
     def close(self) -> None:
         """SIGTERM the server's process group, wait `grace_s`, then SIGKILL."""
         self.client.close()

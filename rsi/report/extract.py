@@ -51,7 +51,7 @@ def _config_columns(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], conf
                                         for h in hashes}
     for a in attempts:
         s = stats[a.configuration_hash]
-        s["e"] += int(getattr(a, "error_retries", 0) or 0) + (0 if a.counted else 1)
+        s["e"] += a.error_retries + (0 if a.counted else 1)
         if not a.counted:
             continue
         s["a"] += 1
@@ -83,12 +83,12 @@ def _config_columns(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], conf
 def _attempt_lines(attempts: Sequence[Any], config_index: dict[str, int], task_index: dict[str, int]) -> list[AttemptLine]:
     lines = []
     for n, a in enumerate(attempts):
-        started = getattr(a, "started", None)
+        started = a.started
         lines.append(AttemptLine(
             n=n, job=a.job_index, config=config_index[a.configuration_hash], task=task_index[a.task_key],
             attempt_index=a.attempt_index, verdict=a.verdict, reason=a.reason or "", error_class=a.error_class or "",
             tokens=a.tokens, wall_s=round(a.wall_s, 3), started=started.isoformat(timespec="seconds") if started else "",
-            error_retries=int(getattr(a, "error_retries", 0) or 0), trajectory_path=a.trajectory_path or "",
+            error_retries=a.error_retries, trajectory_path=a.trajectory_path or "",
         ))
     return lines
 
@@ -144,13 +144,13 @@ def _job_facts(jobs: Sequence[Any], attempts: Sequence[Any], names: dict[str, st
         counted = [a for a in rows if a.counted]
         fresh = {a.task_key for a in counted if a.passed and a.task_key in open_before}
         covered |= fresh
-        details = dict(getattr(job, "details", None) or {})
+        details = dict(job.details or {})
         facts.append(JobFact(
             job_index=job.job_index, config_name=names.get(job.configuration_hash, job.configuration_hash[:12]),
             status=job.status, tasks_planned=len(job.planned_tasks), attempts_per_task=job.attempts_per_task,
             open_before=len(open_before), planned_open=sum(1 for k in job.planned_tasks if k in open_before),
             attempts=len(counted), passes=sum(1 for a in counted if a.passed),
-            errors=sum(int(getattr(a, "error_retries", 0) or 0) + (0 if a.counted else 1) for a in rows),
+            errors=sum(a.error_retries + (0 if a.counted else 1) for a in rows),
             new_covered=len(fresh), covered_after=len(covered), tokens=sum(a.tokens for a in counted),
             wall_s=round(sum(a.wall_s for a in counted), 3), reason=str(details.pop("reason", "") or ""),
             details=details,
@@ -213,7 +213,7 @@ def build_run_report(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], con
     lines = _attempt_lines(attempts, {c.config_hash: c.index for c in configs}, {t.key: t.index for t in tasks})
     facts, common_reason, common_details = _job_facts(jobs, attempts, names, targets)
     return RunReport(
-        summary=summary, scheduler=str(getattr(run, "scheduler", "") or ""), configs=configs, tasks=tasks,
+        summary=summary, scheduler=run.scheduler or "", configs=configs, tasks=tasks,
         attempts=lines, cells=_cells(lines), jobs=facts, common_reason=common_reason, common_details=common_details,
         portfolio=_portfolio(jobs, attempts, names, targets, [c.config_hash for c in configs]),
         splits=_splits(tasks, lines, configs), tags=sorted({tag for t in tasks for tag in t.tags}),

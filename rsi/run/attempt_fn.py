@@ -55,7 +55,7 @@ ENV_SANDBOX_MODE = "RSI_SANDBOX_MODE"
 ENV_ATTEMPT_OVERRIDE = "RSI_ATTEMPT_OVERRIDE"
 
 _lock = threading.Lock()
-_models: dict[str, Any] = {}
+_models: dict[str, ChatModel] = {}
 _sandboxes: dict[str, Any] = {}
 _tasks: dict[str, Any] = {}
 
@@ -67,7 +67,7 @@ def _model_key(spec: Any) -> str:
     return canonical_json({k: data[k] for k in ("base", "specialists", "serving")})
 
 
-def _shared_model(config: Any, workspace_root: str) -> Any:
+def _shared_model(config: Any, workspace_root: str) -> ChatModel:
     """One model per (base, specialists, serving) per process; built under a lock, used unlocked."""
     key = _model_key(config.spec)
     with _lock:
@@ -120,12 +120,8 @@ def shared_model_use() -> list[str]:
     Handles on one shared model are reported once."""
     with _lock:
         models = list(_models.values())
-    lines: dict[int, str] = {}
-    for model in models:
-        summary = getattr(model, "use_summary", None)
-        if summary is not None:
-            lines.setdefault(id(getattr(model, "model", model)), summary())
-    return list(lines.values())
+    # Handles on one shared model say the same line: one each, in the order the models were opened.
+    return list(dict.fromkeys(line for model in models if (line := model.use_summary())))
 
 
 def close_shared(timeout_s: float = 120.0) -> None:

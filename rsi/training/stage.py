@@ -166,8 +166,7 @@ def resolve_hyper(training: TrainingSpec, spec: TrainStageSpec) -> tuple[Trainin
     if grpo:
         updates["grpo"] = {**training.grpo.model_dump(), **grpo}
     hyper = TrainingSpec.model_validate({**training.model_dump(), **updates})
-    max_steps = spec.max_steps if spec.max_steps is not None else (getattr(hyper, "max_steps", 0) or None)
-    return hyper, max_steps
+    return hyper, spec.max_steps  # the contract has no step cap: only the stage (--max-steps) sets one
 
 
 def base_identity(base: Any, folder: Path, workspace_root: Path) -> dict[str, Any]:

@@ -48,8 +48,7 @@ def render_messages(trajectory: Trajectory) -> list[dict[str, str]]:
 
 def final_code_of(trajectory: Trajectory) -> str:
     """The solution as verified if the trajectory kept it, else the code of the last agent turn."""
-    outcome: Any = trajectory.outcome
-    code = getattr(outcome, "final_code", None) if outcome is not None else None
+    code = trajectory.outcome.final_code if trajectory.outcome is not None else None
     if code:
         return str(code)
     for step in reversed(trajectory.steps):
