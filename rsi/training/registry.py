@@ -69,6 +69,9 @@ class AdapterLineage(BaseModel):
     executor: str = "local"
     init_adapter: str | None = Field(default=None, description="The registered adapter this one continued "
                                      "(`rsi train --from-adapter`, `--continue-adapter`); None: a fresh LoRA.")
+    origin: dict[str, Any] = Field(default_factory=dict, description="Where an adapter trained outside rsi came from "
+                                   "(`rsi specialists import`: its folder, the base it names, its tensors); {} for one "
+                                   "rsi trained.")
 
     model_config = {"populate_by_name": True}
 
