@@ -240,6 +240,8 @@ def render_diff(result: ContractDiff) -> None:
     verdict = "equal identity" if result.equal else "different"
     clocks = ", ".join(result.clocks_moved) or "none"
     console.print(f"{verdict}; clocks moved: {clocks}", markup=False)
+    for line in result.specialists:
+        console.print(line, markup=False, style="bold" if rich else None)
     for section, changes in result.sections().items():
         console.print(f"[{section}]", markup=False, style="bold cyan" if rich else None)
         for change in changes:

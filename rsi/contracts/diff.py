@@ -10,7 +10,7 @@ long strings (several lines, or over 80 characters) carry a unified text diff. T
 from __future__ import annotations
 
 import difflib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rsi.contracts.hashing import BOOKKEEPING, clocks_moved
@@ -50,6 +50,7 @@ class ContractDiff:
     b_hash: str
     changes: list[Change]
     clocks_moved: list[str]
+    specialists: list[str] = field(default_factory=list)  # the Mixture-of-LoRA story in words (`specialist_story`)
 
     @property
     def equal(self) -> bool:
@@ -67,6 +68,7 @@ class ContractDiff:
             "b": {"ref": self.b_ref, "hash": self.b_hash},
             "equal": self.equal,
             "clocks_moved": self.clocks_moved,
+            "specialists": self.specialists,
             "sections": {section: [c.to_json() for c in items] for section, items in self.sections().items()},
         }
 
@@ -153,4 +155,33 @@ def diff_contracts(a: LoadedContract, b: LoadedContract) -> ContractDiff:
         b_hash=b.content_hash,
         changes=changes,
         clocks_moved=clocks_moved(a.clock_hashes, b.clock_hashes),
+        specialists=specialist_story(a.spec, b.spec),
     )
+
+
+def specialist_story(a: Any, b: Any) -> list[str]:
+    """Which specialists were added, removed or replaced, and whether routing changed, between two contract specs,
+    in words (pure): what a reader of `rsi diff` wants before the keys that say it."""
+    old, new = {s.name: s for s in a.specialists}, {s.name: s for s in b.specialists}
+    lines = [f"specialist {name} added (r{new[name].revision}, rank {new[name].rank}, adapter {_adapter(new[name])})"
+             for name in sorted(new.keys() - old.keys())]
+    lines += [f"specialist {name} removed (was r{old[name].revision})" for name in sorted(old.keys() - new.keys())]
+    for name in sorted(old.keys() & new.keys()):
+        was, now = old[name], new[name]
+        if (was.revision, was.sha256, was.path) != (now.revision, now.sha256, now.path):
+            lines.append(f"specialist {name} replaced: r{was.revision} -> r{now.revision} "
+                         f"(adapter {_adapter(was)} -> {_adapter(now)})")
+    if _routing(a.routing) != _routing(b.routing):
+        lines.append(f"re-routed: {_routing(a.routing)} -> {_routing(b.routing)}")
+    return lines
+
+
+def _adapter(specialist: Any) -> str:
+    return specialist.sha256[:12] or specialist.path
+
+
+def _routing(routing: Any) -> str:
+    if routing.policy == "fixed":
+        return f"every turn to {routing.specialist}" if routing.specialist else "every turn to the base"
+    chosen = sorted({rule.specialist or "the base" for rule in routing.rules})
+    return f"first-match rules ({len(routing.rules)}) over {', '.join(chosen) or 'nothing'}"

@@ -31,6 +31,7 @@ from rsi.workspace import Workspace
 
 CONFIG_FILE = "adapter_config.json"
 WEIGHTS_FILE = "adapter_model.safetensors"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")  # rsi.contracts.schema.SpecialistSpec.name
 _TENSOR = re.compile(r"layers\.(\d+)\.(?:self_attn|mlp)\.(\w+)\.lora_([AB])(?:\.[\w-]+)?\.weight$")
 
 
@@ -118,6 +119,7 @@ def import_adapter(workspace: Workspace, folder: Path, contract: str = "default"
     from rsi.training.registry import KEPT_FILES, code_version, register_adapter
 
     folder = Path(folder).resolve()
+    name = _specialist_name(name or folder.name, given=bool(name))
     loaded = load_head_contract(workspace, contract)
     base = loaded.spec.base
     config = check_config(folder, base.id, base_name_ok)
@@ -131,7 +133,7 @@ def import_adapter(workspace: Workspace, folder: Path, contract: str = "default"
             shutil.copy2(folder / kept, copy / kept)
     try:
         return register_adapter(workspace, copy, {
-            "name": name or _specialist_name(folder), "method": "imported", "base": base.model_dump(mode="json"),
+            "name": name, "method": "imported", "base": base.model_dump(mode="json"),
             "dataset": {}, "source_runs": [], "parent_contract": {"name": loaded.spec.hcp.name, "revision": loaded.spec.hcp.revision,
                                                          "ref": f"{loaded.spec.hcp.name}@r{loaded.spec.hcp.revision}",
                                                          "content_hash": loaded.content_hash},
@@ -151,8 +153,13 @@ def _names_base(named: str, base_id: str) -> bool:
     return named.lower() == base_id.lower() or named.lower().endswith("/" + base_id.lower())
 
 
-def _specialist_name(folder: Path) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", folder.name).strip("-") or "imported"
+def _specialist_name(raw: str, given: bool) -> str:
+    """A name routing can use (`[[specialists]] name`): `--name` as given, or the folder's name made into one."""
+    if given:
+        if not _NAME.match(raw):
+            raise UserInputError(f"--name: {raw!r} is not a specialist name (lowercase letters, digits, '_', '.', '-')")
+        return raw
+    return re.sub(r"[^a-z0-9_.-]+", "-", raw.lower()).strip("-.") or "imported"
 
 
 def _line_of(text: str, key: str) -> int:

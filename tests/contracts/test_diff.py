@@ -102,6 +102,36 @@ def test_adding_a_specialist_moves_the_specialists_clock(tmp_path: Path) -> None
     assert result.clocks_moved == ["specialists"]
     assert {c.key for c in result.sections()["specialists"]} >= {"specialists[0].name", "specialists[0].path"}
     assert all(c.kind == "added" for c in result.sections()["specialists"])
+    assert result.specialists == ["specialist fixer added (r1, rank 8, adapter runs/adapters/fixer)"]
+
+
+def test_the_diff_names_specialists_added_replaced_removed_and_re_routed(tmp_path: Path) -> None:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "repl.md").write_text((REPO / "hcp" / "prompts" / "repl.md").read_text())
+
+    routing = '[routing]\npolicy = "fixed"\nspecialist = ""        # the bare base on every turn\nsummary_tokens = 192\n'
+    assert routing in DEFAULT.read_text()
+
+    def contract(name: str, specialists: str, routed: str) -> Path:
+        path = tmp_path / f"{name}.toml"
+        path.write_text(DEFAULT.read_text().replace(routing, routed) + specialists)
+        return path
+
+    sft = '\n[[specialists]]\nname = "sft"\nrevision = {}\npath = "runs/adapters/{}"\nsha256 = "{}"\n'
+    one = contract("one", sft.format(1, "a", "a" * 64), '[routing]\npolicy = "fixed"\nspecialist = "sft"\n')
+    two = contract("two", sft.format(2, "b", "b" * 64) + '[[specialists]]\nname = "sql"\npath = "runs/adapters/s"\n',
+                   '[routing]\npolicy = "rules"\n[[routing.rules]]\nturn = "after_error"\nspecialist = "sql"\n'
+                   '[[routing.rules]]\nspecialist = "sft"\n')
+    result = diff_contracts(load_contract(one), load_contract(two))
+    assert result.specialists == [
+        "specialist sql added (r1, rank 8, adapter runs/adapters/s)",
+        f"specialist sft replaced: r1 -> r2 (adapter {'a' * 12} -> {'b' * 12})",
+        "re-routed: every turn to sft -> first-match rules (2) over sft, sql",
+    ]
+    back = diff_contracts(load_contract(two), load_contract(DEFAULT))
+    assert back.specialists[:2] == ["specialist sft removed (was r2)", "specialist sql removed (was r1)"]
+    assert back.specialists[2] == "re-routed: first-match rules (2) over sft, sql -> every turn to the base"
+    assert back.to_json()["specialists"] == back.specialists
 
 
 def test_bad_refs_exit_2(workspace, cli) -> None:

@@ -96,3 +96,11 @@ def test_a_folder_that_is_no_lora_is_refused_in_one_line(workspace, cli, tmp_pat
     (empty / "adapter_config.json").write_text('{\n  "peft_type": "PREFIX_TUNING",\n  "r": 4\n}\n')
     done = cli("specialists", "import", str(empty), cwd=workspace.root)
     assert done.returncode == 2 and "adapter_config.json:2: peft_type: 'PREFIX_TUNING'" in done.stderr
+
+
+def test_the_specialist_name_is_one_routing_can_use(workspace, cli, tmp_path) -> None:
+    from rsi.training.imported import _specialist_name
+
+    assert _specialist_name("My SQL Helper!", given=False) == "my-sql-helper"
+    done = cli("specialists", "import", str(tmp_path), "--name", "SQL", cwd=workspace.root)
+    assert done.returncode == 2 and "--name: 'SQL' is not a specialist name" in done.stderr
