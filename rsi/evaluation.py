@@ -685,7 +685,7 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     for row in rows:
         if not row.counted:
             continue
-        served, completion, depth = _served_format(workspace, row.trajectory_path)
+        served, completion, depth = _attempt_facts(workspace, row.trajectory_path)
         solved.served[served] = solved.served.get(served, 0) + 1
         j = plan.side_of(row.job_index)
         if row.passed and depth is not None:  # the shallowest passing attempt of the task counts
@@ -701,7 +701,7 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     return solved
 
 
-def _served_format(workspace: Workspace, trajectory_path: str) -> tuple[str, int, int | None]:
+def _attempt_facts(workspace: Workspace, trajectory_path: str) -> tuple[str, int, int | None]:
     """The number format one attempt's trajectory records ("" when it does not say or is not there), its
     completion tokens (every candidate and repair turn), and the submitted candidate's position among those
     checked (None: no candidate was checked)."""

@@ -21,7 +21,7 @@ revision is written and the parent is the result.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,14 +199,18 @@ def build_experience(workspace: Workspace, run_ids: list[str], parent: str = "",
 
 
 def parent_for(workspace: Workspace, contract: str, previous: str = "", root: Path | None = None) -> str:
-    """The revision a build for `contract` extends: the contract's own library (`harness.experience` as committed),
-    or `previous` (the library an earlier generation grew) when that one descends from it, so growth carries
-    on even where the contract has not taken it yet (an adapter the gate rejected)."""
+    """The revision a build for `contract` extends (`carried_parent` over the contract's `harness.experience`)."""
     from rsi.promotion.promote import load_head_contract
 
     current = load_head_contract(workspace, contract).spec.harness.experience
+    root = experience_root(root if root is not None else workspace.runs_dir / "experience")
+    return carried_parent(current, previous, lambda revision: read_manifest(root, revision).lineage)
+
+
+def carried_parent(current: str, previous: str, ancestors_of: Callable[[str], Collection[str]]) -> str:
+    """The revision a library's growth extends: the contract's own (`current`, as committed), or `previous` (what an
+    earlier generation grew) when that one descends from it, so growth carries on even where the contract has not
+    taken it yet (an adapter the gate rejected). The experience library and the tool library both grow this way."""
     if not previous or previous == current:
         return current
-    root = experience_root(root if root is not None else workspace.runs_dir / "experience")
-    lineage = read_manifest(root, previous).lineage
-    return previous if not current or current in lineage else current
+    return previous if not current or current in ancestors_of(previous) else current

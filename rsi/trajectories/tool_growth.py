@@ -103,20 +103,23 @@ def tools_root(workspace: Workspace) -> Path:
 
 
 def tools_parent_for(workspace: Workspace, contract: str, previous: str = "") -> str:
-    """The revision a growth for `contract` extends: the contract's own (`harness.tool_library` as committed), or
-    `previous` (what an earlier generation grew) when that one descends from it, so growth carries on even where
-    the contract has not taken it yet (an adapter the gate rejected)."""
-    from rsi.harness.tools import read_manifest
+    """The revision a growth for `contract` extends (`carried_parent` over the contract's `harness.tool_library`)."""
     from rsi.promotion.promote import load_head_contract
+    from rsi.trajectories.experience import carried_parent
 
     current = load_head_contract(workspace, contract).spec.harness.tool_library
-    if not previous or previous == current:
-        return current
-    ancestors, at = set(), previous
+    return carried_parent(current, previous, lambda revision: _ancestors(workspace, revision))
+
+
+def _ancestors(workspace: Workspace, revision: str) -> set[str]:
+    """A tool library revision and every revision it extends (the manifests' parent chain)."""
+    from rsi.harness.tools import read_manifest
+
+    found, at = set(), revision
     while at:
-        ancestors.add(at)
+        found.add(at)
         at = read_manifest(tools_root(workspace), at).parent
-    return previous if not current or current in ancestors else current
+    return found
 
 
 def _trajectory(path: str) -> Trajectory | None:
