@@ -175,8 +175,8 @@ def render(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         b, a = r["before"], r["after"]
         lines.append(f"| {r['variant']} | {r['at']} | {r['load']} | {r['per_min_before']:.2f} -> {r['per_min_after']:.2f} "
-                     f"| {b['timeouts']} -> {a['timeouts']} | {b['errors']} -> {a['errors']} | {r['stop_reason'][:80]} "
-                     f"| {r['run_wall_s'] or '-'} |")
+                     f"| {b['timeouts']} -> {a['timeouts']} | {b['errors']} -> {a['errors']} | {r['stop_reason']} "
+                     f"| {round(r['run_wall_s']) if r['run_wall_s'] else '-'} |")
     lines += ["", "Commands:", ""] + sorted({f"    {r['command']}" for r in rows})
     notes = [f"- {r['variant']}: {'; '.join(r['model_use'])}" for r in rows if r["model_use"]]
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"

@@ -183,7 +183,11 @@ class RunSession:
         ended, replan = "", True
         while True:
             if self.stop is not None and self.stop.requested:
-                return self._stop_gracefully()
+                return self._stop_gracefully(self.stop.describe())
+            if self._past_deadline():
+                why = self._stop_gracefully(f"the time budget ({self.opened.resolved.budget_minutes:g} min)")
+                self.stopped = self._open_keys() > 0  # resumable only while planned attempts are left
+                return why
             if replan:
                 ended, replan = self._plan_while_room(), False
             if not self.jobs:
@@ -194,6 +198,16 @@ class RunSession:
             if results:
                 self._handle(results)
                 replan = True
+
+    def _past_deadline(self) -> bool:
+        """Whether the time budget has run out in this session. Planning stops before it (the last job is
+        sized to the time left), but attempts already planned would otherwise all run: on a machine that
+        slowed down midway a 25-minute run took 28 and more (bench/RESULTS.md, "## shared CPU run"). A
+        resume that starts past the deadline was asked for by the user: it finishes what was planned."""
+        minutes = self.opened.resolved.budget_minutes
+        if minutes is None or self.opened.elapsed_before_s >= minutes * 60.0:
+            return False
+        return self.elapsed_s() >= minutes * 60.0
 
     def _follow_load(self) -> None:
         """A new worker count once the load level has moved and held (a no-op without a follower)."""
@@ -436,13 +450,16 @@ class RunSession:
 
     # -- stopping ---------------------------------------------------------------------------------
 
-    def _stop_gracefully(self) -> str:
-        """No new job or retry; queued attempts dropped; started ones get `stop_grace_s` to finish."""
+    def _open_keys(self) -> int:
+        return sum(len(job.open_keys) for job in self.jobs.values())
+
+    def _stop_gracefully(self, what: str) -> str:
+        """No new job or retry; queued attempts dropped; started ones get `stop_grace_s` to finish.
+        `what` asked for it: a signal, or the time budget running out."""
         self.stopped = True
         dropped = self.executor.drop_queued()
         for job in self.jobs.values():
             job.retries.clear()
-        what = self.stop.describe() if self.stop is not None else "a stop request"
         self.emit("note", f"{what}: stopping; {self.executor.in_flight()} started attempts get up to "
                           f"{self.spec.stop_grace_s:.0f}s to finish ({dropped} queued dropped)")
         deadline = self.clock() + self.spec.stop_grace_s
@@ -451,6 +468,6 @@ class RunSession:
             if results:
                 self._handle(results, stopping=True)
         self.executor.cancel()
-        open_keys = sum(len(job.open_keys) for job in self.jobs.values())
+        open_keys = self._open_keys()
         return (f"stopped by {what}; {open_keys} planned attempts left for `{self._resume}`" if open_keys
                 else f"stopped by {what}")

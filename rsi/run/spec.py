@@ -36,7 +36,8 @@ class RunSpec(BaseModel):
         default=None, ge=1,
         description="Counted attempts; default: evaluation.attempts_budget, only when no other budget is given.")
     budget_tokens: int | None = Field(default=None, ge=1, description="Stop once this many tokens were spent (default: no limit).")
-    budget_minutes: float | None = Field(default=None, gt=0, description="Stop planning jobs after this much wall time (default: no limit).")
+    budget_minutes: float | None = Field(default=None, gt=0, description="The run's wall time: planning stops before it, and at it queued attempts are dropped and "
+                                         "started ones get `stop_grace_s` (default: no limit).")
     budget_sources: dict[str, str] = Field(
         default_factory=dict,
         description="Where each budget given came from, by kind (attempts, tokens, minutes): a flag or the "
@@ -61,7 +62,8 @@ class RunSpec(BaseModel):
     )
     stop_grace_s: float = Field(
         default=5.0, ge=0, le=600,
-        description="On SIGINT/SIGTERM, how long started attempts may finish (and be recorded) before they are cancelled.",
+        description="On SIGINT/SIGTERM, or when the time budget runs out, how long started attempts may finish (and be "
+        "recorded) before they are cancelled (their keys stay planned: `--resume` runs them).",
     )
     sandbox: SandboxName = Field(default="auto", description="Sandbox backend for attempts (rsi.sandbox.select).")
     seed: int | None = Field(default=None, description="Scheduling and sampling seed; default: evaluation.seed.")

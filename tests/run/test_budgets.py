@@ -117,3 +117,43 @@ def test_describe_budgets_without_any() -> None:
                     budget_minutes=None, attempts_per_task=1, job_size=4, seed=0, limit_tasks=None,
                     max_error_retries=2, retry_backoff_s=1.0, target_coverage=0.9)
     assert describe_budgets(r) == "budget none; no attempts or tokens or minutes limit; stops at 90% coverage"
+
+
+class SlowsDownMidway:
+    """A machine that slows down midway: attempts take `fast_s` until `after_s` past the first one, then `slow_s`."""
+
+    def __init__(self, log: str, fast_s: float = 0.05, slow_s: float = 0.8, after_s: float = 0.8) -> None:
+        self.first: float | None = None
+        self.log, self.fast_s, self.slow_s, self.after_s = log, fast_s, slow_s, after_s
+
+    def __call__(self, spec):
+        now = time.monotonic()
+        self.first = self.first if self.first is not None else now
+        sleep_s = self.fast_s if now - self.first < self.after_s else self.slow_s
+        return NoopAttempt(pass_rate=0.0, sleep_s=sleep_s, log_path=self.log)(spec)
+
+
+def test_the_time_budget_ends_planned_work_too_and_resume_runs_the_rest(mini_ws, tmp_path) -> None:
+    """Attempts planned before the deadline do not all run past it (a 25-minute run on a machine that slowed
+    midway took 28 and more): at the deadline queued attempts are dropped and started ones get `stop_grace_s`,
+    their keys stay planned, and a resume runs exactly those, none twice."""
+    (mini_ws.portfolios_dir / "tight.toml").write_text(SMALL_CONTRACT_BUDGET)
+    log = tmp_path / "executed.log"
+    spec = RunSpec(portfolio="tight", budget_minutes=0.03, limit_tasks=12, job_size=8, workers=1, report=False,
+                   stop_grace_s=0.2, budget_sources={"minutes": "--budget-minutes"})
+    started = time.monotonic()
+    outcome = run_portfolio(spec, mini_ws, Recorder(), attempt_fn=SlowsDownMidway(str(log)))
+    wall = time.monotonic() - started
+    # Jobs planned while attempts took 0.05 s are sized for that pace; at 0.8 s an attempt the queued rest of
+    # one job alone would run seconds past the 1.8 s budget.
+    assert outcome.status == "stopped" and "stopped by the time budget (0.03 min)" in outcome.stop_reason, outcome
+    assert wall < 0.03 * 60 + 0.2 + 0.8 + 1.0, (wall, outcome.stop_reason)  # budget + grace + one attempt + slack
+    left = int(outcome.stop_reason.split("; ")[1].split(" planned")[0])
+    assert left >= 1
+    resumed = run_portfolio(spec.model_copy(update={"resume": outcome.run_id}), mini_ws, Recorder(),
+                            attempt_fn=NoopAttempt(pass_rate=0.0, log_path=str(log)))
+    assert resumed.status == "done" and resumed.attempts == outcome.attempts + left, (resumed, outcome)
+    executed = log.read_text().split()
+    # A key cancelled mid-attempt at the deadline runs again on resume (its first try was never recorded);
+    # every other key runs once.
+    assert len({key for key in executed if executed.count(key) > 1}) <= 1, executed
