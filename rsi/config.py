@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.contracts.hashing import canonical_json, sha256_text
-from rsi.contracts.load import LoadedContract, override_contract
+from rsi.contracts.load import LoadedContract, override_contract, resolve_router
 from rsi.contracts.schema import ContractSpec, runtime_harness_identity
 from rsi.contracts.toml_source import format_key
 from rsi.errors import ContractError, Problem
@@ -27,6 +27,8 @@ class Configuration(BaseModel):
     system_prompt: str = Field(default="", description="Resolved system prompt text (inline or from its file).")
     overrides: dict[str, Any] = Field(default_factory=dict, description="Dotted-key overrides applied to the contract.")
     parents: list[str] = Field(default_factory=list, description="Variants this one was derived from (lineage).")
+    router_text: str = Field(default="", description="The learned router's JSON (routing.policy 'learned'), read "
+                             "and sha256-checked when the contract was loaded, so a resumed run routes the same.")
 
     @property
     def config_hash(self) -> str:
@@ -56,8 +58,10 @@ def configuration_from_contract(
                 ]
             )
         spec = new_spec
+    router = resolve_router(loaded, spec) if spec.routing.policy == "learned" else ""
     return Configuration(
         name=name or spec.hcp.name,
+        router_text=router,
         contract_ref=loaded.ref,
         spec=spec,
         system_prompt=prompt,

@@ -24,6 +24,7 @@ from rsi.cli import (
     cmd_hcp,
     cmd_portfolio,
     cmd_promote,
+    cmd_router,
     cmd_run,
     cmd_serve,
     cmd_specialists,
@@ -69,7 +70,7 @@ def root(
 
 for module in (
     cmd_workspace, cmd_hcp, cmd_portfolio, cmd_tasks, cmd_doctor, cmd_attempt, cmd_serve, cmd_run, cmd_promote,
-    cmd_trajectories, cmd_train, cmd_specialists, cmd_harvest, cmd_experience, cmd_generation,
+    cmd_trajectories, cmd_train, cmd_specialists, cmd_harvest, cmd_experience, cmd_generation, cmd_router,
 ):
     module.register(app)
 

@@ -183,5 +183,7 @@ def _adapter(specialist: Any) -> str:
 def _routing(routing: Any) -> str:
     if routing.policy == "fixed":
         return f"every turn to {routing.specialist}" if routing.specialist else "every turn to the base"
+    if routing.policy == "learned":
+        return f"a learned router ({routing.router}, sha256 {routing.router_sha256[:12]})"
     chosen = sorted({rule.specialist or "the base" for rule in routing.rules})
     return f"first-match rules ({len(routing.rules)}) over {', '.join(chosen) or 'nothing'}"

@@ -16,11 +16,11 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from rsi.contracts.hashing import clock_hashes, content_hash
+from rsi.contracts.hashing import clock_hashes, content_hash, sha256_text
 from rsi.contracts.keys import KeyPath, fields_at, unknown_key_message, walk_schema
 from rsi.contracts.overrides import OverrideError, apply_overrides, check_override_key
 from rsi.contracts.schema import ContractSpec, FieldProblems, specialist_reference_problems
-from rsi.contracts.toml_source import TomlSyntaxError, parse_source
+from rsi.contracts.toml_source import TomlSyntaxError, format_key, parse_source
 from rsi.errors import ContractError, Problem
 
 
@@ -128,6 +128,32 @@ def _raw_reference_problems(data: dict[str, Any]) -> list[tuple[KeyPath, str]]:
     )
 
 
+def router_problems(spec: ContractSpec, reader: PromptReader) -> tuple[str, list[tuple[KeyPath, str]]]:
+    """The learned router's JSON text, checked against `routing.router_sha256` ('' when routing is not learned)."""
+    routing = spec.routing
+    if routing.policy != "learned":
+        return "", []
+    text = reader.read(routing.router)
+    if text is None:
+        return "", [(("routing", "router"), f"router file not found: {reader.where(routing.router)}")]
+    digest = sha256_text(text)
+    if digest != routing.router_sha256:
+        return "", [(("routing", "router_sha256"), f"{reader.where(routing.router)} has sha256 {digest[:12]}, not "
+                     f"the {routing.router_sha256[:12]} the contract pins (router files are immutable; refit with "
+                     "`rsi router fit`)")]
+    return text, []
+
+
+def resolve_router(loaded: LoadedContract, spec: ContractSpec) -> str:
+    """`spec`'s router text read through `loaded`'s reader; a missing or changed file is a located ContractError."""
+    text, problems = router_problems(spec, loaded.reader)
+    if problems:
+        source = parse_source(str(loaded.path), loaded.source) if loaded.source else None
+        raise ContractError([source.problem(loc, message) if source else Problem(loaded.path, None, format_key(loc), message)
+                             for loc, message in problems])
+    return text
+
+
 def validate_data(data: dict[str, Any], reader: PromptReader) -> tuple[ContractSpec | None, str, list[tuple[KeyPath, str]]]:
     """Validate contract data: (spec or None, resolved system prompt, located problems)."""
     problems: list[tuple[KeyPath, str]] = []
@@ -138,6 +164,8 @@ def validate_data(data: dict[str, Any], reader: PromptReader) -> tuple[ContractS
         problems.extend(pydantic_problems(error))
         problems.extend(p for p in _raw_reference_problems(data) if p not in problems)
     problems.extend(_prompt_problems(data, reader))
+    if spec is not None and not problems:
+        problems.extend(router_problems(spec, reader)[1])
     prompt = ""
     if spec is not None and not problems:
         harness = spec.harness

@@ -247,10 +247,23 @@ class RoutingRuleSpec(_Strict):
 class RoutingSpec(_Strict):
     """`[routing]`: which specialist (or the bare base) acts on each turn (Mixture-of-LoRA)."""
 
-    policy: Literal["fixed", "rules"] = Field(default="fixed", description="'fixed' or first-match 'rules'.")
+    policy: Literal["fixed", "rules", "learned"] = Field(
+        default="fixed", description="'fixed', first-match 'rules', or a 'learned' router (`rsi router fit`).")
     specialist: str = Field(default="", description="Fixed policy: the specialist for every turn ('' = base).")
     summary_tokens: int = Field(default=192, ge=0, description="Cap on other specialists' turns, as summaries.")
     rules: list[RoutingRuleSpec] = Field(default_factory=list)
+    router: str = Field(default="", pattern=r"^(routers/[A-Za-z0-9_.-]+-r[1-9][0-9]*\.json)?$", description="Learned "
+                        "policy: the router artifact, routers/<name>-r<N>.json beside the contract.")
+    router_sha256: str = Field(default="", pattern=r"^([0-9a-f]{64})?$", description="The router file's sha256, "
+                               "checked when the contract is loaded.")
+
+    @model_validator(mode="after")
+    def _learned_needs_a_router(self) -> RoutingSpec:
+        if self.policy == "learned" and not self.router:
+            raise FieldProblems([(("router",), "policy 'learned' needs a router file (fit one: `rsi router fit`)")])
+        if self.policy == "learned" and not self.router_sha256:
+            raise FieldProblems([(("router_sha256",), "policy 'learned' needs the router file's sha256")])
+        return self
 
 
 class GateSpec(_Strict):

@@ -32,7 +32,7 @@ from rsi.harness import prompts, replies
 from rsi.harness.checks import CandidateChecker
 from rsi.harness.clock import AgentClock
 from rsi.harness.repl import ReplSession
-from rsi.harness.routing import TurnRecord, build_context, choose_specialist, turn_kind
+from rsi.harness.routing import TaskView, TurnRecord, build_context, choose_specialist, turn_kind
 from rsi.harness.selection import OFF, choose_candidate
 from rsi.harness.trajectory import (
     CheckRecord,
@@ -202,6 +202,7 @@ def run_repl_loop(
     clock: AgentClock,
     checkpoint: Callable[[], None] = lambda: None,
     submissions: Submissions | None = None,
+    learned: TaskView | None = None,
 ) -> LoopOutcome:
     """Turns until submit(), the end marker, max_turns, the agent deadline, or an unrecoverable REPL."""
     outcome = LoopOutcome(ended_by="max_turns")
@@ -211,7 +212,7 @@ def run_repl_loop(
         turn += 1
         previous = turns[-1] if turns else None
         kind = turn_kind(previous)
-        decision = choose_specialist(routing, kind, previous.observation if previous else instruction)
+        decision = choose_specialist(routing, kind, previous.observation if previous else instruction, learned)
         messages = build_context(opening, turns, decision.specialist, routing.summary_tokens)
         try:
             result = call_model(model, make_request(harness, messages, seed, decision.specialist), harness.timeouts.model_s,

@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import Field
@@ -42,6 +43,8 @@ from rsi.harness.checks import CandidateChecker
 from rsi.harness.clock import AgentClock
 from rsi.harness.exemplars import with_exemplars
 from rsi.harness.repl import ReplSession
+from rsi.harness.router import RouterRecord, parse_router
+from rsi.harness.routing import TaskView
 from rsi.harness.text_substrate import run_text_once
 from rsi.harness.tools import install_library, library_root, write_saved_tools
 from rsi.harness.trajectory import (
@@ -233,6 +236,18 @@ class _Steps:
         self.notify()
 
 
+def _learned_view(config: Configuration, task: Task) -> TaskView | None:
+    """The learned router with the task's tags and instruction; None unless routing is learned."""
+    if config.spec.routing.policy != "learned":
+        return None
+    return TaskView(_router(config.router_text), tuple(task.spec.tags), task.instruction)
+
+
+@lru_cache(maxsize=4)
+def _router(text: str) -> RouterRecord:
+    return parse_router(text)  # a router is immutable (pinned by sha256): one parse per process
+
+
 def _run_agent(
     config: Configuration, task: Task, model: ChatModel, sandbox: Sandbox, workdir: Path, trajectory: Trajectory,
     seed: int, clock: AgentClock, tools_root: Path | None, steps: _Steps,
@@ -256,11 +271,12 @@ def _run_agent(
     # Execution feedback: candidates are checked in scratch copies beside the working directory, in the
     # attempt's own sandbox backend; check time counts against the attempt's clock.
     checker = CandidateChecker(task, sandbox, workdir, workdir.parent / "checks")
+    learned = _learned_view(config, task)
     if harness.substrate != "repl":
         return run_text_once(
             harness=harness, routing=config.spec.routing, model=model, workdir=workdir,
             solution_file=task.spec.solution_file, opening=opening, instruction=task.instruction,
-            trajectory=trajectory, seed=seed, clock=clock, checker=checker,
+            trajectory=trajectory, seed=seed, clock=clock, checker=checker, learned=learned,
         )
     session = ReplSession(
         sandbox, workdir, repl_limits(task, clock.budget_s, model_allowance_s(harness)), python=sandbox.python,
@@ -276,6 +292,7 @@ def _run_agent(
             checkpoint=steps.checkpoint,
             submissions=Submissions(checker, harness, workdir, task.spec.solution_file)
             if harness.check != "off" or harness.repair_turns else None,
+            learned=learned,
         )
     finally:
         # The agent's process tree must be dead before anything looks at its working directory.

@@ -6,7 +6,9 @@
 - policy `rules`: the first `[[routing.rules]]` entry whose `turn` matches the kind of this turn
   (`any`, `first`, `after_error`, `after_output`) and whose `pattern` (a regex, `re.search`) matches
   the last observation; no match means the bare base. On the first turn the "last observation" is
-  the task instruction, so rules can route by what the task says.
+  the task instruction, so rules can route by what the task says;
+- policy `learned`: the router the contract pins (rsi/harness/router.py) scores every specialist from
+  the task's tags and instruction words, the turn kind and the last observation's words.
 
 `build_context` gives a specialist its own turns in full and every other specialist's turns as
 short summaries of at most `summary_tokens` tokens each (reply and observation separately), so the
@@ -22,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from rsi.contracts.schema import RoutingSpec
+from rsi.harness.router import RouterRecord, predict, turn_features
 from rsi.harness.trajectory import RoutingDecision, TurnKind
 from rsi.models.base import ChatMessage
 
@@ -56,8 +59,25 @@ def turn_kind(previous: TurnRecord | None) -> TurnKind:
     return "after_error" if previous.error else "after_output"
 
 
-def choose_specialist(routing: RoutingSpec, kind: TurnKind, last_observation: str) -> RoutingDecision:
+@dataclass(frozen=True)
+class TaskView:
+    """What a learned router sees of the task: its tags and instruction (policy `learned`)."""
+
+    router: RouterRecord
+    tags: tuple[str, ...]
+    instruction: str
+
+
+def choose_specialist(
+    routing: RoutingSpec, kind: TurnKind, last_observation: str, learned: TaskView | None = None
+) -> RoutingDecision:
     """The specialist for one turn (None = bare base) and the reason, recorded in the trajectory."""
+    if routing.policy == "learned":
+        if learned is None:  # the configuration carries the router once its contract loaded it; never silently base
+            raise ValueError("routing policy 'learned' without its router")
+        features = turn_features(learned.tags, learned.instruction, kind, last_observation)
+        specialist, reason = predict(learned.router, features)
+        return RoutingDecision(specialist=specialist, turn_kind=kind, reason=reason)
     if routing.policy == "fixed":
         return RoutingDecision(specialist=routing.specialist or None, turn_kind=kind, reason="fixed")
     for index, rule in enumerate(routing.rules, start=1):

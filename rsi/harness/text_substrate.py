@@ -37,7 +37,7 @@ from rsi.harness.agent import (
 )
 from rsi.harness.checks import CandidateChecker
 from rsi.harness.clock import AgentClock
-from rsi.harness.routing import choose_specialist
+from rsi.harness.routing import TaskView, choose_specialist
 from rsi.harness.selection import OFF, SELECTION_RULES, better, choose_candidate
 from rsi.harness.trajectory import CheckRecord, RoutingDecision, Step, StepMetrics, Trajectory, clean_text
 from rsi.models.base import ChatMessage, ChatModel, Completion, GenerationResult
@@ -77,11 +77,11 @@ class TextAttempt:
 def run_text_once(
     *, harness: HarnessSpec, routing: RoutingSpec, model: ChatModel, workdir: Path, solution_file: str,
     opening: list[ChatMessage], instruction: str, trajectory: Trajectory, seed: int, clock: AgentClock,
-    checker: CandidateChecker | None = None,
+    checker: CandidateChecker | None = None, learned: TaskView | None = None,
 ) -> LoopOutcome:
     """Ask for candidates, check and select them where configured, repair, and write the chosen one."""
     attempt = TextAttempt(harness, model, workdir, solution_file, opening, trajectory, seed, clock,
-                          choose_specialist(routing, "first", instruction),
+                          choose_specialist(routing, "first", instruction, learned),
                           checker if harness.check != OFF or harness.repair_turns else None)
     outcome = LoopOutcome(ended_by="text", turns=1)
     candidates: list[Candidate] = []

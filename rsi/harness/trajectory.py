@@ -79,7 +79,7 @@ class RoutingDecision(_Model):
 
     specialist: str | None = Field(description="Specialist name; None is the bare base model.")
     turn_kind: TurnKind
-    reason: str = Field(description="'fixed', 'rule N', or 'no rule matched'.")
+    reason: str = Field(description="'fixed', 'rule N', 'no rule matched', or 'learned rN: <scores> (<features>)'.")
 
 
 class StepMetrics(_Model):
