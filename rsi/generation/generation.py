@@ -462,22 +462,18 @@ class Generation:
         return None
 
     def train_specialists(self, stage: Any, parent: Any, rule: str, progress: Callable[[Any], None]) -> str | None:
-        """One adapter per part of the exported train evidence (rsi/training/specialists.py), each registered with
-        its part in its lineage, then one candidate revision listing them all (routing: the parent's)."""
-        from rsi.training.candidate import write_candidate_specialists
-        from rsi.training.specialists import train_partitions
+        """One adapter per part of the exported train evidence, each registered with its part in its lineage, then
+        one candidate revision listing them all, routing the parent's (rsi/training/specialists.py)."""
+        from rsi.training.specialists import train_specialists
 
         training = parent.spec.training.model_copy(update={"specialists_by": rule})
-        trained = train_partitions(self.workspace, stage, Path(stage.dataset), self.folder / "partitions", training,
-                                   parent.ref, note=lambda m: self.note(f"train: {m}"), progress=progress)
-        if not trained:
+        outcome = train_specialists(self.workspace, stage, Path(stage.dataset), self.folder / "partitions", training,
+                                    parent, note=lambda m: self.note(f"train: {m}"), progress=progress)
+        if outcome is None:
             return f"no train-split example of {stage.dataset} to partition by {rule}"
+        trained, candidate_ref = outcome
         self.record(TrainOutput(specialists={t.name: t.adapter_id for t in trained}, specialists_by=rule,
-                                parent_ref=parent.ref))
-        written = write_candidate_specialists(
-            self.workspace, self.spec.contract, [(t.name, t.adapter_id, t.adapter_path) for t in trained],
-            training.rank, list(training.target_modules), parent_ref=parent.ref, harness_sets=stage.harness_sets)
-        self.record(TrainOutput(candidate_ref=written.ref, adapter_id=trained[0].adapter_id,
+                                parent_ref=parent.ref, candidate_ref=candidate_ref, adapter_id=trained[0].adapter_id,
                                 steps=sum(int(t.metrics.get("steps", 0)) for t in trained)))
         return None
 

@@ -129,11 +129,51 @@ def train_partitions(workspace: Workspace, stage: Any, export_dir: Path, out_roo
             continue
         spec = stage.model_copy(update={"dataset": written.folder, "candidate": False, "specialist": part.name,
                                         "partition": lineage})
-        outcome = train_stage(workspace, spec, progress=progress, on_note=_prefixed(note, f"{part.name}: "))
+        outcome = train_stage(workspace, spec, progress=_crash_points(part.name, progress),
+                              on_note=_prefixed(note, f"{part.name}: "))
         relative = Path(outcome.adapter_dir).relative_to(workspace.root).as_posix()
         done.append(TrainedPart(part.name, outcome.adapter_id, relative, True, outcome.metrics.model_dump(mode="json")))
     return done
 
 
+def train_specialists(workspace: Workspace, stage: Any, export_dir: Path, out_root: Path, training: TrainingSpec,
+                      parent: Any, note: Callable[[str], None], progress: Callable[[Any], None] | None = None,
+                      ) -> tuple[list[TrainedPart], str] | None:
+    """`train_partitions`, then the candidate revision listing every part's specialist (routing: the parent's);
+    None when the export has no train-split example to partition. `parent` is the resolved contract."""
+    from rsi.training.candidate import write_candidate_specialists
+
+    trained = train_partitions(workspace, stage, export_dir, out_root, training, parent.ref, note, progress)
+    if not trained:
+        return None
+    written = write_candidate_specialists(
+        workspace, parent.name, [(t.name, t.adapter_id, t.adapter_path) for t in trained], training.rank,
+        list(training.target_modules), parent_ref=parent.ref, harness_sets=stage.harness_sets)
+    _mark_candidates(workspace, [t.adapter_id for t in trained], written.summary())
+    return trained, written.ref
+
+
+def _mark_candidates(workspace: Workspace, adapter_ids: list[str], candidate: dict[str, Any]) -> None:
+    """Each part's adapter becomes a `candidate` of the revision that lists it (as `rsi train` marks its one)."""
+    from rsi.training.registry import find_adapter, update_status
+
+    for adapter_id in adapter_ids:
+        record = find_adapter(workspace, adapter_id)
+        if record.status.state == "registered":
+            update_status(record, state="candidate", candidate=candidate)
+
+
 def _prefixed(note: Callable[[str], None], prefix: str) -> Callable[[str], None]:
     return lambda message: note(prefix + message)
+
+
+def _crash_points(name: str, progress: Callable[[Any], None] | None) -> Callable[[Any], None]:
+    """The caller's progress, then the crash point `train:part:<name>:step<k>` (after step k's checkpoint)."""
+    from rsi.crashpoint import crash_point
+
+    def report(p: Any) -> None:
+        if progress is not None:
+            progress(p)
+        crash_point(f"train:part:{name}:step{p.step}")
+
+    return report
