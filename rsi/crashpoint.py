@@ -4,7 +4,8 @@ n-th time (default: the first) it passes `crash_point("<point>")`.
 Crash tests use it to kill a real `rsi run`, `rsi eval` or `rsi generation` deterministically at the
 boundaries between writes, then resume and check that nothing was lost or repeated. Points in use:
 `run_created`, `job_planned`, `attempt_recorded`, `job_finished` (rsi/run/), and the generation's
-`gen:<step>:started`, `gen:<step>:done`, `gen:train:step<k>`, `harness:check` (before a candidate's
+`gen:<step>:started`, `gen:<step>:done`, `gen:train:step<k>`, `train:part:<name>:step<k>` (a specialist's training,
+rsi/training/specialists.py), `harness:check` (before a candidate's
 public checks run, rsi/harness/checks.py), and `experience:written` / `tools:written` (right after a library
 revision is written, rsi/experience/). A point may contain colons: only a
 trailing `:<integer>` is read as the count. Never set by a normal run.

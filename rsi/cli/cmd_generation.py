@@ -118,6 +118,10 @@ def _spec_options(
         "(rsi eval --best-of-n)."))] = False,
     continue_adapter: Annotated[bool, typer.Option("--continue-adapter", help=(
         "Train from the previous generation's adapter instead of a fresh LoRA."))] = False,
+    specialists_by: Annotated[str | None, typer.Option("--specialists-by", help=(
+        "Train a specialist per part of the train evidence: `tag` (each task's first tag), `cluster` (k-means over "
+        "the instructions, [training] clusters parts) or `none` (one adapter; default: the contract's "
+        "[training] specialists_by)."))] = None,
     select_tasks: Annotated[int | None, typer.Option("--select-tasks", help=(
         "Paired selection: the run's top configurations and the contract's own each attempt the same N train tasks, "
         "and the harness is chosen on those attempts alone (default 0: on the run's coverage-search evidence)."))] = None,

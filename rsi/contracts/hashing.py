@@ -13,7 +13,13 @@ import hashlib
 import json
 from typing import Any
 
-from rsi.contracts.schema import CLOCKS, ContractSpec, evaluation_identity, harness_identity
+from rsi.contracts.schema import (
+    CLOCKS,
+    ContractSpec,
+    evaluation_identity,
+    harness_identity,
+    training_identity,
+)
 
 BOOKKEEPING = ("revision", "parent", "created", "notes")
 
@@ -33,6 +39,7 @@ def normalized_content(spec: ContractSpec, system_prompt: str) -> dict[str, Any]
     data["hcp"] = {key: value for key, value in data["hcp"].items() if key not in BOOKKEEPING}
     data["harness"] = {**harness_identity(data["harness"]), "system_prompt": system_prompt, "system_prompt_file": ""}
     data["evaluation"] = evaluation_identity(data["evaluation"])
+    data["training"] = training_identity(data["training"])
     return data
 
 

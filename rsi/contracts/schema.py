@@ -143,6 +143,7 @@ LATER_HARNESS_DEFAULTS: dict[str, object] = {"check": "off", "repair_turns": 0, 
                                              "experience_sha256": ""}
 LATER_SAMPLING_DEFAULTS: dict[str, object] = {"greedy_first": False}
 LATER_GATE_DEFAULTS: dict[str, object] = {"max_token_ratio": None, "min_lift_per_1k_tokens": None}
+LATER_TRAINING_DEFAULTS: dict[str, object] = {"specialists_by": "none", "clusters": 3, "min_partition_examples": 4}
 
 
 def _without_defaults(table: dict[str, object], defaults: dict[str, object]) -> dict[str, object]:
@@ -175,6 +176,11 @@ def evaluation_identity(evaluation: dict[str, object]) -> dict[str, object]:
     """A dumped `[evaluation]` table without the later gate keys that sit at their defaults."""
     gate = evaluation.get("gate")
     return {**evaluation, "gate": _without_defaults(gate, LATER_GATE_DEFAULTS)} if isinstance(gate, dict) else evaluation
+
+
+def training_identity(training: dict[str, object]) -> dict[str, object]:
+    """A dumped `[training]` table without the later partition keys that sit at their defaults."""
+    return _without_defaults(training, LATER_TRAINING_DEFAULTS)
 
 
 class HarnessSpec(_Strict):
@@ -345,6 +351,11 @@ class TrainingSpec(_Strict):
     batch_size: int = Field(default=4, ge=1)
     max_length: int = Field(default=512, ge=16)
     seed: int = Field(default=0)
+    specialists_by: Literal["none", "tag", "cluster"] = Field(
+        default="none", description="Train one specialist per partition of the train evidence: 'tag' (each task's "
+        "first tag), 'cluster' (k-means over the instructions' words, `clusters` parts), 'none' (one adapter).")
+    clusters: int = Field(default=3, ge=1, le=64, description="Parts of `specialists_by = \"cluster\"`.")
+    min_partition_examples: int = Field(default=4, ge=1, description="A part with fewer examples joins 'other'.")
 
 
 class ServingSpec(_Strict):

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -117,6 +117,9 @@ class GenerationSpec(BaseModel):
     tools: bool = Field(default=False, description="Validate the helpers that passing REPL attempts of the exported "
                         "runs saved (rsi/trajectories/tool_growth.py) and carry the new tool-library revision into the "
                         "candidate contract.")
+    specialists_by: Literal["none", "tag", "cluster"] | None = Field(
+        default=None, description="Train a specialist per part of the train evidence (by task tag or instruction "
+        "cluster) instead of one adapter (None: the contract's [training] specialists_by).")
 
 
 class _RunIdRecorder:
@@ -438,7 +441,8 @@ class Generation:
             crash_point(f"gen:train:step{p.step}")
 
         exported = self.state.outputs(ExportOutput).dataset
-        init_adapter = self.previous_adapter() if spec.continue_adapter else ""
+        rule = spec.specialists_by or parent.spec.training.specialists_by
+        init_adapter = self.previous_adapter() if spec.continue_adapter and rule == "none" else ""
         stage = TrainStageSpec(
             dataset=Path(exported) if exported else None, contract=parent.ref, method=spec.train_method,
             max_steps=spec.max_steps, sandbox=spec.sandbox,  # the sandbox GRPO's rollouts run in
@@ -446,6 +450,8 @@ class Generation:
             init_adapter=init_adapter or None, harness_sets={**self.state.outputs(PromoteOutput).harness_sets,
                                                              **self.experience_sets(), **self.tools_sets()},
         )
+        if rule != "none":
+            return self.train_specialists(stage, parent, rule, progress)
         outcome = train_stage(self.workspace, stage, progress=progress, on_note=lambda m: self.note(f"train: {m}"))
         metrics = outcome.metrics
         self.record(TrainOutput(adapter_id=outcome.adapter_id, parent_ref=parent.ref, init_adapter=init_adapter,
@@ -453,6 +459,22 @@ class Generation:
                                 first_loss=metrics.first_loss, final_loss=metrics.final_loss,
                                 tokens_per_s=metrics.tokens_per_s, wall_s=metrics.wall_s,
                                 resumed_from_step=metrics.resumed_from_step))
+        return None
+
+    def train_specialists(self, stage: Any, parent: Any, rule: str, progress: Callable[[Any], None]) -> str | None:
+        """One adapter per part of the exported train evidence, each registered with its part in its lineage, then
+        one candidate revision listing them all, routing the parent's (rsi/training/specialists.py)."""
+        from rsi.training.specialists import train_specialists
+
+        training = parent.spec.training.model_copy(update={"specialists_by": rule})
+        outcome = train_specialists(self.workspace, stage, Path(stage.dataset), self.folder / "partitions", training,
+                                    parent, note=lambda m: self.note(f"train: {m}"), progress=progress)
+        if outcome is None:
+            return f"no train-split example of {stage.dataset} to partition by {rule}"
+        trained, candidate_ref = outcome
+        self.record(TrainOutput(specialists={t.name: t.adapter_id for t in trained}, specialists_by=rule,
+                                parent_ref=parent.ref, candidate_ref=candidate_ref, adapter_id=trained[0].adapter_id,
+                                steps=sum(int(t.metrics.get("steps", 0)) for t in trained)))
         return None
 
     def experience_sets(self) -> dict[str, str]:

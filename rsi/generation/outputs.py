@@ -119,6 +119,9 @@ class TrainOutput(StepOutput):
     tokens_per_s: float | None = None
     wall_s: float | None = None
     resumed_from_step: int = 0
+    specialists: dict[str, str] = Field(default_factory=dict, description="Several specialists from one generation "
+                                        "(`specialists_by`): each part's name -> its adapter id; {}: one adapter.")
+    specialists_by: str = ""  # the partition rule that made them ("": one adapter)
 
 
 class EvaluateOutput(StepOutput):

@@ -180,6 +180,55 @@ def write_candidate(workspace: Workspace, parent_name: str, adapter_id: str, ada
     )
 
 
+SPECIALIST_SET_TRAILER = "Adapter-Set"
+
+
+def specialists_with(parent_spec: Any, trained: list[tuple[str, str, str]], rank: int, target_modules: list[str],
+                     role: str) -> list[Any]:
+    """The parent's specialists with each (name, adapter id, path) added or replaced; a specialist's revision is
+    its own release clock: it moves only when its adapter changed (an unchanged one keeps the parent's entry)."""
+    current = {s.name: s for s in parent_spec.specialists}
+    for name, adapter_id, path in trained:
+        previous = current.get(name)
+        if previous is not None and previous.sha256 == adapter_id:
+            continue
+        current[name] = SpecialistSpec(name=name, revision=(previous.revision + 1) if previous else 1, path=path,
+                                       sha256=adapter_id, rank=rank, target_modules=list(target_modules),
+                                       role=role.format(name=name))
+    return [current[s.name] for s in parent_spec.specialists] + [
+        current[name] for name, _, _ in trained if name not in {s.name for s in parent_spec.specialists}]
+
+
+def write_candidate_specialists(workspace: Workspace, parent_name: str, trained: list[tuple[str, str, str]], rank: int,
+                                target_modules: list[str], parent_ref: str | None = None,
+                                harness_sets: dict[str, Any] | None = None) -> ContractRevisionRef:
+    """Write (or find) the candidate revision that lists one specialist per trained part over the parent's runtime.
+
+    Routing stays the parent's: which specialist acts on a turn is the routing policy's choice (fixed, rules or
+    a learned router fitted on its own), not the trainer's. Idempotent by the `Adapter-Set` trailer."""
+    import hashlib
+
+    from rsi.contracts.refs import resolve_ref
+    from rsi.promotion.promote import load_head_contract
+
+    name = candidate_name(parent_name)
+    key = hashlib.sha256("\n".join(f"{n} {a}" for n, a, _ in sorted(trained)).encode()).hexdigest()
+    found = find_trailer_commit(workspace, name, SPECIALIST_SET_TRAILER, key)
+    if found is not None:
+        return _ref_of(workspace, name, found[0], found[1], written=False)
+    parent = resolve_ref(workspace, parent_ref) if parent_ref else load_head_contract(workspace, parent_name)
+    runtime, prompt = _with_harness(parent, harness_sets or {})
+    specialists = specialists_with(runtime, trained, rank, target_modules, "SFT on the {name} part of the train evidence")
+    listed = ", ".join(f"{n} {a[:12]}" for n, a, _ in trained)
+    return write_derived(
+        workspace, name, parent, runtime.model_copy(update={"specialists": specialists}), prompt,
+        f"{len(trained)} specialists ({listed}) over {parent.name} r{parent.revision}\n\n"
+        f"Not promoted: `rsi eval {name}@rN --against {parent.name}@r{parent.revision}` decides.",
+        {SPECIALIST_SET_TRAILER: key, "Adapter-Parent": f"{parent.name}@r{parent.revision} {parent.content_hash}"},
+        notes=f"Adapter candidates of {parent.name} (written by rsi train; promote explicitly).",
+    )
+
+
 def write_derived(workspace: Workspace, name: str, origin: Any, desired: Any, prompt: str, message: str,
                   trailers: dict[str, str], notes: str) -> ContractRevisionRef:
     """A revision of hcp/<name>.toml (created from `origin`'s committed text when absent) whose runtime is `desired`
@@ -235,10 +284,13 @@ def promote_adapter(workspace: Workspace, parent_name: str, candidate_ref: str, 
                           read_prompt_file=lambda rel: _read_prompt(parent, rel))
     if not sets:
         raise RevisionError(f"{parent_name} already serves the candidate's runtime; nothing to promote")
-    specialist = next(s for s in candidate.spec.specialists if s.name == SPECIALIST_NAME)
+    # one `sft` adapter, or (several specialists from one generation) the first specialist the candidate changed
+    changed = [s for s in candidate.spec.specialists if s not in parent.spec.specialists]
+    specialist = next((s for s in candidate.spec.specialists if s.name == SPECIALIST_NAME), None) or changed[0]
     outcome = revise_contract(
         workspace, parent_name, sets,
-        f"promote adapter {specialist.sha256[:12]} ({SPECIALIST_NAME} r{specialist.revision}) from {candidate.ref}\n\n{body}",
+        f"promote adapter {specialist.sha256[:12]} ({specialist.name} r{specialist.revision}) from {candidate.ref}"
+        + "".join(f", {s.name} r{s.revision} {s.sha256[:12]}" for s in changed if s is not specialist) + f"\n\n{body}",
         {EVAL_TRAILER: eval_id, ADAPTER_TRAILER: specialist.sha256, "Adapter-Candidate": candidate.ref, **trailers},
     )
     return ContractRevisionRef(parent_name, outcome.revision, outcome.tag, outcome.commit, outcome.content_hash, True)

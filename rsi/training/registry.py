@@ -72,6 +72,9 @@ class AdapterLineage(BaseModel):
     origin: dict[str, Any] = Field(default_factory=dict, description="Where an adapter trained outside rsi came from "
                                    "(`rsi specialists import`: its folder, the base it names, its tensors); {} for one "
                                    "rsi trained.")
+    partition: dict[str, Any] = Field(default_factory=dict, description="The part of the train evidence a specialist "
+                                      "learned (rsi.training.specialists: name, rule, tasks, dataset hashes, parent "
+                                      "contract); {} for an adapter trained on all of it (and in lineage written before).")
 
     model_config = {"populate_by_name": True}
 

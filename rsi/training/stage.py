@@ -82,6 +82,9 @@ class TrainStageSpec(BaseModel):
     harness_sets: dict[str, Any] = Field(
         default_factory=dict, description="Runtime sets the candidate contract carries beside the adapter (a "
         "generation's harness chosen on train evidence, gated with the adapter by one heldout evaluation).")
+    specialist: str = Field(default="sft", description="The specialist name the adapter is served under (lineage name).")
+    partition: dict[str, Any] = Field(default_factory=dict, description="The train-evidence part this adapter learns "
+                                      "(rsi.training.specialists: name, rule, tasks, dataset hashes); {}: all of it.")
 
 
 class TrainMetrics(BaseModel):
@@ -193,7 +196,10 @@ def base_identity(base: Any, folder: Path, workspace_root: Path) -> dict[str, An
 def training_key(base: dict[str, Any], dataset_sha256: str, hyper: TrainingSpec, max_steps: int | None,
                  device: str, init_adapter: str | None = None) -> str:
     """The training folder's name: the same training (resumable) gets the same folder."""
-    identity = {"base": base.get("sha256"), "dataset": dataset_sha256, "hyper": hyper.model_dump(mode="json"),
+    from rsi.contracts.schema import training_identity
+
+    # the partition keys at their defaults are left out, so a training folder from before they existed resumes
+    identity = {"base": base.get("sha256"), "dataset": dataset_sha256, "hyper": training_identity(hyper.model_dump(mode="json")),
                 "max_steps": max_steps, "device": device, **({"init_adapter": init_adapter} if init_adapter else {})}
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -251,7 +257,7 @@ def train_stage(
     outcome = runner.run(recipe.train, prepared.request, progress, workspace.runs_dir / "slurm-train", spec.slurm, note)
     trained = recipe.save(prepared, outcome)
     lineage = {
-        "name": "sft",  # the specialist name the candidate serves it under (rsi.training.candidate)
+        "name": spec.specialist,  # the specialist name the candidate serves it under (rsi.training.candidate)
         "method": hyper.method,
         "base": base,
         "dataset": trained.dataset,
@@ -263,6 +269,7 @@ def train_stage(
         "code": code_version(),
         "executor": spec.executor,
         **({"init_adapter": find_adapter(workspace, spec.init_adapter).id} if spec.init_adapter else {}),
+        **({"partition": spec.partition} if spec.partition else {}),
     }
     known = {r.id for r in list_adapters(workspace)}
     record = register_adapter(workspace, Path(trained.adapter_dir), lineage)
