@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rsi.contracts.hashing import canonical_json, sha256_text
+from rsi.contracts.schema import ContractSpec
 from rsi.promotion.evidence import (
     ALL_TAGS,
     ConfigEvidence,
@@ -58,15 +59,16 @@ class GatePolicy:
     min_lift_per_1k_tokens: float | None = None
 
     @classmethod
-    def from_contract(cls, spec: object, method: CiMethod = "newcombe") -> GatePolicy:
-        """Read `spec.evaluation.gate` (a ContractSpec) and `spec.evaluation.seed`."""
-        evaluation = spec.evaluation  # type: ignore[attr-defined]
+    def from_contract(cls, spec: ContractSpec, method: CiMethod = "newcombe") -> GatePolicy:
+        """Read `spec.evaluation.gate` and `spec.evaluation.seed`; the interval method is the caller's
+        (`[evaluation.gate]` declares none)."""
+        evaluation = spec.evaluation
         gate = evaluation.gate
         return cls(
             enabled=gate.enabled,
             min_lift=gate.min_lift,
             retention_min=gate.retention_min,
-            method=getattr(gate, "method", method),
+            method=method,
             seed=evaluation.seed,
             max_token_ratio=gate.max_token_ratio,
             min_lift_per_1k_tokens=gate.min_lift_per_1k_tokens,

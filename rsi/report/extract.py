@@ -144,7 +144,7 @@ def _job_facts(jobs: Sequence[Any], attempts: Sequence[Any], names: dict[str, st
         counted = [a for a in rows if a.counted]
         fresh = {a.task_key for a in counted if a.passed and a.task_key in open_before}
         covered |= fresh
-        details = dict(job.details or {})
+        details = job.job_details.model_dump(exclude={"reason"}, exclude_unset=True)
         facts.append(JobFact(
             job_index=job.job_index, config_name=names.get(job.configuration_hash, job.configuration_hash[:12]),
             status=job.status, tasks_planned=len(job.planned_tasks), attempts_per_task=job.attempts_per_task,
@@ -152,7 +152,7 @@ def _job_facts(jobs: Sequence[Any], attempts: Sequence[Any], names: dict[str, st
             attempts=len(counted), passes=sum(1 for a in counted if a.passed),
             errors=sum(a.error_retries + (0 if a.counted else 1) for a in rows),
             new_covered=len(fresh), covered_after=len(covered), tokens=sum(a.tokens for a in counted),
-            wall_s=round(sum(a.wall_s for a in counted), 3), reason=str(details.pop("reason", "") or ""),
+            wall_s=round(sum(a.wall_s for a in counted), 3), reason=job.job_details.reason,
             details=details,
         ))
     return facts, *_shared(facts)

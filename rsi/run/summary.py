@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rsi.store.rows import planned_keys
+from rsi.store.rows import AttemptRow, JobRow, RunRow, planned_keys
 
 
 class TaskLine(BaseModel):
@@ -107,7 +107,7 @@ class RunSummary(BaseModel):
         return self.attempts / total if total else 0.0
 
 
-def _config_lines(per_config: dict[str, dict[str, Any]], jobs: Sequence[Any], config_names: dict[str, str]) -> list[ConfigLine]:
+def _config_lines(per_config: dict[str, dict[str, Any]], jobs: Sequence[JobRow], config_names: dict[str, str]) -> list[ConfigLine]:
     """Per configuration, most passes first; configurations with jobs but no counted attempt included."""
     solvers: dict[str, set[str]] = defaultdict(set)
     for config_hash, stats in per_config.items():
@@ -139,7 +139,7 @@ def coverage_text(covered: int, tasks: int, split: str) -> str:
     return f"{covered}/{tasks} {which} ({covered / tasks if tasks else 0.0:.1%})"
 
 
-def run_wall(run: Any, elapsed_s: float | None) -> tuple[float, str]:
+def run_wall(run: RunRow, elapsed_s: float | None) -> tuple[float, str]:
     """The run's wall time and where it comes from: the sessions' time kept in its run folder
     (`elapsed_s`, as the time budget counts it), else the span of its store timestamps."""
     if elapsed_s is not None:
@@ -149,9 +149,9 @@ def run_wall(run: Any, elapsed_s: float | None) -> tuple[float, str]:
     return max(0.0, (end - created).total_seconds()), "created to finished"
 
 
-def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config_names: dict[str, str],
+def build_summary(run: RunRow, jobs: Sequence[JobRow], attempts: Sequence[AttemptRow], config_names: dict[str, str],
                   elapsed_s: float | None = None) -> RunSummary:
-    """Fold a run's rows (store rows or anything with the same attributes) into a RunSummary.
+    """Fold a run's store rows into a RunSummary.
 
     `attempts` must be chronological (the store's `list_attempts` order). `elapsed_s` is the run's
     wall time from its run folder (`run_wall`); without it, its store timestamps' span.
@@ -170,7 +170,7 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
         task = per_task.setdefault(row.task_key, {"a": 0, "p": 0, "e": 0, "first": None, "by": set(), "tried": set()})
         config = per_config[row.configuration_hash]
         job = per_job[row.job_index]
-        retried = int(getattr(row, "error_retries", 0) or 0)
+        retried = row.error_retries
         task["e"] += retried
         config["e"] += retried
         job["e"] += retried
@@ -211,7 +211,7 @@ def build_summary(run: Any, jobs: Sequence[Any], attempts: Sequence[Any], config
             job_index=j.job_index, config_name=config_names.get(j.configuration_hash, j.configuration_hash),
             status=j.status, planned=len(j.planned_tasks) * j.attempts_per_task, attempts=per_job[j.job_index]["a"],
             passes=per_job[j.job_index]["p"], errors=per_job[j.job_index]["e"], new_covered=per_job[j.job_index]["new"],
-            reason=str((getattr(j, "details", None) or {}).get("reason", "")),
+            reason=j.job_details.reason,
         )
         for j in sorted(jobs, key=lambda j: j.job_index)
     ]

@@ -15,8 +15,9 @@ Changing a table here is a schema change: add a migration in migrate.py (its doc
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -45,6 +46,19 @@ class RunRow(SQLModel, table=True):
     args: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
 
 
+class JobDetails(BaseModel):
+    """What a job row's `details` JSON holds: the scheduler's reason and name (`run/session.py` writes them).
+    `extra="allow"` keeps any other key a scheduler or an older release wrote, so every stored row reads."""
+
+    model_config = ConfigDict(extra="allow")
+    reason: str = ""
+    scheduler: str = ""
+
+    def extras(self) -> dict[str, Any]:
+        """The keys beyond the declared ones, as stored."""
+        return dict(self.model_extra or {})
+
+
 class JobRow(SQLModel, table=True):
     __tablename__ = "jobs"
     run_id: str = Field(foreign_key="runs.id", primary_key=True)
@@ -56,6 +70,11 @@ class JobRow(SQLModel, table=True):
     created: datetime = Field(default_factory=utc_now, sa_type=UtcDateTime)
     finished: datetime | None = Field(default=None, sa_type=UtcDateTime)
     details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+    @property
+    def job_details(self) -> JobDetails:
+        """`details` read through its typed model (the column stays JSON: no schema change)."""
+        return JobDetails.model_validate(self.details or {})
 
 
 class ConfigurationRow(SQLModel, table=True):
@@ -132,7 +151,14 @@ class AttemptStatsRow(SQLModel, table=True):
     first_pass_job: int | None = Field(default=None, description="Lowest job index with a pass in this run.")
 
 
-def planned_keys(run: Any) -> tuple[list[str], list[str]]:
+class HasPlanArgs(Protocol):
+    """A run row, or anything carrying its stored plan as `args` (summaries are built from fakes too)."""
+
+    @property
+    def args(self) -> dict[str, Any]: ...
+
+
+def planned_keys(run: HasPlanArgs) -> tuple[list[str], list[str]]:
     """The (configuration hashes, task keys) a stored run planned: `RunPlan.configs` and `.tasks`, which
     every kind and version stores under the same keys. Lenient for reports and summaries: what a row
     lacks reads as [] (they fall back to what ran), where `read_plan` would refuse it."""

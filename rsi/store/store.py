@@ -22,7 +22,7 @@ from __future__ import annotations
 import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine, Table, and_, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -86,14 +86,49 @@ def new_run_id() -> str:
     return f"{utc_now().strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
 
 
-def _task_info(task: Any) -> TaskInfo:
+class _SpecLike(Protocol):
+    """What the store reads of `rsi.tasks.spec.TaskSpec` (read-only, so any sequence of tags fits)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def split(self) -> str: ...
+    @property
+    def tags(self) -> Sequence[str]: ...
+
+
+class TaskLike(Protocol):
+    """`rsi.tasks.spec.Task` as the store sees it: declared here so the store does not import the task layer."""
+
+    @property
+    def suite(self) -> str: ...
+    @property
+    def spec(self) -> _SpecLike: ...
+    @property
+    def content_hash(self) -> str: ...
+
+
+class ConfigLike(Protocol):
+    """`rsi.config.Configuration` as the store sees it (the store sits below the config layer)."""
+
+    @property
+    def config_hash(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def contract_ref(self) -> str: ...
+    @property
+    def parents(self) -> Sequence[str]: ...
+    def model_dump(self, *, mode: str = ...) -> dict[str, Any]: ...
+
+
+def _task_info(task: TaskInfo | TaskLike) -> TaskInfo:
     if isinstance(task, TaskInfo):
         return task
-    # rsi.tasks.spec.Task (duck-typed so the store does not import the task layer)
     return TaskInfo(task.suite, task.spec.id, task.spec.split, tuple(task.spec.tags), task.content_hash)
 
 
-def _config_info(config: Any) -> ConfigInfo:
+def _config_info(config: ConfigInfo | ConfigLike) -> ConfigInfo:
     if isinstance(config, ConfigInfo):
         return config
     # rsi.config.Configuration
@@ -157,7 +192,7 @@ class Store:
             conn.execute(insert(R).values(**row.model_dump()))
         return row
 
-    def record_configurations(self, configs: Iterable[Any]) -> int:
+    def record_configurations(self, configs: Iterable[ConfigInfo | ConfigLike]) -> int:
         """Insert configurations not stored yet (content-addressed: a stored hash never changes)."""
         infos = {info.config_hash: info for info in map(_config_info, configs)}
         with self._write() as conn:
@@ -177,7 +212,7 @@ class Store:
                 conn.execute(insert(C), fresh)
         return len(fresh)
 
-    def record_tasks(self, tasks: Iterable[Any]) -> int:
+    def record_tasks(self, tasks: Iterable[TaskInfo | TaskLike]) -> int:
         """Insert or update task identities (split, tags, content hash may change between runs)."""
         infos = {info.key: info for info in map(_task_info, tasks)}
         now = utc_now()

@@ -92,16 +92,19 @@ def test_spec_file_fields_are_overridden_by_flags(mini_ws, cli, tmp_path) -> Non
 
 def test_summary_counts_errors_apart_and_curve_is_cumulative() -> None:
     from datetime import UTC, datetime
-    from types import SimpleNamespace as NS
 
-    run = NS(id="r", status="done", portfolio="p", suite="s", split="train", created=datetime.now(UTC),
-             finished=None, seed=0, budget={"attempts": 4}, args={"tasks": ["s/a", "s/b", "s/c"]})
-    jobs = [NS(job_index=0, configuration_hash="h1", planned_tasks=["s/a", "s/b"], attempts_per_task=1, status="done"),
-            NS(job_index=1, configuration_hash="h2", planned_tasks=["s/b", "s/c"], attempts_per_task=1, status="done")]
+    from rsi.store.rows import AttemptRow, JobRow, RunRow
+
+    run = RunRow(id="r", status="done", portfolio="p", suite="s", split="train", created=datetime.now(UTC),
+                 finished=None, seed=0, budget={"attempts": 4}, args={"tasks": ["s/a", "s/b", "s/c"]})
+    jobs = [JobRow(run_id="r", job_index=0, configuration_hash="h1", planned_tasks=["s/a", "s/b"], status="done"),
+            JobRow(run_id="r", job_index=1, configuration_hash="h2", planned_tasks=["s/b", "s/c"], status="done",
+                   details={"reason": "fill the gap", "scheduler": "greedy"})]
 
     def row(job, task, counted, passed, retries=0, h="h1"):
-        return NS(job_index=job, task_key=task, counted=counted, passed=passed, error_retries=retries,
-                  configuration_hash=h, tokens=5, wall_s=1.0)
+        return AttemptRow(idem_key=f"r|{job}|{task}|0", run_id="r", job_index=job, task_key=task, counted=counted,
+                          passed=passed, verdict="passed" if passed else "failed", error_retries=retries,
+                          configuration_hash=h, tokens=5, wall_s=1.0)
 
     attempts = [row(0, "s/a", True, True), row(0, "s/b", True, False, retries=2),
                 row(1, "s/b", True, True, h="h2"), row(1, "s/c", False, False, retries=1, h="h2")]
@@ -109,6 +112,7 @@ def test_summary_counts_errors_apart_and_curve_is_cumulative() -> None:
     assert (s.attempts, s.passes, s.errors, s.covered, s.tasks) == (3, 2, 4, 2, 3)
     assert s.curve == [1, 1, 2]
     assert [j.new_covered for j in s.job_lines] == [1, 1]
+    assert [j.reason for j in s.job_lines] == ["", "fill the gap"]
     by_name = {c.name: c for c in s.config_lines}
     assert by_name["one"].unique_solves == 1 and by_name["two"].errors == 2
     assert next(t for t in s.task_lines if t.task_key == "s/c").errors == 2

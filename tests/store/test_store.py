@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import UTC, datetime, timedelta
 
@@ -42,6 +43,26 @@ def populated(store):
     store.record_configurations([ConfigInfo("c1", "alpha", "hcp/a.toml"), ConfigInfo("c2", "beta", parents=("c1",))])
     store.record_tasks(TASKS)
     return store
+
+
+def test_job_details_of_every_stored_shape_read_typed(populated):
+    """Job rows as releases wrote them: none, a reason only, reason + scheduler, and keys no model declares;
+    written straight into SQLite so the typed reader, not the writer, is what is tested."""
+    store = populated
+    run = store.create_run(portfolio="p", suite="s")
+    shapes = [{}, {"reason": "explore"}, {"reason": "fill 3 gaps", "scheduler": "greedy"},
+              {"scheduler": "bandit", "arm": 2, "ucb": [0.5, 0.9]}]
+    with store.engine.begin() as conn:
+        for index, details in enumerate(shapes):
+            conn.execute(text("INSERT INTO jobs (run_id, job_index, configuration_hash, planned_tasks, "
+                              "attempts_per_task, status, created, details) VALUES "
+                              "(:r, :i, 'c1', '[]', 1, 'running', '2026-01-01 12:00:00.000000', :d)"),
+                         {"r": run.id, "i": index, "d": json.dumps(details)})
+    jobs = store.list_jobs(run.id)
+    assert [j.job_details.reason for j in jobs] == ["", "explore", "fill 3 gaps", ""]
+    assert [j.job_details.scheduler for j in jobs] == ["", "", "greedy", "bandit"]
+    assert jobs[3].job_details.extras() == {"arm": 2, "ucb": [0.5, 0.9]}
+    assert [j.details for j in jobs] == shapes  # the column itself is untouched
 
 
 def test_run_job_attempt_round_trip(populated):
