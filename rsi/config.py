@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.contracts.hashing import canonical_json, sha256_text
 from rsi.contracts.load import LoadedContract, override_contract, resolve_router
-from rsi.contracts.schema import ContractSpec, runtime_harness_identity
+from rsi.contracts.schema import ContractSpec, routing_identity, runtime_harness_identity
 from rsi.contracts.toml_source import format_key
 from rsi.errors import ContractError, Problem
 
@@ -35,9 +35,7 @@ class Configuration(BaseModel):
         """Hash of the runtime-relevant content: base, specialists, harness (with prompt text), routing."""
         spec = self.spec.model_dump(mode="json")
         runtime = {key: spec[key] for key in ("base", "specialists", "harness", "routing")}
-        # The learned router's keys, empty, are left out: every configuration stored before they existed
-        # keeps its hash (its coverage evidence and its golden trajectories stay its own).
-        runtime["routing"] = {k: v for k, v in runtime["routing"].items() if k not in ("router", "router_sha256") or v}
+        runtime["routing"] = routing_identity(runtime["routing"])
         runtime["harness"] = {**runtime_harness_identity(runtime["harness"]), "system_prompt": self.system_prompt,
                               "system_prompt_file": ""}
         return sha256_text(canonical_json(runtime))[:16]

@@ -18,6 +18,7 @@ from rsi.contracts.schema import (
     ContractSpec,
     evaluation_identity,
     harness_identity,
+    routing_identity,
     training_identity,
 )
 
@@ -40,6 +41,7 @@ def normalized_content(spec: ContractSpec, system_prompt: str) -> dict[str, Any]
     data["harness"] = {**harness_identity(data["harness"]), "system_prompt": system_prompt, "system_prompt_file": ""}
     data["evaluation"] = evaluation_identity(data["evaluation"])
     data["training"] = training_identity(data["training"])
+    data["routing"] = routing_identity(data["routing"])
     return data
 
 

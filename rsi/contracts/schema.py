@@ -144,6 +144,7 @@ LATER_HARNESS_DEFAULTS: dict[str, object] = {"check": "off", "repair_turns": 0, 
 LATER_SAMPLING_DEFAULTS: dict[str, object] = {"greedy_first": False}
 LATER_GATE_DEFAULTS: dict[str, object] = {"max_token_ratio": None, "min_lift_per_1k_tokens": None}
 LATER_TRAINING_DEFAULTS: dict[str, object] = {"specialists_by": "none", "clusters": 3, "min_partition_examples": 4}
+LATER_ROUTING_DEFAULTS: dict[str, object] = {"router": "", "router_sha256": ""}
 
 
 def _without_defaults(table: dict[str, object], defaults: dict[str, object]) -> dict[str, object]:
@@ -176,6 +177,11 @@ def evaluation_identity(evaluation: dict[str, object]) -> dict[str, object]:
     """A dumped `[evaluation]` table without the later gate keys that sit at their defaults."""
     gate = evaluation.get("gate")
     return {**evaluation, "gate": _without_defaults(gate, LATER_GATE_DEFAULTS)} if isinstance(gate, dict) else evaluation
+
+
+def routing_identity(routing: dict[str, object]) -> dict[str, object]:
+    """A dumped `[routing]` table without the learned router's keys when they are empty."""
+    return _without_defaults(routing, LATER_ROUTING_DEFAULTS)
 
 
 def training_identity(training: dict[str, object]) -> dict[str, object]:
