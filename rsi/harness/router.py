@@ -34,6 +34,7 @@ _STOP = frozenset(("the", "and", "for", "that", "this", "with", "from", "are", "
 
 
 def label(specialist: str | None) -> str:
+    """How a specialist is named to people and in a router's tables (None, the bare base, is "base")."""
     return specialist or "base"
 
 

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from rsi.contracts.schema import RoutingSpec
-from rsi.harness.router import RouterRecord, predict, turn_features
+from rsi.harness.router import RouterRecord, label, predict, turn_features
 from rsi.harness.trajectory import RoutingDecision, TurnKind
 from rsi.models.base import ChatMessage
 
@@ -87,10 +87,6 @@ def choose_specialist(
             continue
         return RoutingDecision(specialist=rule.specialist or None, turn_kind=kind, reason=f"rule {index}")
     return RoutingDecision(specialist=None, turn_kind=kind, reason="no rule matched")
-
-
-def label(specialist: str | None) -> str:
-    return specialist or "base"
 
 
 def build_context(
