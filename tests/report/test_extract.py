@@ -13,6 +13,7 @@ from rsi.harness.trajectory import ConfigurationRef, FinalOutcome, ModelRef, Tas
 from rsi.report.extract import build_run_report
 from rsi.report.transcripts import embed_json, pack_pages, transcript_from
 from rsi.sandbox.base import Isolation
+from rsi.store.rows import JobRow
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -23,8 +24,8 @@ def _run(tasks):
 
 
 def _job(index, config, planned, reason):
-    return NS(job_index=index, configuration_hash=config, planned_tasks=planned, attempts_per_task=1, status="done",
-              details={"reason": reason, "scheduler": "thompson"})
+    return JobRow(run_id="r", job_index=index, configuration_hash=config, planned_tasks=planned, attempts_per_task=1,
+                  status="done", details={"reason": reason, "scheduler": "thompson"})
 
 
 def _attempt(job, config, task, verdict, index=0):
