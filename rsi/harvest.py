@@ -32,7 +32,7 @@ passing trajectory of the harvest once to learn its code key.
 
 Its layer: a harvest reads stored runs through the promotion layer (`load_run_attempts`) and solutions
 through the trajectories layer (`final_code_of`, `normalize_code`), and runs through the orchestrator
-(rsi/run/), so it sits above promotion and trajectories, beside rsi/evaluation.py, and below the
+(rsi/run/), so it sits above promotion and trajectories, beside rsi/evaluation/, and below the
 generation cycle that calls it (docs/architecture.md).
 """
 

@@ -25,6 +25,7 @@ LAYERS: list[set[str]] = [
     {"store"},
     {"executors", "sandbox"},
     {"models"},
+    {"adapters"},  # the adapter registry: its ids are the models' digests; training registers, evaluation records
     {"tasks"},
     {"verifier"},
     {"experience"},  # the library and its retrieval (the harness's worked examples); built in trajectories/
@@ -190,3 +191,27 @@ def test_no_circle_spans_packages() -> None:
 def test_every_allowed_arrow_still_exists() -> None:
     graph = import_graph()
     assert [pair for pair in ALLOWED_BACK if pair[1] not in graph.get(pair[0], {})] == []
+
+
+def imports_of_package(graph: dict[str, dict[str, int]], package: str, forbidden: str) -> list[str]:
+    """`module:line -> target` for every import (lazy and `TYPE_CHECKING` ones too) from `package` into `forbidden`."""
+    return sorted(f"{module}:{line} -> {target}" for module, arrows in graph.items() if package_of(module) == package
+                  for target, line in arrows.items() if package_of(target) == forbidden)
+
+
+def test_the_package_check_sees_a_lazy_import(tmp_path: Path) -> None:
+    root = tmp_path / "rsi"
+    for name in ("evaluation", "training"):
+        (root / name).mkdir(parents=True)
+        (root / name / "__init__.py").write_text("")
+    (root / "__init__.py").write_text("")
+    (root / "training" / "stage.py").write_text("")
+    (root / "evaluation" / "apply.py").write_text("import json\n\ndef f():\n    from rsi.training.stage import x\n")
+    graph = import_graph(root)
+    assert imports_of_package(graph, "evaluation", "training") == ["rsi.evaluation.apply:4 -> rsi.training.stage"]
+
+
+def test_evaluation_never_imports_training() -> None:
+    """Issue 39: evaluation judges what training produced through records below both (rsi/contracts/records.py,
+    rsi/adapters/, rsi/promotion/adapter.py), so it sits beside training, not on top of it."""
+    assert imports_of_package(import_graph(), "evaluation", "training") == []

@@ -54,9 +54,10 @@ def eval_command(
     json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
     """Evaluate CANDIDATE against its parent on heldout and covered tasks; promote the adapter if the gate passes."""
+    from rsi.cli.render_eval import eval_lines
     from rsi.contracts.schema import EvalDtype
     from rsi.errors import UserInputError
-    from rsi.evaluation import EvalSpec, apply_decision, eval_lines, evaluate
+    from rsi.evaluation import EvalSpec, apply_decision, evaluate
 
     if not resume and (not candidate or not against):
         raise UserInputError("give CANDIDATE and --against PARENT (or --resume EVAL_ID)")

@@ -28,7 +28,7 @@ def fit_command(
 ) -> None:
     """Fit a per-specialist naive-Bayes router on train pass records and write hcp/routers/<contract>-r<N>.json
     (an identical refit reuses the latest revision); print the evidence and the router's accuracy."""
-    from rsi.training.registry import code_version
+    from rsi.adapters.registry import code_version
     from rsi.trajectories.router_fit import apply_router, fit_contract
 
     workspace = state.workspace()

@@ -1,6 +1,6 @@
 """CLI commands: `rsi train`, `rsi adapters list|show` (the training noun).
 
-Each parses flags, calls one core function (rsi.training.stage.train_stage, rsi.training.registry) and
+Each parses flags, calls one core function (rsi.training.stage.train_stage, rsi.adapters.registry) and
 renders. Exit codes: 0 done; 1 runtime failure; 2 bad input.
 """
 
@@ -96,7 +96,7 @@ def adapters_list(
     json_output: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Registered adapter revisions, oldest first."""
-    from rsi.training.registry import list_adapters
+    from rsi.adapters.registry import list_adapters
 
     records = list_adapters(state.workspace())
     if json_output:
@@ -122,7 +122,7 @@ def adapters_show(
     json_output: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """One adapter revision: its lineage, metrics and status."""
-    from rsi.training.registry import find_adapter
+    from rsi.adapters.registry import find_adapter
 
     record = find_adapter(state.workspace(), adapter)
     summary = record.summary()

@@ -1,7 +1,7 @@
 """`rsi lineage`: the chain of generations with their contract revisions, adapters, datasets and numbers.
 
 `build_lineage(workspace)` reads the generation records (rsi.generation.state) and the adapter
-registry (rsi.training.registry) into one `LineageRow` per generation: contract revision at its start
+registry (rsi.adapters.registry) into one `LineageRow` per generation: contract revision at its start
 and end, portfolio, run and coverage (the run's and the cumulative coverage of the store), dataset
 hash and size, adapter id and state (promoted / rejected), the adapter's parent contract, and the
 evaluation's numbers: heldout pass rate, lift against the parent and against the frozen generation-0
@@ -76,8 +76,8 @@ class LineageRow(BaseModel):
 
 
 def build_lineage(workspace: Workspace) -> list[LineageRow]:
+    from rsi.adapters.registry import list_adapters
     from rsi.generation.state import list_generations
-    from rsi.training.registry import list_adapters
 
     adapters = {a.id: a for a in list_adapters(workspace)}
     rows = []

@@ -13,9 +13,9 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rsi.contracts.records import RevisionWritten
 from rsi.evaluation import EvalDecision, RetentionSummary, SideCost, TransferSummary
 from rsi.promotion.decision import LiftSummary
-from rsi.training.stage import RevisionWritten
 from rsi.trajectories.tool_growth import ToolGrowth
 
 

@@ -114,9 +114,9 @@ def contract_diff(workspace: Any, name: str, start: int | None, end: int | None)
 
 def load_lineage_report(workspace: Any) -> LineageReport:
     """Read the generations, the adapter registry and the contract history of `workspace`."""
+    from rsi.adapters.registry import list_adapters
     from rsi.generation.lineage import build_lineage
     from rsi.generation.state import list_generations
-    from rsi.training.registry import list_adapters
 
     rows = [r.model_dump(mode="json") for r in build_lineage(workspace)]
     outputs = {s.id: {name: dict(step.outputs) for name, step in s.steps.items()} for s in list_generations(workspace)}

@@ -74,7 +74,7 @@ class HarvestPlan(RunPlan):
 
 
 class EvalSection(BaseModel):
-    spec: dict[str, Any]  # rsi.evaluation.EvalSpec as JSON (validated by rsi/evaluation.py)
+    spec: dict[str, Any]  # rsi.evaluation.EvalSpec as JSON (validated by rsi/evaluation/plan.py)
     heldout: list[str]
     covered: list[str]
     transfer: list[str] = Field(default_factory=list)
@@ -82,7 +82,7 @@ class EvalSection(BaseModel):
 
 
 class EvalPlan(RunPlan):
-    """`rsi eval` (rsi/evaluation.py): the sides' jobs on fixed tasks."""
+    """`rsi eval` (rsi/evaluation/): the sides' jobs on fixed tasks."""
 
     kind: Literal["eval"] = "eval"
     eval: EvalSection

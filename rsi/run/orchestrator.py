@@ -72,7 +72,7 @@ class Orchestrator:
         """`opener` records and opens the run instead of `open_new_run` (its configurations and tasks
         need not come from a portfolio file; with `spec.resume` it reopens the stored run instead of
         `open_stored_run`), and `scheduler_for` gives the session its scheduler: the hooks a harvest
-        (rsi/harvest.py), an evaluation (rsi/evaluation.py) and GRPO's rollouts
+        (rsi/harvest.py), an evaluation (rsi/evaluation/) and GRPO's rollouts
         (rsi/training/rollouts.py) use to run a plan of their own on this same path. `model_for` gives
         each attempt a live model of this process instead of the contract's (the policy GRPO trains;
         rsi/run/attempt_fn.py), so it needs the local executor."""

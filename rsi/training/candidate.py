@@ -9,46 +9,29 @@ HEAD) plus the new adapter as a `[[specialists]]` entry named `sft` (its special
 each time) and `[routing] policy = "fixed", specialist = "sft"`, so every turn of the candidate is
 served by the adapter. Its commit carries `Adapter-Id` and `Adapter-Parent` trailers.
 
-Promotion is explicit and separate: only `promote_adapter` (called by `rsi eval` when the gate
-passes, or by a generation) revises the parent with the same specialist and routing sets, with the
-evaluation's numbers as trailers (`Adapter-Eval`, `Eval-Lift`, `Eval-Retention`, ...). A rerun finds
-its own commit by the `Adapter-Eval` trailer and writes nothing twice.
+Promotion is explicit and separate: only `promote_adapter` (rsi/promotion/adapter.py, called by `rsi eval`
+when the gate passes, or by a generation) revises the parent with the same specialist and routing sets,
+with the evaluation's numbers as trailers (`Adapter-Eval`, `Eval-Lift`, `Eval-Retention`, ...). A rerun
+finds its own commit by the `Adapter-Eval` trailer and writes nothing twice.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from rsi.contracts.gitio import find_trailer_commit
 from rsi.contracts.schema import SpecialistSpec
 from rsi.errors import RevisionError
+from rsi.promotion.adapter import (
+    ADAPTER_TRAILER,
+    SPECIALIST_NAME,
+    ContractRevisionRef,
+    read_prompt,
+    revision_ref,
+)
 from rsi.workspace import Workspace
 
-SPECIALIST_NAME = "sft"
 CANDIDATE_SUFFIX = "-candidate"
-ADAPTER_TRAILER = "Adapter-Id"
-EVAL_TRAILER = "Adapter-Eval"
-
-
-@dataclass(frozen=True)
-class ContractRevisionRef:
-    """A contract revision written (or found) for an adapter."""
-
-    name: str
-    revision: int
-    tag: str
-    commit: str
-    content_hash: str
-    written: bool
-
-    @property
-    def ref(self) -> str:
-        return f"{self.name}@r{self.revision}"
-
-    def summary(self) -> dict[str, Any]:
-        return {"name": self.name, "revision": self.revision, "ref": self.ref, "tag": self.tag,
-                "commit": self.commit, "content_hash": self.content_hash, "written": self.written}
 
 
 def candidate_name(parent: str) -> str:
@@ -57,15 +40,6 @@ def candidate_name(parent: str) -> str:
 
 def _relative(workspace: Workspace, name: str) -> str:
     return workspace.contract_path(name).relative_to(workspace.root).as_posix()
-
-
-def _ref_of(workspace: Workspace, name: str, commit: str, revision: int, written: bool) -> ContractRevisionRef:
-    from rsi.contracts.refs import resolve_ref
-    from rsi.promotion.promote import ensure_tag
-
-    tag, _ = ensure_tag(workspace, name, revision, commit)
-    loaded = resolve_ref(workspace, f"{name}@r{revision}")
-    return ContractRevisionRef(name, revision, tag, commit, loaded.content_hash, written)
 
 
 def ensure_revision_tagged(workspace: Workspace, name: str) -> None:
@@ -167,7 +141,7 @@ def write_candidate(workspace: Workspace, parent_name: str, adapter_id: str, ada
     name = candidate_name(parent_name)
     found = find_trailer_commit(workspace, name, ADAPTER_TRAILER, adapter_id)
     if found is not None:
-        return _ref_of(workspace, name, found[0], found[1], written=False)
+        return revision_ref(workspace, name, found[0], found[1], written=False)
     parent = resolve_ref(workspace, parent_ref) if parent_ref else load_head_contract(workspace, parent_name)
     specialist = specialist_for(parent.spec, adapter_id, adapter_path, rank, target_modules)
     runtime, prompt = _with_harness(parent, harness_sets or {})
@@ -215,7 +189,7 @@ def write_candidate_specialists(workspace: Workspace, parent_name: str, trained:
     key = hashlib.sha256("\n".join(f"{n} {a}" for n, a, _ in sorted(trained)).encode()).hexdigest()
     found = find_trailer_commit(workspace, name, SPECIALIST_SET_TRAILER, key)
     if found is not None:
-        return _ref_of(workspace, name, found[0], found[1], written=False)
+        return revision_ref(workspace, name, found[0], found[1], written=False)
     parent = resolve_ref(workspace, parent_ref) if parent_ref else load_head_contract(workspace, parent_name)
     runtime, prompt = _with_harness(parent, harness_sets or {})
     specialists = specialists_with(runtime, trained, rank, target_modules, "SFT on the {name} part of the train evidence")
@@ -240,9 +214,9 @@ def write_derived(workspace: Workspace, name: str, origin: Any, desired: Any, pr
     _ensure_candidate_file(workspace, origin, name, notes)
     current = load_head_contract(workspace, name)
     sets = promotion_sets(current.spec, current.system_prompt, desired, prompt,
-                          read_prompt_file=lambda rel: _read_prompt(current, rel))
+                          read_prompt_file=lambda rel: read_prompt(current, rel))
     if not sets:  # the newest revision already holds exactly this runtime (another derivation wrote it)
-        return _ref_of(workspace, name, _tagged_commit(workspace, name, current.revision), current.revision, False)
+        return revision_ref(workspace, name, _tagged_commit(workspace, name, current.revision), current.revision, False)
     outcome = revise_contract(workspace, name, sets, message, trailers)
     return ContractRevisionRef(name, outcome.revision, outcome.tag, outcome.commit, outcome.content_hash, True)
 
@@ -257,40 +231,3 @@ def _with_harness(parent: Any, harness_sets: dict[str, Any]) -> tuple[Any, str]:
     if spec is None or problems:
         raise RevisionError(f"the chosen harness does not apply to {parent.ref}: {problems[:3]}")
     return spec, prompt
-
-
-def _read_prompt(contract: Any, relative: str) -> str | None:
-    try:
-        return str(contract.reader.read(relative))
-    except Exception:
-        return None
-
-
-def promote_adapter(workspace: Workspace, parent_name: str, candidate_ref: str, eval_id: str,
-                    trailers: dict[str, str], body: str) -> ContractRevisionRef:
-    """Revise the parent with the candidate's runtime: specialists and routing, and the harness when the
-    candidate carries one chosen on train evidence (idempotent by `Adapter-Eval`)."""
-    from rsi.contracts.refs import resolve_ref
-    from rsi.contracts.revisions import revise_contract
-    from rsi.promotion.changes import promotion_sets
-    from rsi.promotion.promote import load_head_contract
-
-    found = find_trailer_commit(workspace, parent_name, EVAL_TRAILER, eval_id)
-    if found is not None:
-        return _ref_of(workspace, parent_name, found[0], found[1], written=False)
-    parent = load_head_contract(workspace, parent_name)
-    candidate = resolve_ref(workspace, candidate_ref)
-    sets = promotion_sets(parent.spec, parent.system_prompt, candidate.spec, candidate.system_prompt,
-                          read_prompt_file=lambda rel: _read_prompt(parent, rel))
-    if not sets:
-        raise RevisionError(f"{parent_name} already serves the candidate's runtime; nothing to promote")
-    # one `sft` adapter, or (several specialists from one generation) the first specialist the candidate changed
-    changed = [s for s in candidate.spec.specialists if s not in parent.spec.specialists]
-    specialist = next((s for s in candidate.spec.specialists if s.name == SPECIALIST_NAME), None) or changed[0]
-    outcome = revise_contract(
-        workspace, parent_name, sets,
-        f"promote adapter {specialist.sha256[:12]} ({specialist.name} r{specialist.revision}) from {candidate.ref}"
-        + "".join(f", {s.name} r{s.revision} {s.sha256[:12]}" for s in changed if s is not specialist) + f"\n\n{body}",
-        {EVAL_TRAILER: eval_id, ADAPTER_TRAILER: specialist.sha256, "Adapter-Candidate": candidate.ref, **trailers},
-    )
-    return ContractRevisionRef(parent_name, outcome.revision, outcome.tag, outcome.commit, outcome.content_hash, True)

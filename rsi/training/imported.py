@@ -114,9 +114,9 @@ def tensor_problem(key: str, shape: tuple[int, ...], shapes: dict[str, tuple[int
 def import_adapter(workspace: Workspace, folder: Path, contract: str = "default", name: str = "",
                    base_name_ok: bool = False) -> Any:
     """Check the folder against `contract`'s base and register a copy (see the module docstring); the record."""
+    from rsi.adapters.registry import KEPT_FILES, code_version, register_adapter
     from rsi.models.embedded.weights import hf_folder
     from rsi.promotion.promote import load_head_contract
-    from rsi.training.registry import KEPT_FILES, code_version, register_adapter
 
     folder = Path(folder).resolve()
     name = _specialist_name(name or folder.name, given=bool(name))

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rsi.adapters.registry import AdapterRecord, list_adapters
 from rsi.atomic import write_bytes_atomic
 from rsi.contracts.schema import TrainingSpec
 from rsi.training.partition import Partition, PartitionRule, TaskFacts, example_tasks_of, partition_examples
-from rsi.training.registry import AdapterRecord, list_adapters
 from rsi.workspace import Workspace
 
 DATASET_FILE = "train.jsonl"
@@ -155,7 +155,7 @@ def train_specialists(workspace: Workspace, stage: Any, export_dir: Path, out_ro
 
 def _mark_candidates(workspace: Workspace, adapter_ids: list[str], candidate: dict[str, Any]) -> None:
     """Each part's adapter becomes a `candidate` of the revision that lists it (as `rsi train` marks its one)."""
-    from rsi.training.registry import find_adapter, update_status
+    from rsi.adapters.registry import find_adapter, update_status
 
     for adapter_id in adapter_ids:
         record = find_adapter(workspace, adapter_id)

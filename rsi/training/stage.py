@@ -9,7 +9,7 @@
    device) with the method's recipe (rsi.training.methods.TRAINING_METHODS), run by the executor's
    training capability (rsi.executors.registry.TRAINING_RUNNERS: `local`, in this process on the
    CPU/GPU, or `slurm`, a SLURM job, rsi.training.slurm), checkpointing every step there;
-5. register it (rsi.training.registry: content hash, lineage) and write the candidate contract
+5. register it (rsi.adapters.registry: content hash, lineage) and write the candidate contract
    revision that routes to it (rsi.training.candidate), marking the adapter `candidate`.
 
 With `method = "grpo"` (`[training] method` or `rsi train --method grpo`) steps 2 and 4 change: there is
@@ -35,13 +35,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, ConfigDict, Field
 
+from rsi.adapters.registry import AdapterLineage
+from rsi.contracts.records import EMPTY_IS_NONE, RevisionWritten, none_as_empty
 from rsi.contracts.schema import TrainingSpec
 from rsi.executors.registry import TrainingExecutorName
 from rsi.sandbox.select import SandboxName
 from rsi.training.methods import RecipeContext, TrainingMethodName, TrainingRecipe, training_recipe
-from rsi.training.registry import AdapterLineage
 from rsi.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -109,33 +110,6 @@ class TrainMetrics(BaseModel):
     torch_version: str = ""
     peft_version: str = ""
     transformers_version: str = ""
-
-
-# A record that may be absent is None in Python and {} in the JSON (how `rsi train --json` and eval.json
-# have always written a missing candidate or decision): Annotated[Record | None, EMPTY_IS_NONE, none_as_empty()].
-EMPTY_IS_NONE = BeforeValidator(lambda value: None if value == {} else value)
-
-
-def none_as_empty(exclude_defaults: bool = False) -> PlainSerializer:
-    """The serializer of such a field: the record's JSON, or {} for None."""
-
-    def dump(value: BaseModel | None) -> dict[str, Any]:
-        return value.model_dump(mode="json", exclude_defaults=exclude_defaults) if value is not None else {}
-
-    return PlainSerializer(dump)
-
-
-class RevisionWritten(BaseModel):
-    """A contract revision written (or found already written) for an adapter: the candidate that routes
-    to it, or the parent's revision it was promoted into (rsi.training.candidate.ContractRevisionRef)."""
-
-    name: str
-    revision: int
-    ref: str = Field(description="NAME@rN")
-    tag: str
-    commit: str
-    content_hash: str
-    written: bool = Field(description="False when an earlier run had written it (the step is idempotent).")
 
 
 class StageLineage(AdapterLineage):
@@ -225,17 +199,17 @@ def train_stage(
     on_note: Callable[[str], None] | None = None,
 ) -> TrainStageOutcome:
     """See the module docstring."""
-    from rsi.contracts.refs import NAME as NAME_ONLY
-    from rsi.contracts.refs import resolve_ref
-    from rsi.models.embedded.weights import hf_folder
-    from rsi.training.candidate import ensure_revision_tagged, write_candidate
-    from rsi.training.registry import (
+    from rsi.adapters.registry import (
         code_version,
         find_adapter,
         list_adapters,
         register_adapter,
         update_status,
     )
+    from rsi.contracts.refs import NAME as NAME_ONLY
+    from rsi.contracts.refs import resolve_ref
+    from rsi.models.embedded.weights import hf_folder
+    from rsi.training.candidate import ensure_revision_tagged, write_candidate
 
     note = on_note or (lambda _m: None)
     if NAME_ONLY.match(spec.contract):

@@ -383,9 +383,9 @@ class SftRecipe(RecipeBase):
     in_process_only = False
 
     def setup(self, ctx: RecipeContext) -> PreparedTraining:
+        from rsi.adapters.registry import find_adapter
         from rsi.errors import UserInputError
         from rsi.training.data import load_sft_dataset
-        from rsi.training.registry import find_adapter
 
         spec, hyper, max_steps, parent = ctx.spec, ctx.hyper, ctx.max_steps, ctx.parent
         if spec.dataset is None:

@@ -44,8 +44,8 @@ def _tool_library(workspace) -> None:
 @pytest.fixture
 def generation(workspace, setup, tmp_path):  # noqa: F811 - the fixture imported above
     """A generation whose candidate carries an adapter (a second one: the first has its candidate) and a tool library."""
+    from rsi.adapters.registry import register_adapter
     from rsi.training.candidate import write_candidate
-    from rsi.training.registry import register_adapter
 
     _tool_library(workspace)
     folder = tmp_path / "peft2"

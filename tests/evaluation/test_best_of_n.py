@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from rsi.cli.render_eval import cost_matched_line, eval_lines
 from rsi.errors import RsiError, UserInputError
 from rsi.evaluation import (
     BEST_OF_N,
@@ -21,9 +22,7 @@ from rsi.evaluation import (
     EvalSpec,
     TransferSummary,
     best_of_n_per_task,
-    cost_matched_line,
     cost_matched_of,
-    eval_lines,
     evaluate,
     plan_best_of_n,
 )

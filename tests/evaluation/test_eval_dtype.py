@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 
+from rsi.cli.render_eval import eval_lines
 from rsi.config import configuration_from_contract
 from rsi.contracts.refs import resolve_ref
-from rsi.evaluation import EVAL_FILE, EvalSpec, eval_lines, evaluate
+from rsi.evaluation import EVAL_FILE, EvalSpec, evaluate
 from rsi.models.scripted import ScriptedModel
 from rsi.store import open_store
 from tests.evaluation.test_evaluation import BySide, setup

@@ -54,9 +54,9 @@ def wrong_script(path: Path, task_ids) -> Path:
 @pytest.fixture
 def setup(workspace, cli, scripted_env, tmp_path, monkeypatch):
     """A parent run that covered the first 2 train tasks, and a candidate revision with a registered adapter."""
+    from rsi.adapters.registry import register_adapter
     from rsi.tasks.load import load_suite
     from rsi.training.candidate import ensure_revision_tagged, write_candidate
-    from rsi.training.registry import register_adapter
 
     helpers = _helpers()
     monkeypatch.setenv("RSI_WORKSPACE", str(workspace.root))

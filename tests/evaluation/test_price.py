@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from rsi.cli.render_eval import eval_lines
 from rsi.evaluation import (
     CANDIDATE,
     CONTROL,
@@ -13,7 +14,6 @@ from rsi.evaluation import (
     SideCost,
     _Solved,
     decide_adapter,
-    eval_lines,
     price_text,
     side_costs,
 )

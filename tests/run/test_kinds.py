@@ -107,7 +107,7 @@ def _old_harvest(store: Any, new: OpenedRun, source: str) -> str:
 
 
 def _old_eval_args(new: OpenedRun) -> dict[str, Any]:
-    """rsi/evaluation.py _EvalRun.open's old args (parent and candidate: the mini portfolio's two)."""
+    """rsi/evaluation/execute.py _EvalRun.open's old args (parent and candidate: the mini portfolio's two)."""
     keys = [t.key for t in new.tasks]
     resolved = new.resolved.model_copy(update={"portfolio": "eval:b@r1-vs-a@r1", "split": "all", "scheduler": "eval-paired",
                                                "seeding": "paired", "budget_attempts": 2 * len(keys)})

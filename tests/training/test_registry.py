@@ -9,12 +9,13 @@ from pathlib import Path
 import git
 import pytest
 
+from rsi.adapters.registry import find_adapter, list_adapters, register_adapter, update_status
 from rsi.contracts.gitio import parse_commit_message
 from rsi.contracts.refs import resolve_ref
 from rsi.errors import UserInputError
 from rsi.models.embedded.weights import adapter_digest
-from rsi.training.candidate import ensure_revision_tagged, promote_adapter, write_candidate
-from rsi.training.registry import find_adapter, list_adapters, register_adapter, update_status
+from rsi.promotion.adapter import promote_adapter
+from rsi.training.candidate import ensure_revision_tagged, write_candidate
 
 
 def fake_peft_folder(folder: Path, payload: bytes) -> Path:

@@ -48,8 +48,8 @@ def _result(done: subprocess.CompletedProcess) -> dict:
 @pytest.mark.timeout(1500)
 def test_a_specialists_adapter_survives_sigkill_of_its_training_with_its_lineage(workspace, cli, scripted_env,
                                                                                   tmp_path) -> None:
+    from rsi.adapters.registry import list_adapters
     from rsi.contracts.refs import resolve_ref
-    from rsi.training.registry import list_adapters
     from tests.training import conftest as helpers
 
     env = scripted_env

@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from rsi.training.registry import AdapterLineage
-from rsi.training.stage import RevisionWritten, StageLineage, TrainMetrics, TrainStageOutcome
+from rsi.adapters.registry import AdapterLineage
+from rsi.contracts.records import RevisionWritten
+from rsi.training.stage import StageLineage, TrainMetrics, TrainStageOutcome
 
 SFT_METRICS = {"steps": 3, "epochs_run": 1.0, "examples": 4, "dropped": {"too_long": 1}, "truncated": 0, "tokens": 10,
                "trained_tokens": 9, "losses": [1.0, 0.75, 0.5], "first_loss": 1.0, "final_loss": 0.5, "wall_s": 2.0,

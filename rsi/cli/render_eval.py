@@ -1,0 +1,58 @@
+"""What `rsi eval` prints (and generations' logs show): what ships, the deployed configuration, beside what
+the search reached. Text only: the numbers are rsi.evaluation's records."""
+
+from __future__ import annotations
+
+from rsi.evaluation.records import CostMatchedSummary, EvalOutcome, price_text
+
+
+def eval_lines(outcome: EvalOutcome) -> list[str]:
+    """What `rsi eval` prints: what ships (the deployed configuration) beside what the search reached."""
+    lift, retention = outcome.lift, outcome.retention
+    price = price_text(outcome.costs)
+    # The price rides on the first line: a lift bought with ten times the tokens says so where it is read first.
+    lines = [f"evaluation {outcome.eval_id}: {outcome.candidate.ref} vs {outcome.parent.ref}{_served_text(outcome)}: "
+             f"lift {lift.lift:+.3f}" + (f" {price}" if price else ""),
+             f"  heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
+             f"lift {lift.as_text()} ({lift.method})"]
+    for name, cost in outcome.costs.items():
+        depth = f"; {cost.k_needed:.2f} candidates needed per solved task" if cost.k_needed is not None else ""
+        lines.append(f"  {name}: pass rate {cost.pass_rate:.3f}, {cost.completion_tokens_per_task:.0f} completion "
+                     f"tokens and {cost.seconds_per_task:.1f} s per heldout task ({cost.tasks} tasks){depth}")
+    if outcome.lift_vs_control is not None:
+        versus = outcome.control.ref if outcome.control else outcome.parent.ref
+        c = outcome.lift_vs_control
+        lines.append(f"  vs generation 0 ({versus}): candidate {c.candidate_rate:.3f} vs {c.parent_rate:.3f}; "
+                     f"lift {c.as_text()}")
+    lines.append(f"  retention: of {retention.covered} covered train tasks the parent solved {retention.parent_resolved}, "
+                 f"the candidate {retention.kept} of those ({retention.retention:.3f}) and {retention.still_solved} "
+                 "in all")
+    if outcome.transfer is not None:
+        t = outcome.transfer
+        lines.append(f"  transfer: the deployed configuration solves {t.candidate_solved}/{t.portfolio_covered} of the "
+                     f"train tasks the portfolio covered ({t.transfer:.3f}; parent {t.parent_transfer:.3f}) - union "
+                     f"coverage is what the search reached, transfer is what ships")
+    if outcome.cost_matched is not None:
+        lines.append(cost_matched_line(outcome.cost_matched))
+    return lines
+
+
+def _served_text(outcome: EvalOutcome) -> str:
+    """How the sides were served: the format asked for, and a warning where the trajectories say otherwise."""
+    if outcome.dtype == "serving":
+        return ""
+    other = {fmt: n for fmt, n in outcome.served.items() if fmt and fmt != outcome.dtype}
+    if not other:
+        return f" (served in {outcome.dtype})"
+    found = ", ".join(f"{n} attempts in {fmt}" for fmt, n in sorted(other.items()))
+    return f" (asked for {outcome.dtype}, but {found}: is RSI_DTYPE set?)"
+
+
+def cost_matched_line(c: CostMatchedSummary) -> str:
+    """One line: the portfolio's union coverage, best-of-n of the deployed (parent) configuration on the same
+    tasks with about the same attempts, and what ships (each configuration's own decoding) on the covered tasks."""
+    return (f"  cost-matched: union coverage {c.union_covered}/{c.tasks} train tasks with {c.search_attempts} attempts "
+            f"(the portfolio) vs best-of-{c.per_task} of the deployed configuration {c.solved}/{c.tasks} with "
+            f"{c.attempts} attempts ({c.sampling}) vs what ships on the {c.transfer_tasks} covered tasks: parent "
+            f"{c.parent_solved}/{c.transfer_tasks}, candidate {c.candidate_solved}/{c.transfer_tasks}")
+

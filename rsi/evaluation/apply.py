@@ -1,0 +1,67 @@
+"""Applying an evaluation's decision: the parent's next revision (rsi.promotion.adapter.promote_adapter) or a
+`rejected` status with the numbers, both recorded in the adapter's status.json (rsi.adapters.registry), and
+the outcome's `applied` written back to eval.json. Idempotent: a rerun finds the promotion it wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from rsi.atomic import write_json_atomic
+from rsi.contracts.records import RevisionWritten
+from rsi.errors import UserInputError
+from rsi.evaluation.records import EVAL_FILE, AppliedDecision, EvalOutcome
+from rsi.workspace import Workspace
+
+
+def load_eval_outcome(workspace: Workspace, eval_id: str) -> EvalOutcome:
+    path = workspace.run_dir(eval_id) / EVAL_FILE
+    if not path.is_file():
+        raise UserInputError(f"no evaluation {eval_id} ({path} is missing)")
+    return EvalOutcome.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
+    """Promote the adapter into the parent (gate passed) or record it as rejected; idempotent."""
+    from rsi.adapters.registry import find_adapter, update_status
+    from rsi.promotion.adapter import promote_adapter
+
+    record = None
+    if outcome.adapter_id:
+        try:
+            record = find_adapter(workspace, outcome.adapter_id)
+        except UserInputError:
+            record = None
+    numbers = {"eval_id": outcome.eval_id, "lift": outcome.lift.model_dump(mode="json"),
+               "retention": outcome.retention.model_dump(mode="json"),
+               "decision": outcome.decision.model_dump(mode="json"), "candidate": outcome.candidate.model_dump(mode="json"),
+               "parent": outcome.parent.model_dump(mode="json"), "at": datetime.now(UTC).isoformat(timespec="seconds")}
+    applied: AppliedDecision
+    if outcome.promote:
+        lift, retention = outcome.lift, outcome.retention
+        trailers = {
+            "Eval-Lift": f"{lift.lift:+.4f} CI95 [{lift.lift_ci95[0]:.3f}, {lift.lift_ci95[1]:.3f}] "
+                         f"{lift.method} on {lift.tasks} heldout tasks",
+            "Eval-Retention": f"{retention.retention:.4f} ({retention.kept}/{retention.parent_resolved} of the covered "
+                              "train tasks the parent solved)",
+            "Eval-Gate": f"min_lift={outcome.decision.gate.min_lift} retention_min={outcome.decision.gate.retention_min}",
+        }
+        cand, parent = outcome.costs.get("candidate"), outcome.costs.get("parent")
+        if cand is not None and parent is not None:
+            trailers["Eval-Cost"] = (f"{cand.completion_tokens_per_task:.1f} completion tokens/task vs parent "
+                                     f"{parent.completion_tokens_per_task:.1f}; {cand.seconds_per_task:.2f} s/task vs "
+                                     f"{parent.seconds_per_task:.2f}")
+        body = f"gate passed: {outcome.decision.reason}"
+        written = promote_adapter(workspace, outcome.parent.name, outcome.candidate.ref, outcome.eval_id,
+                                  trailers, body)
+        applied = AppliedDecision(state="promoted", revision=RevisionWritten.model_validate(written.summary()))
+        if record is not None:
+            update_status(record, state="promoted", evaluation=numbers, promotion=written.summary())
+    else:
+        applied = AppliedDecision(state="rejected", reason=outcome.decision.reason)
+        if record is not None:
+            update_status(record, state="rejected", evaluation=numbers)
+    updated = outcome.model_copy(update={"applied": applied})
+    write_json_atomic(workspace.run_dir(outcome.eval_id) / EVAL_FILE, updated.model_dump(mode="json"))
+    return updated

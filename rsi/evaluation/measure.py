@@ -1,0 +1,211 @@
+"""The numbers and the decision of an evaluation, from what each side solved (pure: no store, no files).
+
+- the **lift**: the paired difference of solve rates on the heldout tasks with its 95% interval, exactly
+  `rsi.promotion.decision.paired_lift`, against the parent and (with a control) against generation 0;
+- the **retention** (`retention_of`): of the covered train tasks the parent solves again, the share the
+  candidate solves too;
+- the **transfer** (`transfer_of`): of the portfolio's union coverage, the share one configuration solves;
+- the **cost-matched** best-of-n (`cost_matched_of`) beside them; each side's **price** (`side_costs`).
+
+The gate is the parent's `[evaluation.gate]`: promote only if the lift's CI lower bound is above `min_lift`,
+retention >= `retention_min` and the price is inside the bounds it sets (`decide_adapter`, `price_problems`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rsi.evaluation.plan import BEST_OF_N, CANDIDATE, CONTROL, PARENT, SIDES, BestOfNPlan, _Plan, _Sides
+from rsi.evaluation.records import (
+    ContractSide,
+    CostMatchedSummary,
+    EvalDecision,
+    EvalOutcome,
+    EvalSpec,
+    GateSummary,
+    RetentionEstimate,
+    SideCost,
+    TransferSummary,
+)
+
+
+def retention_of(covered: list[str], candidate: dict[str, bool], parent: dict[str, bool]) -> RetentionEstimate:
+    return RetentionEstimate(
+        covered=len(covered),
+        still_solved=sum(1 for t in covered if candidate.get(t, False)),
+        parent_resolved=sum(1 for t in covered if parent.get(t, False)),
+        kept=sum(1 for t in covered if parent.get(t, False) and candidate.get(t, False)),
+    )
+
+
+def transfer_of(portfolio_covered: list[str], candidate: dict[str, bool], parent: dict[str, bool]) -> TransferSummary:
+    """Share of the portfolio's covered train tasks the deployed configuration solves (pure)."""
+    n = len(portfolio_covered)
+    cand = sum(1 for t in portfolio_covered if candidate.get(t, False))
+    par = sum(1 for t in portfolio_covered if parent.get(t, False))
+    return TransferSummary(portfolio_covered=n, candidate_solved=cand, parent_solved=par,
+                           transfer=round(cand / n, 4) if n else 0.0, parent_transfer=round(par / n, 4) if n else 0.0)
+
+
+
+def cost_matched_of(plan: BestOfNPlan, solved: dict[str, bool], spent: int, transfer: TransferSummary,
+                    sampling: str, job_index: int) -> CostMatchedSummary:
+    """The best-of-n side's numbers beside union coverage and the deployed configuration's transfer (pure)."""
+    t = len(plan.tasks)
+    b = sum(1 for k in plan.tasks if solved.get(k, False))
+    return CostMatchedSummary(
+        **plan.summary_fields(), job_index=job_index, sampling=sampling, attempts=spent, solved=b,
+        union_rate=round(len(plan.covered) / t, 4) if t else 0.0, best_of_n_rate=round(b / t, 4) if t else 0.0,
+        transfer_tasks=transfer.portfolio_covered, parent_solved=transfer.parent_solved,
+        candidate_solved=transfer.candidate_solved)
+
+
+
+def price_problems(lift: Any, costs: dict[str, SideCost], gate: Any) -> list[str]:
+    """Where the candidate's price breaks the gate's bounds (pure; no bound set: none)."""
+    cand, parent = costs.get("candidate"), costs.get("parent")
+    if cand is None or parent is None or not parent.completion_tokens_per_task:
+        return []
+    problems = []
+    ratio = cand.completion_tokens_per_task / parent.completion_tokens_per_task
+    if gate.max_token_ratio is not None and ratio > gate.max_token_ratio:
+        problems.append(f"price {ratio:.2f}x the parent's completion tokens per task is above max_token_ratio "
+                        f"{gate.max_token_ratio}")
+    extra_k = (cand.completion_tokens_per_task - parent.completion_tokens_per_task) / 1000
+    if gate.min_lift_per_1k_tokens is not None and extra_k > 0 and lift.lift / extra_k < gate.min_lift_per_1k_tokens:
+        problems.append(f"lift per extra 1k completion tokens per task {lift.lift / extra_k:+.3f} is below "
+                        f"min_lift_per_1k_tokens {gate.min_lift_per_1k_tokens}")
+    return problems
+
+
+def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any,
+                   costs: dict[str, SideCost] | None = None) -> EvalDecision:
+    """Promote only if the lift's CI is above `min_lift`, retention >= `retention_min` and the price is inside
+    the gate's bounds, where it sets any (pure)."""
+    gate_summary = GateSummary(enabled=gate.enabled, min_lift=gate.min_lift, retention_min=gate.retention_min,
+                               max_token_ratio=gate.max_token_ratio, min_lift_per_1k_tokens=gate.min_lift_per_1k_tokens)
+    if lift.tasks == 0:
+        return EvalDecision(promote=False, reason="no heldout task was evaluated by both contracts", gate=gate_summary)
+    if not gate.enabled:
+        ok = lift.lift > 0
+        return EvalDecision(promote=ok, reason=("gate disabled: lift " + f"{lift.lift:+.3f}" +
+                                                (" > 0" if ok else " is not positive")), gate=gate_summary)
+    problems = []
+    if not lift.ci.low > gate.min_lift:
+        problems.append(f"lift {lift.lift:+.3f} CI95 [{lift.ci.low:.3f}, {lift.ci.high:.3f}] does not lie above "
+                        f"min_lift {gate.min_lift}")
+    if retention.retention < gate.retention_min:
+        problems.append(f"retention {retention.retention:.3f} ({retention.kept}/{retention.parent_resolved}) "
+                        f"is below retention_min {gate.retention_min}")
+    problems += price_problems(lift, costs or {}, gate)
+    if problems:
+        return EvalDecision(promote=False, reason="; ".join(problems), gate=gate_summary)
+    return EvalDecision(
+        promote=True,
+        reason=(f"lift {lift.lift:+.3f} CI95 [{lift.ci.low:.3f}, {lift.ci.high:.3f}] above {gate.min_lift}, "
+                f"retention {retention.retention:.3f} >= {gate.retention_min}"),
+        gate=gate_summary,
+    )
+
+
+
+@dataclass
+class _Solved:
+    """Per side, task -> any counted attempt passed; the counted attempts per side; their tokens."""
+
+    by_side: dict[int, dict[str, bool]]
+    spent: dict[int, int]
+    tokens: int
+    served: dict[str, int]  # number format -> counted attempts (from their trajectories)
+    completion: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> task -> completion tokens
+    seconds: dict[int, dict[str, float]] = field(default_factory=dict)  # side -> task -> attempt wall seconds
+    depth: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> solved task -> submitted candidate's position
+
+    @property
+    def attempts(self) -> int:
+        return sum(self.spent.values())
+
+
+
+def submitted_depth(trajectory: Any) -> int | None:
+    """The position (1-based, in the order sampled) of the candidate the harness submitted, among the candidates
+    its public checks ran on (all of them when none is marked submitted); None when none was checked (pure)."""
+    checks = [step.check for step in trajectory.steps if step.check is not None]
+    chosen = [check.candidate for check in checks if check.selected]
+    return chosen[-1] if chosen else (max(check.candidate for check in checks) if checks else None)
+
+
+def side_costs(plan: Any, ran: _Solved) -> dict[str, SideCost]:
+    """Each side's pass rate and price on the heldout tasks (pure)."""
+    costs = {}
+    for j in (PARENT, CANDIDATE, CONTROL):
+        tasks = [k for k in plan.heldout if k in ran.by_side.get(j, {})]
+        if not tasks:
+            continue
+        tokens, seconds = ran.completion.get(j, {}), ran.seconds.get(j, {})
+        depths = [d for k, d in ran.depth.get(j, {}).items() if k in tasks]
+        costs[SIDES[j]] = SideCost(
+            tasks=len(tasks), pass_rate=round(sum(ran.by_side[j][k] for k in tasks) / len(tasks), 4),
+            completion_tokens_per_task=round(sum(tokens.get(k, 0) for k in tasks) / len(tasks), 1),
+            seconds_per_task=round(sum(seconds.get(k, 0.0) for k in tasks) / len(tasks), 2),
+            k_needed=round(sum(depths) / len(depths), 2) if depths else None)
+    return costs
+
+
+
+def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOutcome:
+    """The numbers and the decision, from what each side solved (pure)."""
+    from rsi.promotion.decision import GatePolicy, paired_lift
+
+    solved = ran.by_side
+
+    gate = GatePolicy.from_contract(sides.parent.spec, spec.ci_method)
+
+    def lift_against(other: int) -> Any:
+        cand, base = solved[CANDIDATE], solved[other]
+        return paired_lift({k: cand[k] for k in plan.heldout if k in cand}, {k: base[k] for k in plan.heldout if k in base},
+                           spec.ci_method, gate.resamples, gate.seed)
+
+    lift_estimate = lift_against(PARENT)
+    retention = retention_of(plan.covered, solved[CANDIDATE], solved[PARENT])
+    has_control = CONTROL in plan.configs
+    candidate = sides.candidate
+    adapter = next((s.sha256 for s in candidate.spec.specialists if s.name == candidate.spec.routing.specialist), "")
+    sides_of_task = [j for j in (PARENT, CANDIDATE, CONTROL) if j in plan.configs]  # best-of-n: its own summary
+    transfer = transfer_of(plan.transfer, solved[CANDIDATE], solved[PARENT]) if spec.transfer_runs else None
+    costs = side_costs(plan, ran)
+    cost_matched = None
+    if plan.best_of_n is not None and transfer is not None:
+        cost_matched = cost_matched_of(plan.best_of_n, solved[BEST_OF_N], ran.spent.get(BEST_OF_N, 0), transfer,
+                                       _sampling_text(plan.configs[BEST_OF_N], plan.best_of_n.overrides),
+                                       plan.job_index_of(BEST_OF_N))
+    return EvalOutcome(
+        eval_id=plan.run_id, suite=plan.suite,
+        candidate=_contract_info(candidate, plan.configs[CANDIDATE]), parent=_contract_info(sides.parent, plan.configs[PARENT]),
+        control=_contract_info(sides.control, plan.configs[CONTROL]) if has_control and sides.control else None,
+        adapter_id=adapter, dtype=spec.dtype or "serving", seeds={"seed": plan.seed, "attempts_per_task": plan.per_task},
+        heldout_tasks=plan.heldout, covered_tasks=plan.covered, transfer_tasks=plan.transfer,
+        lift=lift_estimate.summary(),
+        # without a separate control, the parent is generation 0 (or no control was asked for)
+        lift_vs_control=lift_against(CONTROL).summary() if has_control else (lift_estimate.summary() if spec.control else None),
+        retention=retention.summary(),
+        transfer=transfer, cost_matched=cost_matched, costs=costs,
+        per_task={k: {SIDES[j]: solved[j].get(k, False) for j in sides_of_task if k in plan.task_keys(j)}
+                  for k in plan.task_keys(CANDIDATE)},
+        decision=decide_adapter(lift_estimate, retention, gate, costs),
+    )
+
+
+
+def _contract_info(loaded: Any, config: Any) -> ContractSide:
+    return ContractSide(name=loaded.name, revision=loaded.revision, ref=loaded.ref, content_hash=loaded.content_hash,
+                        config_hash=config.config_hash)
+
+
+
+def _sampling_text(config: Any, overrides: dict[str, float]) -> str:
+    sampling = config.spec.harness.sampling
+    text = f"temperature {sampling.temperature}, top_p {sampling.top_p}"
+    return f"{text}: the greedy parent, sampled" if overrides else f"{text}: the parent's own"
+

@@ -1,0 +1,212 @@
+"""The typed records of an evaluation: what `rsi eval` is asked (`EvalSpec`), and what it measured and
+decided (`EvalOutcome`, written to runs/<eval id>/eval.json, read back by `load_eval_outcome`, by generations
+and by the ledger). Their JSON is the stored format: a field is added with a default, never renamed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rsi.contracts.records import EMPTY_IS_NONE, RevisionWritten, none_as_empty
+from rsi.contracts.schema import EvalDtype
+from rsi.promotion.decision import LiftSummary
+from rsi.sandbox.select import SandboxName
+
+EVAL_FILE = "eval.json"
+
+
+class EvalSpec(BaseModel):
+    """One `rsi eval` (flags map onto these fields)."""
+
+    model_config = ConfigDict(extra="forbid")
+    candidate: str
+    parent: str
+    suite: str | None = Field(default=None, description="Default: the parent's evaluation.suite.")
+    attempts_per_task: int | None = Field(default=None, ge=1, description="Default: the parent's evaluation.attempts_per_task.")
+    seed: int | None = Field(default=None, description="Default: the parent's evaluation.seed.")
+    limit_heldout: int | None = Field(default=None, ge=1, description="Only the first N heldout tasks (by key).")
+    limit_covered: int | None = Field(default=None, ge=0, description="At most N previously covered train tasks.")
+    covered_runs: list[str] = Field(default_factory=list, description="Coverage of these runs instead of the parent's own.")
+    workers: int | None = Field(default=None, ge=1)
+    sandbox: SandboxName = "auto"
+    max_error_retries: int = Field(default=2, ge=0, le=10)
+    resume: str | None = Field(default=None, description="Resume this evaluation run id.")
+    ci_method: Literal["newcombe", "bootstrap"] = "newcombe"
+    control: str | None = Field(default=None, description="The frozen generation-0 contract ref: a third side on heldout.")
+    transfer_runs: list[str] = Field(default_factory=list,
+                                     description="Runs whose union coverage (any configuration) measures transfer.")
+    tasks: list[str] = Field(default_factory=list, description=(
+        "Measure the lift on exactly these TRAIN tasks instead of the heldout split: a validation slice of the "
+        "train split, for choosing a training recipe (bench/recipe_sweep.py). Heldout keys are refused."))
+    best_of_n: bool = Field(default=False, description=(
+        "Job 3: the parent's configuration as best-of-n (a greedy one sampled when n > 1) on the train tasks the transfer runs tried, with "
+        "about the attempts they spent: the cost-matched baseline beside union coverage. Needs transfer_runs."))
+    dtype: EvalDtype | None = Field(default=None, description=(
+        "Number format every side is served in ('serving': each contract's own [serving] dtype). Default: the "
+        "parent's [evaluation] dtype. Resolved when the evaluation is planned and stored with it, so a resumed "
+        "evaluation serves its remaining attempts as it served the first ones."))
+
+
+class GateSummary(BaseModel):
+    """The parent's `[evaluation.gate]` the decision applied."""
+
+    enabled: bool
+    min_lift: float = Field(description="The lift's CI lower bound must lie above this.")
+    retention_min: float
+    max_token_ratio: float | None = Field(default=None, description="Price bound: candidate / parent tokens per task.")
+    min_lift_per_1k_tokens: float | None = Field(default=None, description="Price bound: lift per extra 1k tokens/task.")
+
+
+class SideCost(BaseModel):
+    """What one side solved and spent on the heldout tasks: the price beside the pass rate.
+
+    Completion tokens are every completion the side's attempts asked for (all candidates, repair turns);
+    seconds are attempt wall time (model, checks and verifier), per heldout task."""
+
+    tasks: int = Field(description="Heldout tasks with a counted attempt on this side.")
+    pass_rate: float
+    completion_tokens_per_task: float
+    seconds_per_task: float
+    k_needed: float | None = Field(default=None, description=(
+        "Candidates needed: over the heldout tasks this side solved with a checked submission, the mean position "
+        "of the submitted candidate among those the harness sampled (1: the first; what an adapter can lower at "
+        "the same pass rate). None where the harness checks no candidates."))
+
+
+def price_text(costs: dict[str, SideCost], against: str = "parent") -> str:
+    """'at 9.8x the parent's completion tokens per heldout task (812 vs 83)' ('' without both sides)."""
+    cand, base = costs.get("candidate"), costs.get(against)
+    if cand is None or base is None or not base.completion_tokens_per_task:
+        return ""
+    ratio = cand.completion_tokens_per_task / base.completion_tokens_per_task
+    return (f"at {ratio:.1f}x the {against}'s completion tokens per heldout task "
+            f"({cand.completion_tokens_per_task:.0f} vs {base.completion_tokens_per_task:.0f})")
+
+
+class EvalDecision(BaseModel):
+    promote: bool
+    reason: str
+    gate: GateSummary
+
+
+class ContractSide(BaseModel):
+    """One side of an evaluation: the contract revision and the configuration its attempts ran under."""
+
+    name: str
+    revision: int
+    ref: str = Field(description="NAME@rN")
+    content_hash: str
+    config_hash: str
+
+
+class RetentionSummary(BaseModel):
+    """Of the covered train tasks the parent solves in this evaluation, how many the candidate still solves."""
+
+    covered: int
+    still_solved: int = Field(description="Covered train tasks the candidate solves (whether or not the parent does).")
+    retention: float = Field(description="kept / parent_resolved (1.0 when the parent solved none); records "
+                             "without `kept` (before it existed) hold still_solved / covered.")
+    parent_resolved: int = Field(description="How many of them the parent solved again in this evaluation.")
+    kept: int | None = Field(default=None, description="Of the parent_resolved tasks, how many the candidate "
+                             "solves too (None in records made before it existed).")
+
+
+class TransferSummary(BaseModel):
+    """Of the train tasks the portfolio covered (any configuration), how many the deployed one solves."""
+
+    portfolio_covered: int = Field(description="Union coverage of the transfer runs, on the train split.")
+    candidate_solved: int
+    parent_solved: int
+    transfer: float = Field(description="candidate_solved / portfolio_covered (0.0 when nothing was covered).")
+    parent_transfer: float = Field(description="parent_solved / portfolio_covered: the transfer before training.")
+
+
+class CostMatchedSummary(BaseModel):
+    """Union coverage of the portfolio beside a best-of-n of the parent under the same attempt budget, and
+    beside what ships: the same train tasks, about the same attempts, one configuration instead of many."""
+
+    job_index: int = Field(description="The evaluation run's job of the best-of-n side (3, or 2 without a control).")
+    tasks: int = Field(description="T: train tasks the transfer runs tried (any counted attempt).")
+    search_attempts: int = Field(description="A: the transfer runs' counted attempts on those tasks.")
+    union_covered: int = Field(description="U: of them, tasks any configuration of the transfer runs passed.")
+    per_task: int = Field(description="n = max(1, round(A / T)), half up: best-of-n attempts per task.")
+    sampling: str = Field(description="How the best-of-n side sampled (the parent's own, or the greedy override).")
+    attempts: int = Field(description="Counted best-of-n attempts spent (n x T planned).")
+    solved: int = Field(description="B: tasks with any passing best-of-n attempt.")
+    union_rate: float = Field(description="U / T")
+    best_of_n_rate: float = Field(description="B / T")
+    transfer_tasks: int = Field(description="Covered tasks the transfer side measured (U, or fewer with limit_covered).")
+    parent_solved: int = Field(description="Of those, what the parent solves with its own decoding (what ships now).")
+    candidate_solved: int = Field(description="Of those, what the candidate solves (what would ship).")
+
+
+class AppliedDecision(BaseModel):
+    """What `apply_decision` wrote: the parent's new revision, or the rejection and why."""
+
+    state: Literal["promoted", "rejected"]
+    revision: RevisionWritten | None = Field(default=None, description="The parent revision promoted into.")
+    reason: str = Field(default="", description="Why the gate rejected the adapter.")
+
+
+class EvalOutcome(BaseModel):
+    """What an evaluation measured and decided (also written to runs/<eval id>/eval.json)."""
+
+    eval_id: str
+    suite: str
+    candidate: ContractSide
+    parent: ContractSide
+    control: ContractSide | None = Field(default=None, description="The generation-0 control side, if any.")
+    adapter_id: str = ""
+    dtype: str = Field(default="serving", description="Number format the sides were asked to be served in (EvalSpec.dtype).")
+    served: dict[str, int] = Field(default_factory=dict, description=(
+        "Counted attempts by the number format their trajectory says the model was loaded in ('' where the backend "
+        "cannot say): what `dtype` asked for, as it happened (RSI_DTYPE overrides it)."))
+    seeds: dict[str, int] = Field(default_factory=dict)
+    heldout_tasks: list[str]
+    covered_tasks: list[str] = Field(description="Train tasks the parent had covered (retention).")
+    transfer_tasks: list[str] = Field(default_factory=list, description="Train tasks the portfolio had covered (transfer).")
+    lift: LiftSummary
+    lift_vs_control: LiftSummary | None = Field(default=None, description="Candidate against the generation-0 control.")
+    retention: RetentionSummary
+    transfer: TransferSummary | None = None
+    cost_matched: CostMatchedSummary | None = Field(default=None, description="With best_of_n: the cost-matched baseline.")
+    costs: dict[str, SideCost] = Field(default_factory=dict, description="Per side (parent, candidate, control): pass "
+                                       "rate, completion tokens and seconds per heldout task.")
+    per_task: dict[str, dict[str, bool]] = Field(description="task -> {'candidate': solved, 'parent': solved[, 'control']}.")
+    decision: EvalDecision
+    errors: int = 0
+    attempts: int = 0
+    tokens: int = 0
+    wall_s: float = 0.0
+    applied: Annotated[AppliedDecision | None, EMPTY_IS_NONE, none_as_empty(exclude_defaults=True)] = Field(
+        default=None, description="What apply_decision wrote (JSON: {} before).")
+
+    @property
+    def promote(self) -> bool:
+        return self.decision.promote
+
+
+@dataclass(frozen=True)
+class RetentionEstimate:
+    """What the candidate kept of what the parent can do. The denominator is the covered tasks the parent solves
+    in the same evaluation, not all covered tasks: a portfolio covers tasks only a sampled or otherwise
+    different configuration solved, and a candidate that merely matches the deployed parent must not read as
+    having lost them (that share is transfer, reported on its own)."""
+
+    covered: int
+    still_solved: int
+    parent_resolved: int
+    kept: int
+
+    @property
+    def retention(self) -> float:
+        return self.kept / self.parent_resolved if self.parent_resolved else 1.0
+
+    def summary(self) -> RetentionSummary:
+        return RetentionSummary(covered=self.covered, still_solved=self.still_solved,
+                                retention=round(self.retention, 4), parent_resolved=self.parent_resolved,
+                                kept=self.kept)
+
