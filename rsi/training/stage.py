@@ -35,11 +35,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.contracts.schema import TrainingSpec
 from rsi.executors.registry import TrainingExecutorName
 from rsi.sandbox.select import SandboxName
+from rsi.training.lineage import (  # rsi.evaluation takes the two from here
+    EMPTY_IS_NONE,
+    ParentContract,
+    PartitionRecord,
+    none_as_empty,
+)
 from rsi.training.methods import RecipeContext, TrainingMethodName, TrainingRecipe, training_recipe
 from rsi.training.registry import AdapterLineage
 from rsi.workspace import Workspace
@@ -109,20 +115,6 @@ class TrainMetrics(BaseModel):
     torch_version: str = ""
     peft_version: str = ""
     transformers_version: str = ""
-
-
-# A record that may be absent is None in Python and {} in the JSON (how `rsi train --json` and eval.json
-# have always written a missing candidate or decision): Annotated[Record | None, EMPTY_IS_NONE, none_as_empty()].
-EMPTY_IS_NONE = BeforeValidator(lambda value: None if value == {} else value)
-
-
-def none_as_empty(exclude_defaults: bool = False) -> PlainSerializer:
-    """The serializer of such a field: the record's JSON, or {} for None."""
-
-    def dump(value: BaseModel | None) -> dict[str, Any]:
-        return value.model_dump(mode="json", exclude_defaults=exclude_defaults) if value is not None else {}
-
-    return PlainSerializer(dump)
 
 
 class RevisionWritten(BaseModel):
@@ -262,14 +254,14 @@ def train_stage(
         "base": base,
         "dataset": trained.dataset,
         "source_runs": trained.source_runs,
-        "parent_contract": {"name": parent.name, "revision": parent.revision, "ref": parent.ref,
-                            "content_hash": parent.content_hash, "commit": _head_commit(workspace)},
+        "parent_contract": ParentContract(name=parent.name, revision=parent.revision, ref=parent.ref,
+                                          content_hash=parent.content_hash, commit=_head_commit(workspace)),
         "hyperparameters": {**hyper.model_dump(mode="json"), "max_steps": max_steps},
         "metrics": trained.metrics,
         "code": code_version(),
         "executor": spec.executor,
         **({"init_adapter": find_adapter(workspace, spec.init_adapter).id} if spec.init_adapter else {}),
-        **({"partition": spec.partition} if spec.partition else {}),
+        **({"partition": PartitionRecord.model_validate(spec.partition)} if spec.partition else {}),
     }
     known = {r.id for r in list_adapters(workspace)}
     record = register_adapter(workspace, Path(trained.adapter_dir), lineage)
