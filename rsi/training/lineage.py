@@ -43,7 +43,8 @@ class LineagePart(BaseModel):
     @model_serializer(mode="wrap")
     def _as_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        return {key: value for key, value in data.items() if key in self.model_fields_set}
+        given = self.model_fields_set | set(self.model_extra or {})
+        return {key: value for key, value in data.items() if key in given}
 
 
 class BaseIdentity(LineagePart):
