@@ -146,6 +146,10 @@ class PromoteAdapterOutput(StepOutput):
     reason: str = Field(default="", description="Why it was rejected.")
 
 
+def _no_coverage() -> list[int | None]:
+    return [None, None]
+
+
 class GenerationSummary(BaseModel):
     """What a finished generation did, in one record (state.json's `summary`; `rsi nightly`'s summary line).
 
@@ -158,8 +162,8 @@ class GenerationSummary(BaseModel):
     revision_end: int | None = Field(default=None, description="Its revision when the generation ended.")
     portfolio: str | None = None
     run_id: str | None = None
-    coverage: list[int | None] = Field(default_factory=lambda: [None, None], description="[covered, tasks] of the run.")
-    cumulative_coverage: list[int | None] = Field(default_factory=lambda: [None, None],
+    coverage: list[int | None] = Field(default_factory=_no_coverage, description="[covered, tasks] of the run.")
+    cumulative_coverage: list[int | None] = Field(default_factory=_no_coverage,
                                                   description="[covered, tasks] across the store's runs.")
     harness: str | None = Field(default=None, description="The promote step's status (None: no promotion).")
     successor: str | None = Field(default=None, description="The portfolio the propose step wrote.")
