@@ -29,11 +29,20 @@ import subprocess
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from rsi.adapters.lineage import (
+    BaseIdentity,
+    DatasetRecord,
+    Hyperparameters,
+    ImportOrigin,
+    ParentContract,
+    PartitionRecord,
+)
 from rsi.atomic import write_json_atomic
+from rsi.contracts.records import EMPTY_IS_NONE, none_as_empty
 from rsi.errors import UserInputError
 from rsi.workspace import Workspace
 
@@ -59,22 +68,23 @@ class AdapterLineage(BaseModel):
     method: str = Field(default="sft", description="How it was trained: a name in rsi.training.methods.TRAINING_METHODS "
                         "('sft', 'grpo'); kept as stored, so a lineage reads whatever is registered now.")
     created: datetime
-    base: dict[str, Any] = Field(description="Base model: id, version, format, source, sha256.")
-    dataset: dict[str, Any] = Field(description="Dataset sha256, folder, examples and its full manifest.")
+    base: BaseIdentity = Field(description="Base model: id, version, format, source, sha256.")
+    dataset: DatasetRecord = Field(description="Dataset sha256, folder, examples and its full manifest ({}: none).")
     source_runs: list[str]
-    parent_contract: dict[str, Any] = Field(description="Contract trained for: name, revision, content hash, commit.")
-    hyperparameters: dict[str, Any]
-    metrics: dict[str, Any]
+    parent_contract: ParentContract = Field(description="Contract trained for: name, revision, content hash, commit.")
+    hyperparameters: Hyperparameters
+    metrics: dict[str, Any] = Field(description="What the training measured: rsi.training.stage.TrainMetrics's fields "
+                                    "({} for an import); the stage reads it typed.")
     code: CodeVersion
     executor: str = "local"
     init_adapter: str | None = Field(default=None, description="The registered adapter this one continued "
                                      "(`rsi train --from-adapter`, `--continue-adapter`); None: a fresh LoRA.")
-    origin: dict[str, Any] = Field(default_factory=dict, description="Where an adapter trained outside rsi came from "
-                                   "(`rsi specialists import`: its folder, the base it names, its tensors); {} for one "
-                                   "rsi trained.")
-    partition: dict[str, Any] = Field(default_factory=dict, description="The part of the train evidence a specialist "
-                                      "learned (rsi.training.specialists: name, rule, tasks, dataset hashes, parent "
-                                      "contract); {} for an adapter trained on all of it (and in lineage written before).")
+    origin: Annotated[ImportOrigin | None, EMPTY_IS_NONE, none_as_empty()] = Field(
+        default=None, description="Where an adapter trained outside rsi came from (`rsi specialists import`: its "
+        "folder, the base it names, its tensors); None ({} in the JSON) for one rsi trained.")
+    partition: Annotated[PartitionRecord | None, EMPTY_IS_NONE, none_as_empty()] = Field(
+        default=None, description="The part of the train evidence a specialist learned (rsi.training.specialists); "
+        "None ({} in the JSON) for an adapter trained on all of it (and in lineage written before).")
 
     model_config = {"populate_by_name": True}
 

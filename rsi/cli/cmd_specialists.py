@@ -36,8 +36,9 @@ def import_command(
     if json_output:
         print_json(record.summary())
         return
+    origin = record.lineage.origin
     console.print(f"registered {record.short_id} as specialist {record.lineage.name!r} from {path} "
-                  f"({record.lineage.origin.get('tensors')} LoRA tensors, rank {record.lineage.hyperparameters['rank']}); "
+                  f"({origin.tensors if origin else '?'} LoRA tensors, rank {record.lineage.hyperparameters.rank}); "
                   f"state {record.status.state}: not evaluated (`rsi eval` a contract that routes to it)", markup=False)
 
 

@@ -87,7 +87,7 @@ def train(
     if outcome.candidate is not None:
         c = outcome.candidate
         console.print(f"  candidate {c.ref} ({'written' if c.written else 'already written'}); "
-                      f"evaluate it: rsi eval {c.ref} --against {outcome.lineage.parent_contract['ref']}",
+                      f"evaluate it: rsi eval {c.ref} --against {outcome.lineage.parent_contract.ref}",
                       markup=False)
 
 
@@ -109,8 +109,8 @@ def adapters_list(
         lineage = r.lineage
         console.print(
             f"{r.short_id}  {lineage.name:<6} {r.status.state:<10} {lineage.created.strftime('%Y-%m-%d %H:%M')}  "
-            f"parent {lineage.parent_contract.get('ref', '?'):<16} data {lineage.dataset.get('sha256', '')[:12]} "
-            f"({lineage.dataset.get('examples', '?')} ex)  loss {lineage.metrics.get('first_loss', 0):.3f}->"
+            f"parent {lineage.parent_contract.ref or '?':<16} data {lineage.dataset.sha256[:12]} "
+            f"({lineage.dataset.examples} ex)  loss {lineage.metrics.get('first_loss', 0):.3f}->"
             f"{lineage.metrics.get('final_loss', 0):.3f}",
             markup=False,
         )
@@ -125,25 +125,26 @@ def adapters_show(
     from rsi.adapters.registry import find_adapter
 
     record = find_adapter(state.workspace(), adapter)
-    summary = record.summary()
     if json_output:
-        print_json(summary)
+        print_json(record.summary())
         return
-    lineage = summary["lineage"]
+    lineage = record.lineage
+    base, data, parent, metrics, code = lineage.base, lineage.dataset, lineage.parent_contract, lineage.metrics, lineage.code
+    hyper = lineage.hyperparameters.model_dump(mode="json")  # every stored key, typed or not
     lines = [
         f"adapter {record.id}",
-        f"  name       {lineage['name']}  state {record.status.state}",
+        f"  name       {lineage.name}  state {record.status.state}",
         f"  folder     {record.adapter_dir}",
-        f"  created    {lineage['created']}",
-        f"  base       {lineage['base']['id']} v{lineage['base']['version']} sha256 {lineage['base']['sha256'][:16]}",
-        f"  dataset    {lineage['dataset']['sha256'][:16]} ({lineage['dataset']['examples']} examples) {lineage['dataset']['folder']}",
-        f"  runs       {', '.join(lineage['source_runs']) or '-'}",
-        f"  parent     {lineage['parent_contract'].get('ref')} {lineage['parent_contract'].get('content_hash', '')[:12]}",
-        "  hyper      " + ", ".join(f"{k}={v}" for k, v in sorted(lineage["hyperparameters"].items())),
-        f"  training   {lineage['metrics']['steps']} steps, loss {lineage['metrics']['first_loss']:.4f} -> "
-        f"{lineage['metrics']['final_loss']:.4f}, {lineage['metrics']['tokens_per_s']:.1f} tok/s on {lineage['metrics']['device']}",
-        f"  code       rsi {lineage['code']['rsi_version']} {lineage['code']['git_sha'][:12]}"
-        f"{' (dirty)' if lineage['code']['git_dirty'] else ''}",
+        f"  created    {lineage.created.isoformat()}",
+        f"  base       {base.id} v{base.version} sha256 {base.sha256[:16]}",
+        f"  dataset    {data.sha256[:16] or '-'} ({data.examples} examples) {data.folder}",
+        f"  runs       {', '.join(lineage.source_runs) or '-'}",
+        f"  parent     {parent.ref} {parent.content_hash[:12]}",
+        "  hyper      " + ", ".join(f"{k}={v}" for k, v in sorted(hyper.items())),
+        # an imported adapter has no training of rsi's to show ({} metrics)
+        (f"  training   {metrics['steps']} steps, loss {metrics['first_loss']:.4f} -> {metrics['final_loss']:.4f}, "
+         f"{metrics['tokens_per_s']:.1f} tok/s on {metrics['device']}" if metrics else "  training   - (not trained by rsi)"),
+        f"  code       rsi {code.rsi_version} {code.git_sha[:12]}{' (dirty)' if code.git_dirty else ''}",
     ]
     status = record.status
     if status.candidate:

@@ -46,6 +46,7 @@ from rsi.errors import RsiError, UserInputError
 from rsi.generation.outputs import (
     EvaluateOutput,
     ExportOutput,
+    GenerationSummary,
     HarvestOutput,
     LibraryGrowth,
     PromoteAdapterOutput,
@@ -530,36 +531,36 @@ class Generation:
 
     # -- summary ----------------------------------------------------------------------------------
 
-    def summarize(self) -> dict[str, Any]:
+    def summarize(self) -> GenerationSummary:
         from rsi.promotion.promote import load_head_contract
 
         s = self.state
         run, export, train, measured = (s.outputs(RunOutput), s.outputs(ExportOutput), s.outputs(TrainOutput),
                                         s.outputs(EvaluateOutput))
         head = load_head_contract(self.workspace, self.spec.contract)
-        return {
-            "contract": self.spec.contract,
-            "revision_start": s.inputs.get("revision"),
-            "revision_end": head.revision,
-            "portfolio": s.inputs.get("portfolio"),
-            "run_id": run.run_id or None,
-            "coverage": [run.covered, run.tasks],
-            "cumulative_coverage": [run.cumulative_covered, run.cumulative_tasks],
-            "harness": s.outputs(PromoteOutput).status or None,
-            "successor": s.outputs(ProposeOutput).portfolio or None,
-            "dataset_sha256": export.dataset_sha256 or None,
-            "examples": export.examples,
-            "harvest_run_id": s.outputs(HarvestOutput).run_id or None,
-            "adapter_id": train.adapter_id or None,
-            "candidate_ref": train.candidate_ref or None,
-            "eval_id": measured.eval_id or None,
-            "lift": measured.lift.model_dump(mode="json") if measured.lift else None,
-            "lift_vs_control": measured.lift_vs_control.model_dump(mode="json") if measured.lift_vs_control else None,
-            "retention": measured.retention.model_dump(mode="json") if measured.retention else None,
-            "transfer": measured.transfer.model_dump(mode="json") if measured.transfer else None,
-            "costs": {side: cost.model_dump(mode="json") for side, cost in measured.costs.items()},
-            "adapter": s.outputs(PromoteAdapterOutput).state or "none",
-        }
+        return GenerationSummary(
+            contract=self.spec.contract,
+            revision_start=s.inputs.get("revision"),
+            revision_end=head.revision,
+            portfolio=s.inputs.get("portfolio"),
+            run_id=run.run_id or None,
+            coverage=[run.covered, run.tasks],
+            cumulative_coverage=[run.cumulative_covered, run.cumulative_tasks],
+            harness=s.outputs(PromoteOutput).status or None,
+            successor=s.outputs(ProposeOutput).portfolio or None,
+            dataset_sha256=export.dataset_sha256 or None,
+            examples=export.examples,
+            harvest_run_id=s.outputs(HarvestOutput).run_id or None,
+            adapter_id=train.adapter_id or None,
+            candidate_ref=train.candidate_ref or None,
+            eval_id=measured.eval_id or None,
+            lift=measured.lift,
+            lift_vs_control=measured.lift_vs_control,
+            retention=measured.retention,
+            transfer=measured.transfer,
+            costs=dict(measured.costs),
+            adapter=s.outputs(PromoteAdapterOutput).state or "none",
+        )
 
 
 def generation_zero_ref(workspace: Workspace, contract: str) -> str | None:

@@ -94,7 +94,7 @@ def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageR
 
     run, train = state.outputs(outputs.RunOutput), state.outputs(outputs.TrainOutput)
     measured, export = state.outputs(outputs.EvaluateOutput), state.outputs(outputs.ExportOutput)
-    end = state.summary.get("revision_end")
+    end = state.summary.revision_end if state.summary is not None else None
     if end is None and state.status != "done":
         try:
             end = load_head_contract(workspace, state.inputs.get("contract", "default")).revision
@@ -115,7 +115,7 @@ def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageR
         dataset_sha256=export.dataset_sha256, examples=export.examples,
         adapter_id=train.adapter_id,
         adapter_state=record.status.state if record else state.outputs(outputs.PromoteAdapterOutput).state,
-        adapter_parent=(record.lineage.parent_contract.get("ref", "") if record else train.parent_ref),
+        adapter_parent=(record.lineage.parent_contract.ref if record else train.parent_ref),
         candidate_ref=train.candidate_ref, eval_id=measured.eval_id,
         heldout_rate=lift.candidate_rate if lift else None, parent_heldout_rate=lift.parent_rate if lift else None,
         lift=lift.lift if lift else None, lift_ci95=list(lift.lift_ci95) if lift else None,

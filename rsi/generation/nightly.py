@@ -22,12 +22,12 @@ Exit codes (`NightlyOutcome.exit_code`):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from rsi.errors import RsiError
 from rsi.generation.generation import GenerationSpec, run_generation
+from rsi.generation.outputs import GenerationSummary
 from rsi.generation.state import generations_dir
 from rsi.workspace import Workspace
 
@@ -46,38 +46,33 @@ class NightlyOutcome:
     status: str
     """'done', 'locked', 'failed', 'bad-input', 'stopped' or 'interrupted'."""
     generation: str = ""
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: GenerationSummary | None = None
     message: str = ""
 
 
-def summary_line(summary: dict[str, Any]) -> str:
+def summary_line(summary: GenerationSummary | None) -> str:
     """One line a human reads in a cron mail."""
-    lift = summary.get("lift") or {}
-    retention = summary.get("retention") or {}
-    coverage = summary.get("coverage") or [None, None]
+    s = summary or GenerationSummary()
+    lift, versus, retention, transfer = s.lift, s.lift_vs_control, s.retention, s.transfer
+    covered, tasks = [*s.coverage, None, None][:2]
     parts = [
-        f"contract {summary.get('contract')} r{summary.get('revision_start')} -> r{summary.get('revision_end')}",
-        f"coverage {coverage[0]}/{coverage[1]}",
-        f"harness {summary.get('harness')}",
-        f"adapter {str(summary.get('adapter_id') or '-')[:12]} {summary.get('adapter')}",
+        f"contract {s.contract or None} r{s.revision_start} -> r{s.revision_end}",
+        f"coverage {covered}/{tasks}",
+        f"harness {s.harness}",
+        f"adapter {(s.adapter_id or '-')[:12]} {s.adapter}",
     ]
     if lift:
-        ci = lift.get("lift_ci95", [0.0, 0.0])
-        parts.append(f"lift {lift.get('lift', 0.0):+.3f} CI95 [{ci[0]:.3f}, {ci[1]:.3f}]")
-        costs = summary.get("costs") or {}
-        if costs.get("candidate") and costs.get("parent"):
-            from rsi.evaluation import SideCost, price_text
+        parts.append(f"lift {lift.as_text()}")
+        if s.costs.get("candidate") and s.costs.get("parent"):
+            from rsi.evaluation import price_text
 
-            parts.append(price_text({side: SideCost.model_validate(cost) for side, cost in costs.items()}))
-    versus = summary.get("lift_vs_control") or {}
+            parts.append(price_text(s.costs))
     if versus:
-        ci = versus.get("lift_ci95", [0.0, 0.0])
-        parts.append(f"vs generation 0 {versus.get('lift', 0.0):+.3f} CI95 [{ci[0]:.3f}, {ci[1]:.3f}]")
+        parts.append(f"vs generation 0 {versus.as_text()}")
     if retention:
-        parts.append(f"retention {retention.get('retention', 1.0):.3f}")
-    transfer = summary.get("transfer") or {}
+        parts.append(f"retention {retention.retention:.3f}")
     if transfer:
-        parts.append(f"transfer {transfer.get('transfer', 0.0):.3f}")
+        parts.append(f"transfer {transfer.transfer:.3f}")
     return ", ".join(parts)
 
 

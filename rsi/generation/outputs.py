@@ -146,4 +146,39 @@ class PromoteAdapterOutput(StepOutput):
     reason: str = Field(default="", description="Why it was rejected.")
 
 
+def _no_coverage() -> list[int | None]:
+    return [None, None]
+
+
+class GenerationSummary(BaseModel):
+    """What a finished generation did, in one record (state.json's `summary`; `rsi nightly`'s summary line).
+
+    Its JSON is the object state.json has always held, key for key; every field has a default, so a
+    summary written by an older version (fewer keys) reads, and keys this version does not name stay."""
+
+    model_config = ConfigDict(extra="allow")
+    contract: str = ""
+    revision_start: int | None = Field(default=None, description="The contract's revision the generation started from.")
+    revision_end: int | None = Field(default=None, description="Its revision when the generation ended.")
+    portfolio: str | None = None
+    run_id: str | None = None
+    coverage: list[int | None] = Field(default_factory=_no_coverage, description="[covered, tasks] of the run.")
+    cumulative_coverage: list[int | None] = Field(default_factory=_no_coverage,
+                                                  description="[covered, tasks] across the store's runs.")
+    harness: str | None = Field(default=None, description="The promote step's status (None: no promotion).")
+    successor: str | None = Field(default=None, description="The portfolio the propose step wrote.")
+    dataset_sha256: str | None = None
+    examples: int | None = None
+    harvest_run_id: str | None = None
+    adapter_id: str | None = None
+    candidate_ref: str | None = None
+    eval_id: str | None = None
+    lift: LiftSummary | None = None
+    lift_vs_control: LiftSummary | None = None
+    retention: RetentionSummary | None = None
+    transfer: TransferSummary | None = None
+    costs: dict[str, SideCost] = Field(default_factory=dict)
+    adapter: str = Field(default="none", description="The adapter's fate: promoted, rejected or none.")
+
+
 Output = TypeVar("Output", bound=StepOutput)

@@ -20,13 +20,14 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from rsi.atomic import write_json_atomic
+from rsi.contracts.records import EMPTY_IS_NONE, none_as_empty
 from rsi.errors import UserInputError
-from rsi.generation.outputs import Output
+from rsi.generation.outputs import GenerationSummary, Output
 from rsi.workspace import Workspace
 
 STATE_FILE = "state.json"
@@ -66,7 +67,8 @@ class GenerationState(BaseModel):
     spec: dict[str, Any]
     inputs: dict[str, Any] = Field(default_factory=dict)
     steps: dict[str, StepRecord] = Field(default_factory=lambda: {name: StepRecord() for name in STEPS})
-    summary: dict[str, Any] = Field(default_factory=dict)
+    summary: Annotated[GenerationSummary | None, EMPTY_IS_NONE, none_as_empty()] = Field(
+        default=None, description="Written when the generation is done (None; {} in the JSON, before).")
 
     model_config = {"populate_by_name": True}
 

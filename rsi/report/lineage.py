@@ -1,9 +1,9 @@
 """The lineage report's data: every generation side by side, from what the ledger already records.
 
-`build_lineage_report` is pure: it takes the `rsi lineage` rows (rsi.generation.lineage), each
+`build_lineage_report` is pure: it takes the `rsi lineage` rows (rsi.generation.lineage.LineageRow), each
 generation's step outputs, the adapter registry's summaries and the contract diffs, and returns a
-`LineageReport`. It reads fields by name and keeps every field it does not know in `extra`, so a
-ledger that grows new fields shows them without a change here. `load_lineage_report` is the edge:
+`LineageReport`. The page has its own rows for the fields in KNOWN_FIELDS and keeps every other field of
+the row in `extra`, so a ledger that grows new fields shows them without a change here. `load_lineage_report` is the edge:
 it reads the workspace and computes the diffs with git.
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rsi.generation.lineage import LineageRow
 from rsi.promotion.evidence import wilson_interval
 
 # LineageRow fields the side-by-side table shows in its own rows; any other field lands in `extra`.
@@ -48,7 +49,7 @@ class DiffView(BaseModel):
 class GenerationColumn(BaseModel):
     """One generation: its lineage row, the numbers with intervals, and what it produced."""
 
-    row: dict[str, Any] = Field(description="The `rsi lineage --json` row, as recorded.")
+    row: LineageRow = Field(description="The generation's `rsi lineage` row.")
     retention_covered: int | None = Field(default=None, description="Retention's denominator: the covered train "
                                           "tasks the parent solved (records before `kept`: all covered tasks).")
     retention_kept: int | None = None
@@ -76,19 +77,19 @@ def _retention(evaluate: dict[str, Any]) -> tuple[int | None, int | None, list[f
     return covered, kept, [round(interval.low, 4), round(interval.high, 4)]
 
 
-def build_lineage_report(rows: list[dict[str, Any]], outputs: dict[str, dict[str, dict[str, Any]]],
+def build_lineage_report(rows: list[LineageRow], outputs: dict[str, dict[str, dict[str, Any]]],
                          adapters: dict[str, dict[str, Any]], diffs: dict[str, DiffView]) -> LineageReport:
     """One column per generation (rows in generation order; outputs/diffs keyed by generation id)."""
     columns = []
     for row in rows:
-        steps = outputs.get(row["generation"], {})
+        steps = outputs.get(row.generation, {})
         evaluate = dict(steps.get("evaluate") or {})
         covered, kept, ci = _retention(evaluate)
-        adapter_id = row.get("adapter_id") or ""
+        recorded = row.model_dump(mode="json")
         columns.append(GenerationColumn(
             row=row, retention_covered=covered, retention_kept=kept, retention_ci95=ci, evaluate=evaluate,
-            dataset=dict(steps.get("export") or {}), adapter=adapters.get(adapter_id, {}),
-            diff=diffs.get(row["generation"]), extra={k: v for k, v in row.items() if k not in KNOWN_FIELDS},
+            dataset=dict(steps.get("export") or {}), adapter=adapters.get(row.adapter_id, {}),
+            diff=diffs.get(row.generation), extra={k: v for k, v in recorded.items() if k not in KNOWN_FIELDS},
         ))
     return LineageReport(generations=columns)
 
@@ -118,12 +119,12 @@ def load_lineage_report(workspace: Any) -> LineageReport:
     from rsi.generation.lineage import build_lineage
     from rsi.generation.state import list_generations
 
-    rows = [r.model_dump(mode="json") for r in build_lineage(workspace)]
+    rows = build_lineage(workspace)
     outputs = {s.id: {name: dict(step.outputs) for name, step in s.steps.items()} for s in list_generations(workspace)}
     adapters = {a.id: a.summary() for a in list_adapters(workspace)}
     diffs = {}
     for row in rows:
-        diff = contract_diff(workspace, row.get("contract", ""), row.get("revision_start"), row.get("revision_end"))
+        diff = contract_diff(workspace, row.contract, row.revision_start, row.revision_end)
         if diff is not None:
-            diffs[row["generation"]] = diff
+            diffs[row.generation] = diff
     return build_lineage_report(rows, outputs, adapters, diffs)

@@ -58,26 +58,26 @@ def _measures(g: GenerationColumn) -> dict[str, str]:
     r = g.row
     kept = (f" <span class='note'>({g.retention_kept}/{g.retention_covered} covered tasks kept)</span>"
             if g.retention_covered is not None else "")
-    adapter = r.get("adapter_id") or ""
+    adapter = r.adapter_id
     return {
-        "status": _value(r.get("status")),
-        "created": _value(r.get("created")),
-        "contract revision": escape(f"{r.get('contract', '')} r{r.get('revision_start')} -> r{r.get('revision_end')}"),
-        "portfolio -> successor": escape(f"{r.get('portfolio') or '-'} -> {r.get('successor') or '-'}"),
-        "run": f"<code>{escape(r.get('run_id') or '-')}</code>",
-        "run coverage (train)": _fraction(r.get("covered"), r.get("tasks")),
-        "cumulative coverage": _fraction(r.get("cumulative_covered"), r.get("cumulative_tasks")),
-        "harness promotion": _value(r.get("harness")),
-        "dataset": (f"<code>{escape((r.get('dataset_sha256') or '')[:12])}</code> ({r.get('examples')} examples)"
-                    if r.get("dataset_sha256") else _value(None)),
-        "adapter": (f"<code>{escape(adapter[:12])}</code> {escape(r.get('adapter_state') or '')}" if adapter
+        "status": _value(r.status),
+        "created": _value(r.created),
+        "contract revision": escape(f"{r.contract} r{r.revision_start} -> r{r.revision_end}"),
+        "portfolio -> successor": escape(f"{r.portfolio or '-'} -> {r.successor or '-'}"),
+        "run": f"<code>{escape(r.run_id or '-')}</code>",
+        "run coverage (train)": _fraction(r.covered, r.tasks),
+        "cumulative coverage": _fraction(r.cumulative_covered, r.cumulative_tasks),
+        "harness promotion": _value(r.harness),
+        "dataset": (f"<code>{escape(r.dataset_sha256[:12])}</code> ({r.examples} examples)"
+                    if r.dataset_sha256 else _value(None)),
+        "adapter": (f"<code>{escape(adapter[:12])}</code> {escape(r.adapter_state)}" if adapter
                     else _value(None)),
-        "adapter trained from": _value(r.get("adapter_parent")),
-        "candidate contract": _value(r.get("candidate_ref")),
-        "heldout lift (95% CI)": _interval(r.get("lift"), r.get("lift_ci95"), signed=True),
-        "retention (95% Wilson CI)": _interval(r.get("retention"), g.retention_ci95) + kept,
+        "adapter trained from": _value(r.adapter_parent),
+        "candidate contract": _value(r.candidate_ref),
+        "heldout lift (95% CI)": _interval(r.lift, r.lift_ci95, signed=True),
+        "retention (95% Wilson CI)": _interval(r.retention, g.retention_ci95) + kept,
         "steps": " ".join(f"<span class='step-{escape(str(s))}'>{escape(k)}:{escape(str(s))}</span>"
-                          for k, s in (r.get("steps") or {}).items()),
+                          for k, s in r.steps.items()),
         "other recorded fields": _extra(g.extra),
     }
 
@@ -96,7 +96,7 @@ def _extra(extra: dict[str, Any]) -> str:
 
 def _side_by_side(report: LineageReport) -> str:
     columns = [_measures(g) for g in report.generations]
-    headers = ["", *[str(g.row.get("generation", "?")) for g in report.generations]]
+    headers = ["", *[g.row.generation for g in report.generations]]
     names = list(columns[0]) if columns else []
     rows = [[f"<b>{escape(name)}</b>", *[c[name] for c in columns]] for name in names]
     return table(headers, rows, left=set(range(len(headers))), cls="lineage")
@@ -126,7 +126,7 @@ def _kv(data: dict[str, Any]) -> str:
 
 
 def _detail(g: GenerationColumn) -> str:
-    name = escape(str(g.row.get("generation", "?")))
+    name = escape(g.row.generation)
     lineage = dict(g.adapter.get("lineage") or {})
     adapter = {k: lineage.get(k) for k in ("name", "base", "dataset", "source_runs", "parent_contract",
                                            "hyperparameters", "metrics") if k in lineage}

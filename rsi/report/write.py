@@ -73,10 +73,10 @@ def write_report(store: Any, run_id: str | None, path: Path, *, root: Path | Non
 
 def write_lineage_report(workspace: Any, path: Path) -> Path:
     """Write the lineage report (every generation side by side) of `workspace` to `path`."""
-    from rsi.generation.lineage import LineageRow, lineage_png
+    from rsi.generation.lineage import lineage_png
     from rsi.report.lineage import load_lineage_report
     from rsi.report.lineage_page import render_lineage_page
 
     report = load_lineage_report(workspace)
-    rows = [LineageRow.model_validate(g.row) for g in report.generations]
+    rows = [g.row for g in report.generations]
     return _write_atomic(path, render_lineage_page(report, lineage_png(rows) if rows else None))

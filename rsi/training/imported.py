@@ -114,6 +114,13 @@ def tensor_problem(key: str, shape: tuple[int, ...], shapes: dict[str, tuple[int
 def import_adapter(workspace: Workspace, folder: Path, contract: str = "default", name: str = "",
                    base_name_ok: bool = False) -> Any:
     """Check the folder against `contract`'s base and register a copy (see the module docstring); the record."""
+    from rsi.adapters.lineage import (
+        BaseIdentity,
+        DatasetRecord,
+        Hyperparameters,
+        ImportOrigin,
+        ParentContract,
+    )
     from rsi.adapters.registry import KEPT_FILES, code_version, register_adapter
     from rsi.models.embedded.weights import hf_folder
     from rsi.promotion.promote import load_head_contract
@@ -133,15 +140,16 @@ def import_adapter(workspace: Workspace, folder: Path, contract: str = "default"
             shutil.copy2(folder / kept, copy / kept)
     try:
         return register_adapter(workspace, copy, {
-            "name": name, "method": "imported", "base": base.model_dump(mode="json"),
-            "dataset": {}, "source_runs": [], "parent_contract": {"name": loaded.spec.hcp.name, "revision": loaded.spec.hcp.revision,
-                                                         "ref": f"{loaded.spec.hcp.name}@r{loaded.spec.hcp.revision}",
-                                                         "content_hash": loaded.content_hash},
-            "hyperparameters": {"rank": config["r"], "lora_alpha": config.get("lora_alpha"),
-                                "target_modules": config.get("target_modules")},
-            "metrics": {}, "code": code_version().model_dump(),
-            "origin": {"imported_from": str(folder), "base_model_name_or_path": config.get("base_model_name_or_path"),
-                       "tensors": tensors, "peft_version": config.get("peft_version", "")},
+            "name": name, "method": "imported", "base": BaseIdentity.model_validate(base.model_dump(mode="json")),
+            "dataset": DatasetRecord(), "source_runs": [],
+            "parent_contract": ParentContract(name=loaded.spec.hcp.name, revision=loaded.spec.hcp.revision,
+                                              ref=f"{loaded.spec.hcp.name}@r{loaded.spec.hcp.revision}",
+                                              content_hash=loaded.content_hash),
+            "hyperparameters": Hyperparameters(rank=config["r"], lora_alpha=config.get("lora_alpha"),
+                                               target_modules=config.get("target_modules")),
+            "metrics": {}, "code": code_version(),
+            "origin": ImportOrigin(imported_from=str(folder), base_model_name_or_path=config.get("base_model_name_or_path"),
+                                   tensors=tensors, peft_version=config.get("peft_version", "")),
         })
     finally:
         shutil.rmtree(staging, ignore_errors=True)

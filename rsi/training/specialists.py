@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rsi.adapters.lineage import PartitionRecord
 from rsi.adapters.registry import AdapterRecord, list_adapters
 from rsi.atomic import write_bytes_atomic
 from rsi.contracts.schema import TrainingSpec
@@ -81,19 +82,19 @@ def write_partition_dataset(export_dir: Path, partition: Partition, rule: str, o
     return PartitionDataset(partition, out_dir, digest)
 
 
-def partition_lineage(part: PartitionDataset, rule: str, parent_ref: str) -> dict[str, Any]:
+def partition_lineage(part: PartitionDataset, rule: str, parent_ref: str) -> PartitionRecord:
     """What the adapter's lineage records of its part."""
-    return {"name": part.partition.name, "rule": rule, "tasks": list(part.partition.tasks),
-            "examples": len(part.partition.lines), "dataset_sha256": part.sha256, "parent_contract": parent_ref}
+    return PartitionRecord(name=part.partition.name, rule=rule, tasks=list(part.partition.tasks),
+                           examples=len(part.partition.lines), dataset_sha256=part.sha256, parent_contract=parent_ref)
 
 
-def registered_partition(workspace: Workspace, lineage: dict[str, Any]) -> AdapterRecord | None:
+def registered_partition(workspace: Workspace, lineage: PartitionRecord) -> AdapterRecord | None:
     """The adapter already registered for this part (same name, data and parent), or None."""
-    keys = ("name", "rule", "dataset_sha256", "parent_contract")
-    for record in list_adapters(workspace):
-        if all(record.lineage.partition.get(k) == lineage[k] for k in keys):
-            return record
-    return None
+    def same(stored: PartitionRecord | None) -> bool:
+        return stored is not None and (stored.name, stored.rule, stored.dataset_sha256, stored.parent_contract) == (
+            lineage.name, lineage.rule, lineage.dataset_sha256, lineage.parent_contract)
+
+    return next((record for record in list_adapters(workspace) if same(record.lineage.partition)), None)
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def train_partitions(workspace: Workspace, stage: Any, export_dir: Path, out_roo
                                     dict(record.lineage.metrics)))
             continue
         spec = stage.model_copy(update={"dataset": written.folder, "candidate": False, "specialist": part.name,
-                                        "partition": lineage})
+                                        "partition": lineage.model_dump(mode="json")})
         outcome = train_stage(workspace, spec, progress=_crash_points(part.name, progress),
                               on_note=_prefixed(note, f"{part.name}: "))
         relative = Path(outcome.adapter_dir).relative_to(workspace.root).as_posix()

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rsi.adapters.lineage import ParentContract, PartitionRecord
 from rsi.adapters.registry import AdapterLineage
 from rsi.contracts.records import EMPTY_IS_NONE, RevisionWritten, none_as_empty
 from rsi.contracts.schema import TrainingSpec
@@ -236,14 +237,14 @@ def train_stage(
         "base": base,
         "dataset": trained.dataset,
         "source_runs": trained.source_runs,
-        "parent_contract": {"name": parent.name, "revision": parent.revision, "ref": parent.ref,
-                            "content_hash": parent.content_hash, "commit": _head_commit(workspace)},
+        "parent_contract": ParentContract(name=parent.name, revision=parent.revision, ref=parent.ref,
+                                          content_hash=parent.content_hash, commit=_head_commit(workspace)),
         "hyperparameters": {**hyper.model_dump(mode="json"), "max_steps": max_steps},
         "metrics": trained.metrics,
         "code": code_version(),
         "executor": spec.executor,
         **({"init_adapter": find_adapter(workspace, spec.init_adapter).id} if spec.init_adapter else {}),
-        **({"partition": spec.partition} if spec.partition else {}),
+        **({"partition": PartitionRecord.model_validate(spec.partition)} if spec.partition else {}),
     }
     known = {r.id for r in list_adapters(workspace)}
     record = register_adapter(workspace, Path(trained.adapter_dir), lineage)

@@ -7,6 +7,7 @@ from filelock import FileLock
 from rsi.generation.generation import GenerationSpec, start_or_resume
 from rsi.generation.lineage import build_lineage, lineage_png
 from rsi.generation.nightly import EXIT_LOCKED, LOCK_FILE, run_nightly, summary_line
+from rsi.generation.outputs import GenerationSummary
 from rsi.generation.state import generations_dir, write_state
 from tests.generation.records import lift_record, retention_record
 
@@ -27,9 +28,10 @@ def _finished(workspace, lift: float, retention: float, covered: int):
         state.step(name).outputs.update(values)
         state.step(name).status = "done"
     state.status = "done"
-    state.summary = {"contract": "default", "revision_start": 1, "revision_end": 1, "coverage": [covered, 10],
-                     "harness": "refused", "adapter_id": "a" * 64, "adapter": "rejected",
-                     "lift": outputs["evaluate"]["lift"], "retention": outputs["evaluate"]["retention"]}
+    state.summary = GenerationSummary.model_validate({
+        "contract": "default", "revision_start": 1, "revision_end": 1, "coverage": [covered, 10], "harness": "refused",
+        "adapter_id": "a" * 64, "adapter": "rejected", "lift": outputs["evaluate"]["lift"],
+        "retention": outputs["evaluate"]["retention"]})
     return write_state(workspace, state)
 
 
@@ -51,9 +53,10 @@ def test_summary_line_and_a_held_lock(workspace) -> None:
     line = summary_line(state.summary)
     assert line == ("contract default r1 -> r1, coverage 5/10, harness refused, adapter aaaaaaaaaaaa rejected, "
                     "lift +0.125 CI95 [-0.075, 0.325], retention 0.900")
-    priced = {**state.summary, "costs": {
+    assert state.summary is not None
+    priced = GenerationSummary.model_validate({**state.summary.model_dump(mode="json"), "costs": {
         "parent": {"tasks": 10, "pass_rate": 0.1, "completion_tokens_per_task": 80.0, "seconds_per_task": 2.0},
-        "candidate": {"tasks": 10, "pass_rate": 0.2, "completion_tokens_per_task": 800.0, "seconds_per_task": 9.0}}}
+        "candidate": {"tasks": 10, "pass_rate": 0.2, "completion_tokens_per_task": 800.0, "seconds_per_task": 9.0}}})
     assert "lift +0.125 CI95 [-0.075, 0.325], at 10.0x the parent's completion tokens per heldout task (800 vs 80)" \
         in summary_line(priced)
     folder = generations_dir(workspace)

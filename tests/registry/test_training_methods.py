@@ -92,7 +92,7 @@ def test_a_registered_training_method_is_chosen_by_contract_and_by_flag(workspac
     assert copy_method.trained == [{"out": copy_method.trained[0]["out"], "rank": 4}]
     assert outcome.lineage.method == "copy" and outcome.lineage.executor == "local" and outcome.registered
     assert outcome.metrics.steps == 1 and (outcome.metrics.model_extra or {})["copied"] == 2
-    assert outcome.lineage.dataset["kind"] == "copy" and notes[0] == "copying onto SmolLM2-135M-Instruct"
+    assert outcome.lineage.dataset.kind == "copy" and notes[0] == "copying onto SmolLM2-135M-Instruct"
     assert (Path(outcome.adapter_dir) / "adapter_model.safetensors").read_bytes() == b"copied"
     assert not Path(copy_method.trained[0]["out"]).parent.exists()  # the training folder, removed once registered
 

@@ -10,8 +10,10 @@ import pytest
 
 from rsi.contracts.revisions import revise_contract
 from rsi.generation.generation import GenerationSpec, start_or_resume
+from rsi.generation.lineage import LineageRow
+from rsi.generation.outputs import GenerationSummary
 from rsi.generation.state import write_state
-from rsi.report.lineage import build_lineage_report, load_lineage_report
+from rsi.report.lineage import KNOWN_FIELDS, build_lineage_report, load_lineage_report
 from rsi.report.lineage_page import render_lineage_page
 from tests.generation.records import lift_record, retention_record
 
@@ -32,7 +34,7 @@ def _generation(workspace, covered: int, lift: float, kept: int, start: int, end
         state.step(name).status = "done"
     state.inputs["revision"] = start
     state.status = "done"
-    state.summary = {"revision_end": end}
+    state.summary = GenerationSummary(revision_end=end)
     return write_state(workspace, state)
 
 
@@ -42,7 +44,7 @@ def test_generations_side_by_side_with_intervals_and_the_contract_diff(workspace
     _generation(workspace, covered=6, lift=0.25, kept=8, start=2, end=2)
     report = load_lineage_report(workspace)
     first, second = report.generations
-    assert [g.row["generation"] for g in report.generations] == ["g0001", "g0002"]
+    assert [g.row.generation for g in report.generations] == ["g0001", "g0002"]
     assert (first.retention_kept, first.retention_covered) == (7, 8)
     low, high = first.retention_ci95
     assert 0.4 < low < 7 / 8 < high < 1.0  # Wilson 95% interval of 7/8
@@ -60,13 +62,17 @@ def test_generations_side_by_side_with_intervals_and_the_contract_diff(workspace
 
 
 def test_fields_the_ledger_gains_later_are_shown_not_dropped() -> None:
-    row = {"generation": "g0001", "number": 1, "status": "done", "covered": 2, "tasks": 4,
-           "control_coverage": {"covered": 1, "tasks": 4}, "ships": "default@r3",
-           "lift_vs_control": 0.125, "lift_vs_control_ci95": [-0.05, 0.3]}
+    """The report takes typed rows; a row field the page has no row of its own for is shown, not dropped."""
+    row = LineageRow(generation="g0001", number=1, status="done", created="2026-12-01T00:00:00+00:00",
+                     contract="default", covered=2, tasks=4, lift_vs_control=0.125, lift_vs_control_ci95=[-0.05, 0.3],
+                     library="default@e2", tools_offered=3)
     report = build_lineage_report([row], {}, {}, {})
-    assert set(report.generations[0].extra) == {"control_coverage", "ships", "lift_vs_control", "lift_vs_control_ci95"}
+    column = report.generations[0]
+    assert column.row is row
+    assert set(column.extra) == set(LineageRow.model_fields) - KNOWN_FIELDS  # every field without a row of its own
+    assert (column.extra["library"], column.extra["tools_offered"]) == ("default@e2", 3)
     html = render_lineage_page(report)
-    assert "control_coverage" in html and "ships" in html and "default@r3" in html
+    assert "library: default@e2" in html and "tools_offered: 3" in html
     assert "lift_vs_control: <b>+0.125 <span class='note'>[-0.050, 0.300]</span></b>" in html
 
 

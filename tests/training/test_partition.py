@@ -74,6 +74,6 @@ def test_a_part_is_a_verified_dataset_with_its_own_manifest(tmp_path) -> None:
     assert [a["line"] for a in loaded.manifest["source"]["attempts"]] == [0, 1, 2, 3]
     assert loaded.manifest["partition"] == {"name": "math", "rule": "tag", "tasks": ["s/add", "s/mul", "s/pow"],
                                             "export_sha256": manifest["dataset"]["sha256"]}
-    assert partition_lineage(written, "tag", "default@r2") == {
+    assert partition_lineage(written, "tag", "default@r2").model_dump(mode="json") == {
         "name": "math", "rule": "tag", "tasks": ["s/add", "s/mul", "s/pow"], "examples": 4,
         "dataset_sha256": written.sha256, "parent_contract": "default@r2"}

@@ -43,7 +43,7 @@ def test_the_typed_outcome_serializes_to_the_json_it_replaced() -> None:
     m = outcome.metrics
     assert (m.steps, m.first_loss, m.final_loss, m.tokens_per_s, m.wall_s, m.resumed_from_step) == (3, 1.0, 0.5, 4.5, 2.0, 1)
     assert outcome.candidate is not None and outcome.candidate.ref == "default-candidate@r2"
-    assert outcome.lineage.parent_contract["ref"] == "default@r1"
+    assert outcome.lineage.parent_contract.ref == "default@r1"
     # no candidate written: None in Python, {} in the JSON, as before
     bare = TrainStageOutcome.model_validate({**before, "candidate": {}})
     assert bare.candidate is None and bare.model_dump(mode="json")["candidate"] == {}
