@@ -78,17 +78,19 @@ def call_model(model: ChatModel, request: GenerationRequest, model_s: float, clo
 
     The agent's clock stops while the model is asked (rsi/harness/clock.py): time queued or generating is
     ours, not the agent's. A backend that queues in process (`rsi.models.served.QueuedModel`) gets
-    `model_s` to start serving the request and `model_s` more once it does; any other call runs in a
-    daemon thread for at most `model_s` (a backend stuck past it is abandoned: it cannot be cancelled
-    from here). Past either bound the call fails as a ModelError: an infrastructure error, retried, never
-    the agent's failure. Only an agent whose own time is already spent gets an AgentTimeout.
+    `model_s` to start serving the request and, once it does, may take as long as it keeps producing
+    tokens: `model_s` without one is a stalled model (a busy machine slows a model, it does not stall
+    it); any other call runs in a daemon thread for at most `model_s` (a backend stuck past it is
+    abandoned: it cannot be cancelled from here). Past either bound the call fails as a ModelError: an
+    infrastructure error, retried, never the agent's failure. Only an agent whose own time is already
+    spent gets an AgentTimeout.
     """
     if clock.expired():
         raise AgentTimeout("agent time limit reached before the model call")
     with clock.waiting_for_model():
-        if isinstance(model, QueuedModel):  # in-process queue: model_s to start serving, model_s to serve
+        if isinstance(model, QueuedModel):  # in-process queue: model_s to start serving, then model_s per token
             try:
-                return _checked(model, wait_served(model, request, model_s, time.monotonic() + 2 * model_s))
+                return _checked(model, wait_served(model, request, model_s, time.monotonic() + model_s))
             except DeadlineReached:
                 raise ModelError(f"model {model.name!r} did not serve the request within model_s={model_s:g}s of "
                                  "queueing (a busy or stuck engine)") from None

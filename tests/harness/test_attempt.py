@@ -259,6 +259,61 @@ def test_a_queued_model_that_never_serves_is_an_error_not_a_timeout(config_facto
     assert "did not serve the request within model_s=0.3s" in outcome.reason
 
 
+class _SlowQueuedModel:
+    """A queued backend on a loaded machine: each request is served `tokens` tokens at `every_s` apart
+    (or, with `stall_after`, stops producing tokens after that many: a hung engine)."""
+
+    name = "slow-queued"
+
+    def __init__(self, reply: str, tokens: int, every_s: float, stall_after: int | None = None) -> None:
+        self.reply, self.tokens, self.every_s, self.stall_after = reply, tokens, every_s, stall_after
+
+    def number_format(self) -> str:
+        return ""
+
+    def submit(self, request):
+        import threading
+        import time
+
+        from rsi.models.base import Completion, GenerationResult
+        from rsi.models.served import ServedFuture
+
+        future = ServedFuture()
+
+        def serve() -> None:
+            future.set_running_or_notify_cancel()
+            for index in range(self.tokens):
+                if future.abandoned.is_set() or index == self.stall_after:
+                    return  # abandoned, or hung: never resolves
+                time.sleep(self.every_s)
+                future.progress.mark()
+            future.set_result(GenerationResult(completions=[Completion(text=self.reply, completion_tokens=self.tokens)],
+                                               prompt_tokens=10, completion_tokens=self.tokens))
+
+        threading.Thread(target=serve, daemon=True).start()
+        return future
+
+
+def test_a_slow_but_progressing_model_is_waited_for(config_factory, pyfuncs, sandbox, open_tmp):
+    """Serving that outlasts model_s while it keeps producing tokens is a busy machine, not a dead model:
+    the call waits (before issue 37's second fix it failed as a retried ModelError, which on a shared CPU
+    made every attempt after a load step an error). Four times model_s in all, a token every 0.1 s."""
+    config = config_factory(harness={"max_turns": 1, "timeouts": {"model_s": 0.5, "agent_s": 30}})
+    model = _SlowQueuedModel(GOOD_ADD, tokens=20, every_s=0.1)
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)  # type: ignore[arg-type]
+    assert outcome.verdict is Verdict.PASSED, outcome.reason
+    assert read_trajectory(outcome.trajectory_path).final_metrics.model_wait_s >= 2.0
+
+
+def test_a_model_that_stops_producing_tokens_is_an_error(config_factory, pyfuncs, sandbox, open_tmp):
+    config = config_factory(harness={"max_turns": 1, "timeouts": {"model_s": 0.5, "agent_s": 30}})
+    model = _SlowQueuedModel(GOOD_ADD, tokens=20, every_s=0.1, stall_after=3)
+    outcome = attempt(config, pyfuncs["add-two"], model, sandbox, open_tmp)  # type: ignore[arg-type]
+    assert (outcome.verdict, outcome.error_class) == (Verdict.ERROR, "ModelError"), outcome.reason
+    assert "made no progress for model_s=0.5s" in outcome.reason
+    assert outcome.wall_s < 5.0
+
+
 def test_per_turn_routing_is_recorded_and_served(config_factory, pyfuncs, sandbox, open_tmp):
     config = config_factory(
         specialists=["planner", "debugger"],

@@ -332,14 +332,32 @@ def test_model_s_counts_from_serving_not_from_queueing(model32, ask_fn) -> None:
         wait_served(model32, ask_fn("Say no.", max_tokens=2), 60.0, time.monotonic() + 0.5)
 
 
-def test_model_s_bounds_serving_and_frees_the_row(model32, ask_fn) -> None:
+def test_model_s_bounds_a_stalled_serving_and_frees_the_row(model32, ask_fn) -> None:
+    """model_s bounds the time a served request gains no token (a stalled model), and its row leaves the
+    batch once the model moves again. The stall: this test holds the worker's lock mid-generation."""
+    import threading as th
     import time
 
     from rsi.errors import ModelError
     from rsi.models.served import wait_served
 
-    with pytest.raises(ModelError, match="model_s=0.2"):
-        wait_served(model32, ask_fn("Write a long poem.", max_tokens=400), 0.2, time.monotonic() + 300)
+    outcome: dict = {}
+
+    def call() -> None:
+        try:
+            outcome["result"] = wait_served(model32, ask_fn("Write a long poem.", max_tokens=400), 1.0,
+                                            time.monotonic() + 300)
+        except ModelError as error:
+            outcome["error"] = error
+
+    caller = th.Thread(target=call)
+    caller.start()
+    deadline = time.monotonic() + 60
+    while not len(model32._batch) and time.monotonic() < deadline:  # admitted and generating
+        time.sleep(0.01)
+    with model32._lock:  # the worker cannot take another step: no token for longer than model_s
+        caller.join(30)
+    assert "made no progress for model_s=1s" in str(outcome.get("error")), outcome
     deadline = time.monotonic() + 60
     while len(model32._batch) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -586,6 +586,7 @@ class EmbeddedModel:
         greedy = logits.argmax(dim=-1).tolist()
         for index, row in enumerate(rows):
             row.accept(logits[index], self.tokenizer, self.eos_ids, greedy[index])
+            row.owner.pending.future.progress.mark()  # a token: the request is moving (rsi.models.served)
         self.stats.step_ms += round((time.perf_counter() - started) * 1000)
         self.stats.steps += 1
         self.stats.row_steps += len(rows)
