@@ -229,9 +229,12 @@ class Generation:
             return f": run {harvest.run_id}, {harvest.passes} passes in {harvest.attempts} attempts"
         if name == "export" and (export := s.outputs(ExportOutput)).examples is not None:
             return f": {export.examples} examples, sha256 {export.dataset_sha256[:12]}"
-        if name == "train" and (train := s.outputs(TrainOutput)).adapter_id:
-            return (f": adapter {train.adapter_id[:12]}, loss {train.first_loss:.3f} -> {train.final_loss:.3f}, "
-                    f"candidate {train.candidate_ref}")
+        if name == "train" and (train := s.outputs(TrainOutput)).specialists:  # several: no one loss to show
+            parts = ", ".join(f"{part} {adapter[:12]}" for part, adapter in sorted(train.specialists.items()))
+            return f": {len(train.specialists)} specialists by {train.specialists_by} ({parts}), candidate {train.candidate_ref}"
+        if name == "train" and train.adapter_id:
+            losses = f", loss {train.first_loss:.3f} -> {train.final_loss:.3f}" if train.final_loss is not None else ""
+            return f": adapter {train.adapter_id[:12]}{losses}, candidate {train.candidate_ref}"
         if name == "evaluate" and (measured := s.outputs(EvaluateOutput)).lift and measured.retention:
             return f": lift {measured.lift.as_text()}, retention {measured.retention.retention:.3f}"
         if name == "promote_adapter" and (applied := s.outputs(PromoteAdapterOutput)).state:

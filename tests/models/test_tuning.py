@@ -144,3 +144,17 @@ def test_busy_processes_show_in_the_load_now_at_once() -> None:
         for spinner in spinners:
             spinner.kill()
             spinner.wait()
+
+
+@pytest.mark.parametrize(("load", "cores", "threads"), [(0.2, 2, 2), (1.2, 2, 1), (2.6, 2, 1), (3.0, 16, 13)])
+def test_threads_never_exceed_the_cores_the_load_leaves_free(private_cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             load: float, cores: int, threads: int) -> None:
+    """Even where the level's probe favoured every core (a probe made when the level's load was lower), a
+    CPU-bound process beside the model gets its core: 2 threads beside it collapse (issue 37: 8.3 tokens/s
+    against 110.6 with 1)."""
+    monkeypatch.delenv(tuning.ENV_THREADS, raising=False)
+    monkeypatch.setattr(tuning, "cores", lambda: cores)
+    monkeypatch.setattr(tuning, "race", lambda first, second, rounds=3: (0.030, 0.010))  # every core wins the probe
+    choice = tuning.choose_threads(use_cache=False, load=load)
+    assert choice.value == threads
+    assert ("capped at" in choice.why) == (threads < cores)

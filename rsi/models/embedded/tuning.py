@@ -6,7 +6,11 @@
   decoding step of the embedded model (8 rows through 12 small MLP blocks) is timed with 1 thread
   and with every core, alternately, and the faster wins. The answer depends on the load, so it is
   cached per machine and load level (idle / busy / overloaded, from the load now against the core
-  count: `current_load`) for `CACHE_TTL_S`.
+  count: `current_load`) for `CACHE_TTL_S`. It never exceeds the cores the other runnable processes
+  leave free: a parallel region runs at the pace of its slowest thread, and one thread sharing a core
+  with another process drags every step (a cached probe of the level, made when the load was lower,
+  chose 2 threads beside a CPU-bound process, which then flipped 2 -> 1 -> 2 six times in 12 minutes;
+  bench/RESULTS.md "shared CPU run").
 - **linear layers**: on prepacked oneDNN weights where that runs (`rsi.models.embedded.packed_linear`); the
   probe below times the same products, so the other choices are made for the kernels in use.
 - **number format**: bfloat16 only where the CPU has bfloat16 instructions (`avx512_bf16` or
@@ -318,10 +322,12 @@ def choose_threads(*, use_cache: bool = True, load: float | None = None) -> Choi
         _remember("threads", level, entry)
     one, many = float(entry["one_s"]), float(entry["many_s"])
     threads = 1 if one <= many else ncores
+    free = max(1, ncores - int(load + 0.5))  # the cores other runnable processes leave free
+    capped = f"; capped at {free}: the cores load {load:.1f} leaves free" if threads > free else ""
     return Choice(
-        threads,
+        min(threads, free),
         f"at load {load:.1f} on {ncores} cores ({level}): probe at load {float(entry['load']):.1f}: 1 thread "
-        f"{one * 1000:.1f} ms, {ncores} threads {many * 1000:.1f} ms per decoding-step probe; "
+        f"{one * 1000:.1f} ms, {ncores} threads {many * 1000:.1f} ms per decoding-step probe{capped}; "
         "re-chosen while a run lasts when the load level changes",
     )
 
