@@ -23,6 +23,7 @@ from rsi.training.candidate import ensure_revision_tagged, write_candidate_speci
 LINEAGE = {
     "base": {"id": "SmolLM2-135M-Instruct", "version": 1, "sha256": "b" * 64},
     "dataset": {"sha256": "d" * 64, "folder": "/data", "examples": 3},
+    "source_runs": ["run-1"],
     "parent_contract": {"name": "default", "revision": 1, "ref": "default@r1", "content_hash": "c" * 64},
     "hyperparameters": {"rank": 8},
     "metrics": {"steps": 1, "first_loss": 1.0, "final_loss": 0.9},
@@ -76,7 +77,7 @@ def test_a_candidate_of_several_specialists_promotes_every_one(workspace, tmp_pa
     promoted = resolve_ref(workspace, "default@r2")
     assert [(s.name, s.sha256) for s in promoted.spec.specialists] == [("strings", strings.id), ("math", math.id)]
     subject, trailers = trailers_of(workspace, "hcp/default/r2")
-    assert subject.startswith(f"promote adapter {strings.id[:12]} (strings r1) from {candidate}, math r1 {math.id[:12]}")
+    assert subject == f"hcp(default): r2: promote adapter {strings.id[:12]} (strings r1) from {candidate}, math r1 {math.id[:12]}"
     assert trailers["Adapter-Id"] == strings.id and trailers["Adapter-Eval"] == "eval-both"
     assert trailers["Adapter-Ids"] == f"{strings.id} (strings r1), {math.id} (math r1)"
     for record in (strings, math):  # each changed adapter's status, not only the routed one's
@@ -110,7 +111,7 @@ def test_a_candidate_that_changes_no_specialist_promotes_its_runtime_without_an_
     assert parent.spec.harness.max_turns == 3
     assert parent.spec.specialists == resolve_ref(workspace, "default@r2").spec.specialists
     subject, trailers = trailers_of(workspace, "hcp/default/r3")
-    assert subject == f"promote the runtime of {ref} (no adapter changed)"
+    assert subject == f"hcp(default): r3: promote the runtime of {ref} (no adapter changed)"
     assert "Adapter-Id" not in trailers and "Adapter-Ids" not in trailers
     assert trailers["Adapter-Eval"] == "eval-harness" and trailers["Adapter-Candidate"] == ref
     for record in (strings, math):  # the adapters were not what this decision was about: their promotion stands

@@ -150,6 +150,11 @@ def test_a_registered_training_method_takes_options_of_its_own(workspace, copy_m
 
 
 def test_an_unknown_training_method_is_a_located_error(workspace, cli) -> None:
+    # an option the chosen method does not take: one line naming it, exit 2, before any training (the shipped contract)
+    result = cli("train", "--method", "sft", "--group-size", "3", cwd=workspace.root,
+                 env={"RSI_WORKSPACE": str(workspace.root)})
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "sft option group_size: unknown; sft takes no options" in result.stderr
     path = with_training(workspace, 'method = "copy"')
     with pytest.raises(ContractError) as raised:
         load_contract(path)
@@ -163,11 +168,6 @@ def test_an_unknown_training_method_is_a_located_error(workspace, cli) -> None:
         flag = args[1]
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
         assert f"{flag}: unknown training method 'copy'; known: grpo, sft" in result.stderr
-    # an option the chosen method does not take: one line naming it, exit 2, before any training
-    result = cli("train", "--method", "sft", "--group-size", "3", cwd=workspace.root,
-                 env={"RSI_WORKSPACE": str(workspace.root)})
-    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-    assert "sft option group_size: unknown; sft takes no options" in result.stderr
 
 
 def test_a_registered_training_executor_runs_the_job(workspace, copy_method, monkeypatch) -> None:
