@@ -7,7 +7,7 @@ renders. Exit codes: 0 done; 1 runtime failure; 2 bad input.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -18,6 +18,11 @@ from rsi.executors.registry import training_executor_name
 from rsi.sandbox.select import sandbox_name
 from rsi.training.methods import training_method_name
 
+METHOD_PANEL = "Method options"
+# The flags that spell out a method's option (docs/training.md): each fills `method_options[key]`, which the
+# chosen method's recipe checks (a method without that option refuses it); the CLI does not interpret them.
+OPTION_FLAGS = {"--group-size": "group_size", "--prompts-per-step": "prompts_per_step", "--limit-tasks": "limit_tasks"}
+
 adapters_app = typer.Typer(help="The adapter registry (runs/adapters/): immutable revisions with lineage.",
                            no_args_is_help=True)
 
@@ -27,11 +32,13 @@ def train(
     contract: Annotated[str, typer.Option("--contract", help="Contract ref whose base and [training] are used.")] = "default",
     method: Annotated[str | None, typer.Option("--method", help="A training method: sft, grpo, ... (default: the contract's [training] method).",
                                                callback=registered("--method", training_method_name))] = None,
-    group_size: Annotated[int | None, typer.Option("--group-size", help="GRPO: rollouts per task per step.", rich_help_panel="GRPO")] = None,
-    prompts_per_step: Annotated[int | None, typer.Option("--prompts-per-step", help="GRPO: tasks per step.", rich_help_panel="GRPO")] = None,
-    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="GRPO: only the first N train tasks.", rich_help_panel="GRPO")] = None,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="GRPO: " + SANDBOX_HELP, rich_help_panel="GRPO",
-                                         callback=registered("--sandbox", sandbox_name))] = "auto",
+    options: Annotated[list[str] | None, typer.Option("--option", help="A method's own option KEY=VALUE (VALUE read as TOML), "
+                                                      "repeatable; grpo: any [training.grpo] key, limit_tasks.", rich_help_panel=METHOD_PANEL)] = None,
+    group_size: Annotated[int | None, typer.Option("--group-size", help="--option group_size (grpo: rollouts per task per step).", rich_help_panel=METHOD_PANEL)] = None,
+    prompts_per_step: Annotated[int | None, typer.Option("--prompts-per-step", help="--option prompts_per_step (grpo: tasks per step).", rich_help_panel=METHOD_PANEL)] = None,
+    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="--option limit_tasks (grpo: only the first N train tasks).", rich_help_panel=METHOD_PANEL)] = None,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="Where a method's attempts run (grpo's rollouts). " + SANDBOX_HELP,
+                                         rich_help_panel=METHOD_PANEL, callback=registered("--sandbox", sandbox_name))] = "auto",
     executor: Annotated[str, typer.Option("--executor", help="An executor that trains: local (this machine), slurm (a GPU job), ...",
                                           callback=registered("--executor", training_executor_name))] = "local",
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="Stop after N optimizer steps.")] = None,
@@ -55,11 +62,12 @@ def train(
     from rsi.training.methods import TrainingProgress, training_recipe
     from rsi.training.stage import TrainStageSpec, train_stage
 
+    flags = {"--group-size": group_size, "--prompts-per-step": prompts_per_step, "--limit-tasks": limit_tasks}
     spec = TrainStageSpec(
         dataset=dataset, contract=contract, method=method, executor=executor, max_steps=max_steps,
         epochs=epochs, learning_rate=learning_rate, rank=rank, batch_size=batch_size, max_length=max_length, seed=seed,
-        threads=threads, candidate=candidate, group_size=group_size, prompts_per_step=prompts_per_step,
-        limit_tasks=limit_tasks, sandbox=sandbox, init_adapter=from_adapter,  # type: ignore[arg-type]
+        threads=threads, candidate=candidate, method_options=method_options(options or [], flags),
+        sandbox=sandbox, init_adapter=from_adapter,  # type: ignore[arg-type]
         slurm={"gpus": gpus, "cpus": cpus, "mem_gb": mem_gb, "time_min": time_min, "partition": partition},
     )
     tracker = progress_tracker("train", json_output)
@@ -89,6 +97,26 @@ def train(
         console.print(f"  candidate {c.ref} ({'written' if c.written else 'already written'}); "
                       f"evaluate it: rsi eval {c.ref} --against {outcome.lineage.parent_contract.ref}",
                       markup=False)
+
+
+def method_options(items: list[str], flags: dict[str, Any]) -> dict[str, Any]:
+    """`--option KEY=VALUE`s and the option flags given, as the spec's `method_options` (one key, one source)."""
+    from rsi.contracts.overrides import parse_assignment
+    from rsi.errors import UserInputError
+
+    options: dict[str, Any] = {}
+    for item in items:
+        key, value = parse_assignment(item, flag="--option")
+        if key in options:
+            raise UserInputError(f"--option {key}: given twice")
+        options[key] = value
+    for flag, value in flags.items():
+        if value is not None:
+            key = OPTION_FLAGS[flag]
+            if key in options:
+                raise UserInputError(f"{flag}: also given as --option {key}; give one")
+            options[key] = value
+    return options
 
 
 @adapters_app.command("list")

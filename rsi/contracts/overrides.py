@@ -82,14 +82,16 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str
     return result
 
 
-def parse_assignment(text: str) -> tuple[str, Any]:
-    """`KEY=VALUE` from the command line; VALUE is read as TOML (0.7, true, [..]) or else as a string."""
+def parse_assignment(text: str, flag: str = "--set") -> tuple[str, Any]:
+    """`KEY=VALUE` from the command line (given to `flag`); VALUE is read as TOML (0.7, true, [..]) or else as
+    a string."""
     if "=" not in text:
-        raise UserInputError(f"--set {text!r}: expected KEY=VALUE", hint="e.g. --set harness.sampling.temperature=0.7")
+        example = "harness.sampling.temperature=0.7" if flag == "--set" else "KEY=VALUE"
+        raise UserInputError(f"{flag} {text!r}: expected KEY=VALUE", hint=f"e.g. {flag} {example}")
     key, raw = text.split("=", 1)
     key, raw = key.strip(), raw.strip()
     if not key:
-        raise UserInputError(f"--set {text!r}: empty key")
+        raise UserInputError(f"{flag} {text!r}: empty key")
     try:
         value = tomllib.loads(f"value = {raw}")["value"]
     except tomllib.TOMLDecodeError:

@@ -1,18 +1,24 @@
 """Applying an evaluation's decision: the parent's next revision (rsi.promotion.adapter.promote_adapter) or a
-`rejected` status with the numbers, both recorded in the adapter's status.json (rsi.adapters.registry), and
-the outcome's `applied` written back to eval.json. Idempotent: a rerun finds the promotion it wrote.
+`rejected` status with the numbers, both recorded in the status.json (rsi.adapters.registry) of every registered
+adapter the candidate changed against the evaluated parent (one trained `sft`, or one per partition of the train
+evidence; none for a candidate that changes only routing or the harness), and the outcome's `applied` written
+back to eval.json. Idempotent: a rerun finds the promotion it wrote.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from rsi.atomic import write_json_atomic
 from rsi.contracts.records import RevisionWritten
 from rsi.errors import UserInputError
 from rsi.evaluation.records import EVAL_FILE, AppliedDecision, EvalOutcome
 from rsi.workspace import Workspace
+
+if TYPE_CHECKING:
+    from rsi.adapters.registry import AdapterRecord
 
 
 def load_eval_outcome(workspace: Workspace, eval_id: str) -> EvalOutcome:
@@ -23,16 +29,11 @@ def load_eval_outcome(workspace: Workspace, eval_id: str) -> EvalOutcome:
 
 
 def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
-    """Promote the adapter into the parent (gate passed) or record it as rejected; idempotent."""
-    from rsi.adapters.registry import find_adapter, update_status
+    """Promote the candidate into the parent (gate passed) or record its adapters as rejected; idempotent."""
+    from rsi.adapters.registry import update_status
     from rsi.promotion.adapter import promote_adapter
 
-    record = None
-    if outcome.adapter_id:
-        try:
-            record = find_adapter(workspace, outcome.adapter_id)
-        except UserInputError:
-            record = None
+    records = decided_adapters(workspace, outcome)
     numbers = {"eval_id": outcome.eval_id, "lift": outcome.lift.model_dump(mode="json"),
                "retention": outcome.retention.model_dump(mode="json"),
                "decision": outcome.decision.model_dump(mode="json"), "candidate": outcome.candidate.model_dump(mode="json"),
@@ -56,12 +57,35 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
         written = promote_adapter(workspace, outcome.parent.name, outcome.candidate.ref, outcome.eval_id,
                                   trailers, body)
         applied = AppliedDecision(state="promoted", revision=RevisionWritten.model_validate(written.summary()))
-        if record is not None:
+        for record in records:
             update_status(record, state="promoted", evaluation=numbers, promotion=written.summary())
     else:
         applied = AppliedDecision(state="rejected", reason=outcome.decision.reason)
-        if record is not None:
+        for record in records:
             update_status(record, state="rejected", evaluation=numbers)
     updated = outcome.model_copy(update={"applied": applied})
     write_json_atomic(workspace.run_dir(outcome.eval_id) / EVAL_FILE, updated.model_dump(mode="json"))
     return updated
+
+
+def decided_adapters(workspace: Workspace, outcome: EvalOutcome) -> list[AdapterRecord]:
+    """The registered adapters the decision is about: every specialist the candidate serves other than the evaluated
+    parent does (the one it routes to first). Weights not in the registry are left out; where a side no longer
+    resolves (an evaluation of a working copy since edited), the routed adapter (`outcome.adapter_id`) alone."""
+    from rsi.adapters.registry import find_adapter
+    from rsi.contracts.refs import resolve_ref
+    from rsi.promotion.adapter import changed_specialists
+
+    try:
+        changed = changed_specialists(resolve_ref(workspace, outcome.parent.ref).spec,
+                                      resolve_ref(workspace, outcome.candidate.ref).spec)
+        ids = [s.sha256 for s in changed if s.sha256]
+    except UserInputError:
+        ids = [outcome.adapter_id] if outcome.adapter_id else []
+    records = []
+    for adapter_id in dict.fromkeys(ids):  # in order, once each
+        try:
+            records.append(find_adapter(workspace, adapter_id))
+        except UserInputError:
+            continue
+    return records

@@ -205,7 +205,7 @@ class Generation:
 
     def _skip_reason(self, name: str) -> str:
         steps = self.state.steps
-        method = self.spec.train_method  # GRPO samples its own rollouts: no dataset needed
+        method = self.spec.train_method  # a method that samples its own data (GRPO) trains without an export
         own_data = method is not None and not training_recipe(method).needs_dataset
         if name == "harvest" and self.spec.harvest_per_task == 0:
             return "harvest off (harvest_per_task = 0)"
@@ -449,7 +449,7 @@ class Generation:
         init_adapter = self.previous_adapter() if spec.continue_adapter and rule == "none" else ""
         stage = TrainStageSpec(
             dataset=Path(exported) if exported else None, contract=parent.ref, method=spec.train_method,
-            max_steps=spec.max_steps, sandbox=spec.sandbox,  # the sandbox GRPO's rollouts run in
+            max_steps=spec.max_steps, sandbox=spec.sandbox,  # where a method's own attempts run (GRPO's rollouts)
             epochs=spec.epochs, learning_rate=spec.learning_rate, max_length=spec.max_length, threads=spec.threads,
             init_adapter=init_adapter or None, harness_sets={**self.state.outputs(PromoteOutput).harness_sets,
                                                              **self.experience_sets(), **self.tools_sets()},

@@ -6,6 +6,11 @@ parent with the candidate's specialist and routing sets, with the evaluation's n
 (`Adapter-Eval`, `Eval-Lift`, `Eval-Retention`, ...). A rerun finds its own commit by the `Adapter-Eval`
 trailer and writes nothing twice.
 
+What a candidate changes decides the adapter trailers: one specialist (a trained `sft`) is `Adapter-Id`;
+several (one per partition of the train evidence) are all promoted, `Adapter-Id` naming the routed one
+(else the first) and `Adapter-Ids` listing each; none (a candidate that changes only routing or the
+harness, every adapter the parent's) is promoted as that runtime change, with no adapter trailer.
+
 It lives in promotion, below training and evaluation, because it is a promotion of a contract revision:
 evaluation applies its decision through it without importing training. The revision reference and the
 trailer names are shared with the candidate writer, which imports them from here.
@@ -14,14 +19,18 @@ trailer names are shared with the candidate writer, which imports them from here
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rsi.contracts.gitio import find_trailer_commit
 from rsi.errors import RevisionError
 from rsi.workspace import Workspace
 
+if TYPE_CHECKING:
+    from rsi.contracts.schema import ContractSpec, SpecialistSpec
+
 SPECIALIST_NAME = "sft"  # the specialist a candidate serves a single adapter under
 ADAPTER_TRAILER = "Adapter-Id"
+ADAPTERS_TRAILER = "Adapter-Ids"  # every adapter a candidate of several changed specialists promotes
 EVAL_TRAILER = "Adapter-Eval"
 
 
@@ -63,6 +72,32 @@ def read_prompt(contract: Any, relative: str) -> str | None:
         return None
 
 
+def changed_specialists(parent: ContractSpec, candidate: ContractSpec) -> list[SpecialistSpec]:
+    """The candidate's specialists the parent does not serve as they are (new, retrained, revised), the one the
+    candidate routes to first, then `sft`, then in the candidate's order. Pure."""
+    changed = [s for s in candidate.specialists if s not in parent.specialists]
+    return sorted(changed, key=lambda s: (s.name != candidate.routing.specialist, s.name != SPECIALIST_NAME))
+
+
+def adapter_trailers(changed: list[SpecialistSpec]) -> dict[str, str]:
+    """`Adapter-Id` (the first changed specialist's weights) and, for several, `Adapter-Ids` (each one's)."""
+    hashed = [s for s in changed if s.sha256]
+    if not hashed:
+        return {}
+    trailers = {ADAPTER_TRAILER: hashed[0].sha256}
+    if len(hashed) > 1:
+        trailers[ADAPTERS_TRAILER] = ", ".join(f"{s.sha256} ({s.name} r{s.revision})" for s in hashed)
+    return trailers
+
+
+def promotion_subject(changed: list[SpecialistSpec], candidate_ref: str) -> str:
+    if not changed:
+        return f"promote the runtime of {candidate_ref} (no adapter changed)"
+    first, rest = changed[0], changed[1:]
+    return (f"promote adapter {first.sha256[:12]} ({first.name} r{first.revision}) from {candidate_ref}"
+            + "".join(f", {s.name} r{s.revision} {s.sha256[:12]}" for s in rest))
+
+
 def promote_adapter(workspace: Workspace, parent_name: str, candidate_ref: str, eval_id: str,
                     trailers: dict[str, str], body: str) -> ContractRevisionRef:
     """Revise the parent with the candidate's runtime: specialists and routing, and the harness when the
@@ -81,13 +116,9 @@ def promote_adapter(workspace: Workspace, parent_name: str, candidate_ref: str, 
                           read_prompt_file=lambda rel: read_prompt(parent, rel))
     if not sets:
         raise RevisionError(f"{parent_name} already serves the candidate's runtime; nothing to promote")
-    # one `sft` adapter, or (several specialists from one generation) the first specialist the candidate changed
-    changed = [s for s in candidate.spec.specialists if s not in parent.spec.specialists]
-    specialist = next((s for s in candidate.spec.specialists if s.name == SPECIALIST_NAME), None) or changed[0]
+    changed = changed_specialists(parent.spec, candidate.spec)
     outcome = revise_contract(
-        workspace, parent_name, sets,
-        f"promote adapter {specialist.sha256[:12]} ({specialist.name} r{specialist.revision}) from {candidate.ref}"
-        + "".join(f", {s.name} r{s.revision} {s.sha256[:12]}" for s in changed if s is not specialist) + f"\n\n{body}",
-        {EVAL_TRAILER: eval_id, ADAPTER_TRAILER: specialist.sha256, "Adapter-Candidate": candidate.ref, **trailers},
+        workspace, parent_name, sets, f"{promotion_subject(changed, candidate.ref)}\n\n{body}",
+        {EVAL_TRAILER: eval_id, **adapter_trailers(changed), "Adapter-Candidate": candidate.ref, **trailers},
     )
     return ContractRevisionRef(parent_name, outcome.revision, outcome.tag, outcome.commit, outcome.content_hash, True)

@@ -34,16 +34,22 @@ import os
 import shutil
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.config import Configuration
-from rsi.contracts.schema import TrainingSpec
+from rsi.contracts.schema import GrpoSpec, TrainingSpec
 from rsi.errors import TrainingError
-from rsi.training.methods import PreparedTraining, RecipeBase, TrainingProgress
+from rsi.training.methods import (
+    PreparedTraining,
+    RecipeBase,
+    TrainingProgress,
+    unknown_options,
+    validated_options,
+)
 
 if TYPE_CHECKING:
     from rsi.run.attempt_fn import ModelFor
@@ -167,13 +173,35 @@ def build_groups(tokenizer: Any, groups: list[list[Any]], max_response_tokens: i
     return out
 
 
+class GrpoDataOptions(BaseModel):
+    """GRPO's options that choose its data rather than a hyperparameter (read by `setup`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    limit_tasks: int | None = Field(default=None, ge=1, description="Only the first N train tasks (--limit-tasks).")
+
+
 class GrpoRecipe(RecipeBase):
     """GRPO as a training method (rsi.training.methods): no dataset, the 'data' is the contract suite's
-    train tasks; trains in this process only (its rollouts need the sandbox and the model here)."""
+    train tasks; trains in this process only (its rollouts need the sandbox and the model here). Its
+    options: every `[training.grpo]` key (`--group-size`, `--prompts-per-step`, or `--option KEY=VALUE`),
+    over the contract's, and `limit_tasks`."""
 
     name = "grpo"
     needs_dataset = False
     in_process_only = True
+
+    def apply_options(self, training: TrainingSpec, options: Mapping[str, Any]) -> TrainingSpec:
+        unknown_options(self.name, options, [*GrpoSpec.model_fields, *GrpoDataOptions.model_fields])
+        self.data_options(options)
+        own = {k: v for k, v in options.items() if k in GrpoSpec.model_fields}
+        if not own:
+            return training
+        grpo = validated_options(self.name, GrpoSpec, own, base=training.grpo.model_dump())
+        return TrainingSpec.model_validate({**training.model_dump(), "grpo": grpo.model_dump()})
+
+    def data_options(self, options: Mapping[str, Any]) -> GrpoDataOptions:
+        own = {k: v for k, v in options.items() if k in GrpoDataOptions.model_fields}
+        return validated_options(self.name, GrpoDataOptions, own)
 
     def setup(self, ctx: RecipeContext) -> PreparedTraining:
         import hashlib
@@ -186,14 +214,15 @@ class GrpoRecipe(RecipeBase):
         spec, hyper, max_steps, parent = ctx.spec, ctx.hyper, ctx.max_steps, ctx.parent
         if spec.init_adapter:
             raise UserInputError("--from-adapter continues an SFT training; GRPO starts from a fresh LoRA")
+        limit_tasks = self.data_options(spec.method_options).limit_tasks
         suite = parent.spec.evaluation.suite
         tasks = train_tasks(load_suite(ctx.workspace, suite))
-        tasks = tasks[: spec.limit_tasks] if spec.limit_tasks else tasks
+        tasks = tasks[:limit_tasks] if limit_tasks else tasks
         digest = hashlib.sha256("\n".join(sorted(t.content_hash for t in tasks)).encode()).hexdigest()
         out_dir = ctx.training_dir(f"grpo:{digest}", None)
         request = GrpoRequest(workspace_root=str(ctx.workspace.root), parent=configuration_from_contract(parent),
                               base_folder=str(ctx.base_folder), suite=suite, out_dir=str(out_dir / "adapter"),
-                              hyper=hyper, max_steps=max_steps, limit_tasks=spec.limit_tasks, threads=spec.threads,
+                              hyper=hyper, max_steps=max_steps, limit_tasks=limit_tasks, threads=spec.threads,
                               device=spec.device, sandbox=spec.sandbox, checkpoint_dir=str(out_dir / "checkpoint"))
         g = hyper.grpo
         ctx.note(f"GRPO {parent.name}@r{parent.revision} base {parent.spec.base.id} on {len(tasks)} train tasks of "

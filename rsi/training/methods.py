@@ -6,6 +6,11 @@ trains through it, so adding a method is one file (its recipe) and one entry her
 
 A recipe is the stage's view of one way of training, in torchtune's phases:
 
+    options  the method's own settings (`rsi train --option KEY=VALUE` and the flags that spell one out,
+             `TrainStageSpec.method_options`): `apply_options` checks them (an unknown or bad one is a
+             UserInputError naming it) and returns the hyperparameters they change; the ones that
+             change no hyperparameter (which data) `setup` reads from the spec. The stage passes them on
+             without knowing what any of them means
     setup    check the inputs, identify the data (the `.train-KEY` folder is keyed by it, so the same
              training resumes in the same folder), build the picklable request of the job
     resume   the checkpoint a rerun of the same training resumes from (None: it starts afresh)
@@ -22,13 +27,15 @@ names what a display shows in `figures`). Light on purpose (no torch, no contrac
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field
+from pydantic import ValidationError as PydanticError
 
+from rsi.errors import UserInputError
 from rsi.registry import name_check
 
 if TYPE_CHECKING:
@@ -99,6 +106,11 @@ class TrainingRecipe(Protocol):
     needs_dataset: bool  # an exported dataset (SFT); False: the method samples its own data (GRPO)
     in_process_only: bool  # True: only an executor that trains in this process (GRPO: rollouts need the sandbox here)
 
+    def apply_options(self, training: TrainingSpec, options: Mapping[str, Any]) -> TrainingSpec:
+        """`training` with the method's options applied (none given: `training` as it is); an unknown or
+        bad option is a UserInputError naming it (`unknown_options`, `validated_options`)."""
+        ...
+
     def setup(self, ctx: RecipeContext) -> PreparedTraining: ...
 
     def resume(self, prepared: PreparedTraining) -> Path | None: ...
@@ -113,8 +125,15 @@ class TrainingRecipe(Protocol):
 
 
 class RecipeBase:
-    """What most recipes share: the checkpoint in `checkpoint/` of the training's folder, an outcome
-    model whose fields but `adapter_dir` are the lineage's metrics, and no summary line of their own."""
+    """What most recipes share: no options of their own, the checkpoint in `checkpoint/` of the training's
+    folder, an outcome model whose fields but `adapter_dir` are the lineage's metrics, and no summary line
+    of their own."""
+
+    name: str
+
+    def apply_options(self, training: TrainingSpec, options: Mapping[str, Any]) -> TrainingSpec:
+        unknown_options(self.name, options, ())
+        return training
 
     def resume(self, prepared: PreparedTraining) -> Path | None:
         folder = prepared.out_dir / "checkpoint"
@@ -127,6 +146,31 @@ class RecipeBase:
 
     def summary(self, metrics: dict[str, Any]) -> str:
         return ""
+
+
+Options = TypeVar("Options", bound=BaseModel)
+
+
+def unknown_options(method: str, options: Mapping[str, Any], known: Iterable[str]) -> None:
+    """A UserInputError naming the first option `method` does not take (`known`: the ones it does)."""
+    names = sorted(known)
+    for key in sorted(set(options) - set(names)):
+        takes = f"known: {', '.join(names)}" if names else f"{method} takes no options"
+        raise UserInputError(f"{method} option {key}: unknown; {takes}")
+
+
+def validated_options(method: str, model: type[Options], options: Mapping[str, Any],
+                      base: Mapping[str, Any] | None = None) -> Options:
+    """`options` over `base` as a `model` (its fields are the options `method` takes); an unknown or bad
+    option is a UserInputError naming it and the value given."""
+    unknown_options(method, options, model.model_fields)
+    try:
+        return model.model_validate({**(base or {}), **options})
+    except PydanticError as error:
+        first = error.errors()[0]
+        key = str(first["loc"][0]) if first["loc"] else ""
+        given = f"={options[key]!r}" if key in options else ""
+        raise UserInputError(f"{method} option {key}{given}: {first['msg']}") from None
 
 
 def _grpo() -> TrainingRecipe:
@@ -155,8 +199,6 @@ TrainingMethodName = Annotated[str, AfterValidator(training_method_name)]
 
 def training_recipe(name: str) -> TrainingRecipe:
     """The recipe of method `name` (see TRAINING_METHODS); an unknown name is a UserInputError."""
-    from rsi.errors import UserInputError
-
     try:
         factory = TRAINING_METHODS[training_method_name(name)]
     except ValueError as error:

@@ -12,11 +12,11 @@
 5. register it (rsi.adapters.registry: content hash, lineage) and write the candidate contract
    revision that routes to it (rsi.training.candidate), marking the adapter `candidate`.
 
-With `method = "grpo"` (`[training] method` or `rsi train --method grpo`) steps 2 and 4 change: there is
-no dataset; rsi.training.grpo samples rollouts of the contract suite's train tasks under the
-candidate's harness, scores them with the hidden verifier and trains on them, checkpointing every
-step in the same kind of `.train-KEY` folder (KEY over the train tasks' content hashes instead of a
-dataset digest). The lineage records `method`, the rewards of every step and the rollout count.
+The stage knows no method by name. What steps 2 and 4 do is the recipe's (`[training] method` or
+`rsi train --method`): SFT (rsi.training.train) verifies and trains on the dataset; a method that
+samples its own data (GRPO, rsi.training.grpo) needs none and keys its folder by what it samples. The
+method's own options (`TrainStageSpec.method_options`, `rsi train --option KEY=VALUE`) reach the recipe
+as given: its `apply_options` checks them and returns the hyperparameters they change.
 
 A crash or kill during training leaves the `.train-KEY` folder with its checkpoint: the same `rsi train`
 run again resumes at the step after the last checkpoint (rsi.training.train) instead of starting over.
@@ -57,7 +57,7 @@ class TrainStageSpec(BaseModel):
     """One `rsi train`: the flags map onto these fields; `None` means "from the contract's [training]"."""
 
     model_config = ConfigDict(extra="forbid")
-    dataset: Path | None = Field(default=None, description="Exported dataset (SFT); GRPO samples its own rollouts.")
+    dataset: Path | None = Field(default=None, description="Exported dataset, for a method that needs one (SFT).")
     contract: str = "default"
     method: TrainingMethodName | None = Field(
         default=None, description="A name in rsi.training.methods.TRAINING_METHODS (None: the contract's [training] method).")
@@ -72,10 +72,10 @@ class TrainStageSpec(BaseModel):
     seed: int | None = None
     threads: int | None = Field(default=None, ge=1)
     device: str = "auto"
-    group_size: int | None = Field(default=None, ge=2, description="GRPO: rollouts per task per step.")
-    prompts_per_step: int | None = Field(default=None, ge=1, description="GRPO: tasks per step.")
-    limit_tasks: int | None = Field(default=None, ge=1, description="GRPO: only the first N train tasks.")
-    sandbox: SandboxName = "auto"
+    method_options: dict[str, Any] = Field(
+        default_factory=dict, description="The method's own options, checked and applied by its recipe "
+        "(`TrainingRecipe.apply_options`); {}: the contract's.")
+    sandbox: SandboxName = Field(default="auto", description="Where a method's attempts run (GRPO's rollouts).")
     candidate: bool = Field(default=True, description="Write the candidate contract revision.")
     init_adapter: str | None = Field(
         default=None, description="SFT: a registered adapter id to continue training (None: a fresh LoRA)."
@@ -132,18 +132,16 @@ class TrainStageOutcome(BaseModel):
 
 
 def resolve_hyper(training: TrainingSpec, spec: TrainStageSpec) -> tuple[TrainingSpec, int | None]:
-    """The contract's `[training]` with the spec's overrides applied; and the step cap."""
+    """The contract's `[training]` with the spec's overrides and the chosen method's options applied; and
+    the step cap."""
     updates: dict[str, Any] = {k: v for k, v in {
         "epochs": spec.epochs, "learning_rate": spec.learning_rate, "rank": spec.rank,
         "batch_size": spec.batch_size, "max_length": spec.max_length, "seed": spec.seed,
     }.items() if v is not None}
     if spec.method is not None:
         updates["method"] = spec.method
-    grpo = {k: v for k, v in {"group_size": spec.group_size, "prompts_per_step": spec.prompts_per_step}.items()
-            if v is not None}
-    if grpo:
-        updates["grpo"] = {**training.grpo.model_dump(), **grpo}
     hyper = TrainingSpec.model_validate({**training.model_dump(), **updates})
+    hyper = training_recipe(hyper.method).apply_options(hyper, spec.method_options)
     return hyper, spec.max_steps  # the contract has no step cap: only the stage (--max-steps) sets one
 
 
@@ -281,8 +279,8 @@ def _recipe_and_runner(method: str, executor: str) -> tuple[TrainingRecipe, Trai
     runner = TRAINING_RUNNERS[executor]
     if recipe.in_process_only and not runner.in_process:
         here = ", ".join(name for name, r in TRAINING_RUNNERS.items() if r.in_process)
-        raise UserInputError(f"{method} trains in this process only (its rollouts need the sandbox and the model "
-                             f"here): use --executor {here}")
+        raise UserInputError(f"{method} trains in this process only (it needs what only this process has, such as "
+                             f"its sandbox and model): use --executor {here}")
     return recipe, runner
 
 

@@ -149,8 +149,27 @@ def test_stage_flags_override_the_contracts_grpo_hyperparameters() -> None:
     from rsi.training.stage import TrainStageSpec, resolve_hyper
 
     contract = TrainingSpec(grpo=GrpoSpec(steps=7, group_size=8, kl_weight=0.1))
-    hyper, cap = resolve_hyper(contract, TrainStageSpec(method="grpo", group_size=3, max_steps=5))
+    hyper, cap = resolve_hyper(contract, TrainStageSpec(method="grpo", method_options={"group_size": 3}, max_steps=5))
     assert hyper.method == "grpo" and cap == 5
     assert (hyper.grpo.group_size, hyper.grpo.steps, hyper.grpo.kl_weight, hyper.grpo.prompts_per_step) == (3, 7, 0.1, 2)
     same, _ = resolve_hyper(contract, TrainStageSpec())
     assert same == contract  # no flag: the contract's [training] as written
+    # any [training.grpo] key is an option (as `--option KEY=VALUE` reads it), and limit_tasks changes no hyperparameter
+    tuned, _ = resolve_hyper(contract, TrainStageSpec(method="grpo", method_options={"temperature": 0.7, "limit_tasks": 3}))
+    assert tuned == contract.model_copy(update={"method": "grpo", "grpo": contract.grpo.model_copy(update={"temperature": 0.7})})
+
+
+@pytest.mark.parametrize(("method", "options", "message"), [
+    ("grpo", {"group_size": 1}, "grpo option group_size=1: Input should be greater than or equal to 2"),
+    ("grpo", {"limit_tasks": 0}, "grpo option limit_tasks=0: Input should be greater than or equal to 1"),
+    ("grpo", {"groups": 4}, "grpo option groups: unknown; known: clip_range, group_size, kl_weight, learning_rate, "
+                            "limit_tasks, max_response_tokens, prompts_per_step, reward, steps, temperature, updates_per_step"),
+    ("sft", {"group_size": 4}, "sft option group_size: unknown; sft takes no options"),
+])
+def test_a_method_refuses_an_option_it_does_not_take_naming_it(method, options, message) -> None:
+    from rsi.errors import UserInputError
+    from rsi.training.stage import TrainStageSpec, resolve_hyper
+
+    with pytest.raises(UserInputError) as raised:
+        resolve_hyper(TrainingSpec(), TrainStageSpec(method=method, method_options=options))
+    assert str(raised.value) == message

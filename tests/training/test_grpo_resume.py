@@ -92,7 +92,7 @@ def test_rsi_train_method_grpo_registers_method_rewards_and_rollouts(workspace, 
     revised = cli("hcp", "revise", "default", *[a for s in sets for a in ("--set", s)], "-m", "tiny GRPO",
                   cwd=workspace.root, env=env)
     assert revised.returncode == 0, revised.stderr
-    done = cli("train", "--group-size", "3", "--prompts-per-step", "2", "--limit-tasks", "3", "--sandbox", "local",
+    done = cli("train", "--group-size", "3", "--option", "prompts_per_step=2", "--limit-tasks", "3", "--sandbox", "local",
                "--json", cwd=workspace.root, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     outcome = json.loads(done.stdout)
