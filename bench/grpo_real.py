@@ -51,8 +51,8 @@ def prepare(workspace: Any, args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from rsi.generation.generation import GenerationSpec, run_generation
     from rsi.adapters.registry import find_adapter
+    from rsi.generation.generation import GenerationSpec, run_generation
     from rsi.workspace import init_workspace
 
     workspace = init_workspace(Path(tempfile.mkdtemp(prefix="rsi-grpo-")) / "ws")

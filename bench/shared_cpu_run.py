@@ -195,13 +195,17 @@ def main() -> None:
     parser.add_argument("--versus-old", default="", help="also run a checkout of older code (a git worktree)")
     parser.add_argument("--log", default=str(ROOT / "bench" / "shared_cpu_run.jsonl"), help="JSON lines, one per row")
     parser.add_argument("--write", action="store_true", help="render every row of --log into bench/RESULTS.md")
+    parser.add_argument("--keep", default="", help="keep each run's workspace and output under this folder "
+                        "(default: a temporary folder, removed at the end)")
     args = parser.parse_args()
     args.command = "nice -n 5 .venv/bin/python bench/shared_cpu_run.py " + " ".join(sys.argv[1:])
     variants = [(f"{_commit(ROOT)} (this code)", ROOT, False)]
     if args.versus_old:
         old = Path(args.versus_old).resolve()
         variants.insert(0, (f"{_commit(old)} (older code)", old, True))
-    with tempfile.TemporaryDirectory(prefix="rsi-shared-cpu-") as folder:
+    with tempfile.TemporaryDirectory(prefix="rsi-shared-cpu-") as scratch:
+        folder = args.keep or scratch
+        Path(folder).mkdir(parents=True, exist_ok=True)
         for index, (label, code_dir, old_code) in enumerate(variants):
             row = one_row(label, code_dir, old_code, args, Path(folder), index)
             print(json.dumps(row), flush=True)
