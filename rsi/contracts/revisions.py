@@ -135,15 +135,34 @@ def _dirty(repo: git.Repo, relative: str) -> bool:
     return bool(repo.git.status("--porcelain", "--untracked-files=all", "--", relative).strip())
 
 
-def _commit_only(repo: git.Repo, relative: str, message: str) -> str:
-    """Commit exactly one path, whatever else is staged (`git commit --only`)."""
+def _commit_only(repo: git.Repo, relative: str, message: str, companions: tuple[str, ...] = ()) -> str:
+    """Commit exactly these paths, whatever else is staged (`git commit --only`); `companions` are files
+    the revision reads that git may not hold yet (added first: `--only` commits tracked paths only)."""
     import git
 
     try:
-        repo.git.commit("--only", "--no-verify", "-m", message, "--", relative)
+        if companions:
+            repo.git.add("--", *companions)
+        repo.git.commit("--only", "--no-verify", "-m", message, "--", relative, *companions)
     except git.GitCommandError as error:
         raise RevisionError(f"git commit of {relative} failed: {error.stderr.strip() or error}") from None
     return repo.head.commit.hexsha
+
+
+def _companions(repo: git.Repo, path: Path, text: str) -> tuple[str, ...]:
+    """The learned router file a revision's text names, where it exists and git does not yet hold it as it
+    is: a revision read back from git (`NAME@rN`, an evaluation's sides) must find its router in its own
+    commit (before, a revision that set `routing.router` to a freshly fitted file failed to load at rN)."""
+    import tomllib
+
+    router = str(tomllib.loads(text).get("routing", {}).get("router", "") or "")
+    file = path.parent / router
+    if not router or not file.is_file():
+        return ()
+    relative = repo_path(repo, file)
+    held = bool(repo.git.ls_files("--", relative).strip())
+    changed = repo.git.status("--porcelain", "--", relative).strip()
+    return (relative,) if not held or changed else ()
 
 
 def _tag(repo: git.Repo, name: str, revision: int, commit: str) -> str:
@@ -447,7 +466,7 @@ def _commit_revision(repo: git.Repo, path: Path, relative: str, plan: RevisionPl
         ),
     )
     _write_atomic(path, plan.text)
-    commit = _commit_only(repo, relative, plan.commit_message)
+    commit = _commit_only(repo, relative, plan.commit_message, _companions(repo, path, plan.text))
     tagged.append(_tag(repo, name, revision, commit))
     journal_file.unlink(missing_ok=True)
     return RevisionOutcome(

@@ -121,3 +121,26 @@ def test_cli_fits_applies_and_a_tampered_router_is_a_located_error(routed, works
     router.unlink()
     missing = promote_cli("hcp", "validate", "hcp/default.toml", cwd=workspace.root)
     assert missing.returncode == 2 and "router file not found" in missing.stderr + missing.stdout
+
+
+def test_a_revision_that_routes_by_a_fresh_router_loads_at_its_own_commit(routed, workspace, planned):
+    """`revise_contract` commits the router file its revision names beside the contract: evaluating
+    `default@rN` reads rN's commit, and a freshly fitted router was only in the working tree (before,
+    rN failed to load with "router file not found")."""
+    import subprocess
+
+    from rsi.contracts.revisions import revise_contract
+    from rsi.trajectories.router_fit import fit_contract
+
+    builder, configs = routed
+    run = _train_run(builder, configs, planned)
+    subprocess.run(["git", "commit", "-qam", "two specialists"], cwd=workspace.root, check=True)
+    outcome = fit_contract(workspace, "default", [run])
+    relative = outcome.path.relative_to(workspace.hcp_dir).as_posix()
+    revised = revise_contract(workspace, "default", {"routing.policy": "learned", "routing.router": relative,
+                                                     "routing.router_sha256": outcome.sha256}, "route by the router")
+    loaded = resolve_ref(workspace, f"default@r{revised.revision}")
+    assert loaded.spec.routing.policy == "learned" and loaded.spec.routing.router == relative
+    tracked = subprocess.run(["git", "ls-files", f"hcp/{relative}"], cwd=workspace.root, capture_output=True,
+                             text=True, check=True).stdout.strip()
+    assert tracked == f"hcp/{relative}"
