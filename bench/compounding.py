@@ -100,6 +100,19 @@ def prepare(target: Path, max_tokens: int, eval_dtype: str):  # -> Workspace
     return workspace
 
 
+def open_or_prepare(target: Path, max_tokens: int, eval_dtype: str):  # -> Workspace
+    """The benchmark's workspace: resumed where it exists, else `prepare`d; git identity and a clean
+    environment (no RSI_DB or model override leaking in from the shell) for the benchmark's process."""
+    from rsi.workspace import Workspace
+
+    for var, value in {"GIT_AUTHOR_NAME": "rsi bench", "GIT_AUTHOR_EMAIL": "bench@rsi.local",
+                       "GIT_COMMITTER_NAME": "rsi bench", "GIT_COMMITTER_EMAIL": "bench@rsi.local"}.items():
+        os.environ.setdefault(var, value)
+    for var in ("RSI_DB", "RSI_MODEL_OVERRIDE"):
+        os.environ.pop(var, None)
+    return Workspace(target) if (target / "hcp").is_dir() else prepare(target, max_tokens, eval_dtype)
+
+
 def run_generations(workspace, args: argparse.Namespace, note) -> None:
     from rsi.generation.generation import GenerationSpec, run_generation
     from rsi.generation.state import list_generations
@@ -268,16 +281,8 @@ def main() -> None:
                         "instead of the main ledger (an arm beside it).")
     parser.add_argument("--notes", type=Path, default=None, help="Markdown appended to the section (the reading).")
     args = parser.parse_args()
-    for var, value in {"GIT_AUTHOR_NAME": "rsi bench", "GIT_AUTHOR_EMAIL": "bench@rsi.local",
-                       "GIT_COMMITTER_NAME": "rsi bench", "GIT_COMMITTER_EMAIL": "bench@rsi.local"}.items():
-        os.environ.setdefault(var, value)
-    for var in ("RSI_DB", "RSI_MODEL_OVERRIDE"):
-        os.environ.pop(var, None)
-
-    from rsi.workspace import Workspace
-
     target = args.workspace.resolve()
-    workspace = Workspace(target) if (target / "hcp").is_dir() else prepare(target, args.max_tokens, args.eval_dtype)
+    workspace = open_or_prepare(target, args.max_tokens, args.eval_dtype)
     started = time.monotonic()
 
     def note(line: str) -> None:

@@ -46,7 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from compounding import prepare  # bench/ (scripts run from bench/)
+from compounding import open_or_prepare  # bench/ (scripts run from bench/)
 from recipe_sweep import head_commit, make_note
 from results import replace_section
 
@@ -284,18 +284,12 @@ def main() -> None:
     if args.smoke:
         args.budget_attempts, args.harvest_budget, args.limit_tasks, args.max_steps = 30, 20, 24, 4
         args.limit_heldout, args.generation_heldout, args.train_share, args.max_tokens = 6, 2, 0.15, 96
-    for var, value in {"GIT_AUTHOR_NAME": "rsi bench", "GIT_AUTHOR_EMAIL": "bench@rsi.local",
-                       "GIT_COMMITTER_NAME": "rsi bench", "GIT_COMMITTER_EMAIL": "bench@rsi.local"}.items():
-        os.environ.setdefault(var, value)
-    for var in ("RSI_DB", "RSI_MODEL_OVERRIDE"):
-        os.environ.pop(var, None)
+    target = args.workspace.resolve()
+    workspace = open_or_prepare(target, args.max_tokens, "float32")
 
     from rsi.contracts.refs import resolve_ref
     from rsi.tasks.load import load_suite
-    from rsi.workspace import Workspace
 
-    target = args.workspace.resolve()
-    workspace = Workspace(target) if (target / "hcp").is_dir() else prepare(target, args.max_tokens, "float32")
     ledger = Ledger(target / STATE)
     ledger.data.setdefault("code", head_commit())
     ledger.data.setdefault("started", f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
