@@ -178,7 +178,8 @@ def render(rows: list[dict[str, Any]]) -> str:
                      f"| {b['timeouts']} -> {a['timeouts']} | {b['errors']} -> {a['errors']} | {r['stop_reason']} "
                      f"| {round(r['run_wall_s']) if r['run_wall_s'] else '-'} |")
     lines += ["", "Commands:", ""] + sorted({f"    {r['command']}" for r in rows})
-    notes = [f"- {r['variant']}: {'; '.join(r['model_use'])}" for r in rows if r["model_use"]]
+    notes = [f"- {r['variant']} ({r['at']}): {'; '.join(r['model_use'])}" for r in rows if r["model_use"]]
+    notes += [f"- {r['variant']} ({r['at']}), read afterwards: {r['note']}" for r in rows if r.get("note")]
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "rsi"
 
 # Bottom to top: a package imports only from its own layer or the layers below it (docs/architecture.md).
 LAYERS: list[set[str]] = [
-    {"rsi", "errors", "verdict", "atomic", "crashpoint", "workspace", "registry", "fences"},
+    {"rsi", "errors", "verdict", "atomic", "crashpoint", "workspace", "registry", "fences", "model_waits"},
     {"display", "progress"},  # what long commands report to (the run's events live beside the display)
     {"contracts"},
     {"config"},

@@ -6,7 +6,8 @@ thread through its batching loop (more threads in flight means fuller batches).
 
 Attempts are started as slots free up, whichever batch they came in, so a caller can add the next
 job's attempts while the previous job's last ones still run. Each attempt runs in a daemon thread:
-an attempt that outlives its `timeout_s` (plus a grace period), or one dropped by `cancel`, is
+an attempt that outlives its `timeout_s` (plus a grace period; time it waited for the model apart,
+rsi/model_waits.py), or one dropped by `cancel`, is
 abandoned without holding up the process's exit (a thread cannot be killed). An abandoned thread
 keeps its slot until it really ends, so abandoned work never oversubscribes the machine.
 """
@@ -23,6 +24,7 @@ from collections.abc import Iterator, Sequence
 
 from rsi.errors import ExecutorError
 from rsi.executors.base import AttemptFn, AttemptResult, AttemptSpec, batches, call_safely, error_result
+from rsi.model_waits import forget, waited
 
 GRACE_S = 30.0
 # After a result arrives, wait this long for others so they are recorded in one transaction:
@@ -52,6 +54,7 @@ class LocalExecutor:
         self._lock = threading.Lock()
         self._queued: deque[AttemptSpec] = deque()
         self._running: dict[int, tuple[AttemptSpec, float]] = {}  # ticket -> spec, start (monotonic)
+        self._threads: dict[int, int] = {}  # ticket -> the ident of the thread running it
         self._busy = 0  # threads alive, abandoned ones included
         self._done: queue.Queue[tuple[int, AttemptResult]] = queue.Queue()
         self._tickets = itertools.count()
@@ -82,6 +85,9 @@ class LocalExecutor:
                                  daemon=True).start()
 
     def _work(self, ticket: int, spec: AttemptSpec) -> None:
+        forget()  # this thread's model waits count from this attempt on
+        with self._lock:
+            self._threads[ticket] = threading.get_ident()
         try:
             result = call_safely(self.fn, spec)
         except BaseException as error:  # call_safely catches Exception; this is e.g. SystemExit in a thread
@@ -95,17 +101,25 @@ class LocalExecutor:
         """The result of a live ticket; None for one cancelled or abandoned meanwhile."""
         with self._lock:
             live = self._running.pop(ticket, None)
+            self._threads.pop(ticket, None)
         return result if live is not None else None
 
     def _abandon_overdue(self) -> list[AttemptResult]:
+        """Attempts running past their time limit and grace, not counting time their thread spent waiting for
+        the model (that is ours: rsi/model_waits.py); abandoned as errors."""
         now = time.monotonic()
         with self._lock:
             overdue = [(t, spec, began) for t, (spec, began) in self._running.items()
-                       if now - began > spec.timeout_s + self.grace_s]
+                       if now - began - self._model_wait(t) > spec.timeout_s + self.grace_s]
             for ticket, _, _ in overdue:
                 del self._running[ticket]
+                self._threads.pop(ticket, None)
         return [error_result(spec, f"attempt still running {now - began:.0f}s after start; abandoned")
                 for _, spec, began in overdue]
+
+    def _model_wait(self, ticket: int) -> float:
+        ident = self._threads.get(ticket)
+        return waited(ident) if ident is not None else 0.0
 
     def _take(self, wait_s: float) -> list[AttemptResult]:
         try:

@@ -42,8 +42,11 @@ class AgentClock:
     @contextmanager
     def waiting_for_model(self) -> Iterator[None]:
         """Time inside this block is the model's, not the agent's."""
+        from rsi.model_waits import waiting
+
         began = self._now()
         try:
-            yield
+            with waiting():  # the executor's watchdog leaves it out too (rsi/model_waits.py)
+                yield
         finally:
             self.model_wait_s += self._now() - began

@@ -102,6 +102,24 @@ def test_a_hung_attempt_is_abandoned_after_its_timeout(tmp_path) -> None:
     assert "abandoned" in result.reason
 
 
+def test_time_an_attempt_waits_for_the_model_is_not_held_against_it(tmp_path) -> None:
+    """An attempt that spends 1.5 s waiting for a slow model (rsi.model_waits.waiting, as the harness's clock
+    marks it) outlives its 0.5 s limit plus grace in wall time but not in its own time: it is not abandoned.
+    The same attempt without the mark is (the test above)."""
+    from rsi.model_waits import waiting
+
+    def fn(spec: AttemptSpec) -> AttemptResult:
+        with waiting():
+            time.sleep(1.5)
+        time.sleep(0.1)
+        return AttemptResult(key=spec.key, verdict=Verdict.PASSED)
+
+    executor = LocalExecutor(fn, workers=1, grace_s=0.2)
+    [result] = list(executor.submit(make_specs(1, tmp_path, timeout_s=0.5)))
+    executor.close()
+    assert result.verdict is Verdict.PASSED, result.reason
+
+
 def test_cancel_stops_yielding_queued_attempts(tmp_path) -> None:
     specs = make_specs(6, tmp_path)
     executor = LocalExecutor(NoopAttempt(sleep_s=0.2), workers=1)
