@@ -150,19 +150,15 @@ def _commit_only(repo: git.Repo, relative: str, message: str, companions: tuple[
 
 
 def _companions(repo: git.Repo, path: Path, text: str) -> tuple[str, ...]:
-    """The learned router file a revision's text names, where it exists and git does not yet hold it as it
-    is: a revision read back from git (`NAME@rN`, an evaluation's sides) must find its router in its own
-    commit (before, a revision that set `routing.router` to a freshly fitted file failed to load at rN)."""
+    """The learned router file a revision's text names, where it exists: a revision read back from git
+    (`NAME@rN`, an evaluation's sides) must find its router in its own commit (before, a revision that set
+    `routing.router` to a freshly fitted file failed to load at rN). One git already holds unchanged is a
+    no-op in the commit."""
     import tomllib
 
     router = str(tomllib.loads(text).get("routing", {}).get("router", "") or "")
     file = path.parent / router
-    if not router or not file.is_file():
-        return ()
-    relative = repo_path(repo, file)
-    held = bool(repo.git.ls_files("--", relative).strip())
-    changed = repo.git.status("--porcelain", "--", relative).strip()
-    return (relative,) if not held or changed else ()
+    return (repo_path(repo, file),) if router and file.is_file() else ()
 
 
 def _tag(repo: git.Repo, name: str, revision: int, commit: str) -> str:

@@ -144,3 +144,5 @@ def test_a_revision_that_routes_by_a_fresh_router_loads_at_its_own_commit(routed
     tracked = subprocess.run(["git", "ls-files", f"hcp/{relative}"], cwd=workspace.root, capture_output=True,
                              text=True, check=True).stdout.strip()
     assert tracked == f"hcp/{relative}"
+    later = revise_contract(workspace, "default", {"harness.max_turns": 3}, "fewer turns, the same router")
+    assert resolve_ref(workspace, f"default@r{later.revision}").spec.routing.router == relative  # held, unchanged
