@@ -40,6 +40,7 @@ import hashlib
 import json
 import os
 import platform
+import sys
 import time
 from collections import Counter
 from datetime import UTC, datetime
@@ -259,8 +260,8 @@ def write(ledger: Ledger, workspace: Any, args: argparse.Namespace) -> None:
         table(ledger, workspace), "",
         "Evaluations: " + "; ".join(f"{k} {v['eval_id']} ({v['attempts']} attempts, {v['errors']} errors, "
                                    f"{v['wall_s'] / 60:.0f} min)" for k, v in sorted(evals.items()) if v.get("finished")),
-        "", "Command:", "", "    nice -n 5 .venv/bin/python bench/moe_heldout.py --workspace /tmp/rsi-moe --write", ""])
-    replace_section(SECTION, text)
+        "", "Command:", "", "    nice -n 5 .venv/bin/python bench/moe_heldout.py " + " ".join(sys.argv[1:]), ""])
+    replace_section(args.section, text.replace(SECTION, args.section, 1))
 
 
 def main() -> None:
@@ -280,6 +281,8 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--smoke", action="store_true", help="Tiny slices everywhere: checks the plumbing only.")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--section", default=SECTION, help="The bench/RESULTS.md section --write replaces (a second setting "
+                        "keeps the first's table).")
     args = parser.parse_args()
     if args.smoke:
         args.budget_attempts, args.harvest_budget, args.limit_tasks, args.max_steps = 30, 20, 24, 4
