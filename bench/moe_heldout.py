@@ -40,6 +40,7 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import sys
 import time
 from collections import Counter
@@ -260,7 +261,7 @@ def write(ledger: Ledger, workspace: Any, args: argparse.Namespace) -> None:
         table(ledger, workspace), "",
         "Evaluations: " + "; ".join(f"{k} {v['eval_id']} ({v['attempts']} attempts, {v['errors']} errors, "
                                    f"{v['wall_s'] / 60:.0f} min)" for k, v in sorted(evals.items()) if v.get("finished")),
-        "", "Command:", "", "    nice -n 5 .venv/bin/python bench/moe_heldout.py " + " ".join(sys.argv[1:]), ""])
+        "", "Command:", "", "    nice -n 5 .venv/bin/python bench/moe_heldout.py " + shlex.join(sys.argv[1:]), ""])
     replace_section(args.section, text.replace(SECTION, args.section, 1))
 
 
