@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, MutableMapping
-from functools import cache
 from importlib import metadata
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -43,12 +42,6 @@ INSTALL_HINT = "run `make install` (or `pip install -e .`) in the rsi checkout, 
 class PluginError(RsiError):
     """The plug-ins' metadata is missing or an entry point does not load: the installation is at fault,
     not the input that named the plug-in."""
-
-
-@cache
-def _installed() -> metadata.EntryPoints:
-    # One scan of every distribution on sys.path serves all the registries.
-    return metadata.entry_points()
 
 
 class PluginRegistry(MutableMapping[str, T], Generic[T]):
@@ -71,7 +64,7 @@ class PluginRegistry(MutableMapping[str, T], Generic[T]):
         """The group's entry points by name. None at all: rsi's metadata is missing or stale (PluginError)."""
         if self._declared is None:
             found: dict[str, metadata.EntryPoint] = {}
-            for point in _installed().select(group=self.group):
+            for point in metadata.entry_points(group=self.group):  # a few ms: every distribution's metadata
                 found.setdefault(point.name, point)
             if not found:
                 raise PluginError(self._nothing_declared(), hint=INSTALL_HINT)
@@ -142,7 +135,6 @@ class PluginRegistry(MutableMapping[str, T], Generic[T]):
     def refresh(self) -> None:
         """Read the metadata again (a distribution installed or removed since) and forget the loaded
         objects; the entries set at run time stay."""
-        _installed.cache_clear()
         self._declared = None
         self._loaded.clear()
 

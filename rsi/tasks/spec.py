@@ -30,7 +30,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from rsi.plugins import verifier_kind_name
 from rsi.sandbox.base import Limits
 
-
 VerifierKindName = Annotated[str, AfterValidator(verifier_kind_name)]
 """A name in rsi.verifier.registry.VERIFIER_KINDS (checked when a task is read)."""
 CompareMode = Literal["exact", "float", "unordered"]

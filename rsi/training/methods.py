@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field
 from pydantic import ValidationError as PydanticError
 
 from rsi import plugins
-from rsi.contracts.schema import TrainingMethodName as TrainingMethodName  # re-exported: callers import it here
+from rsi.contracts.schema import TrainingMethodName as TrainingMethodName  # re-exported for callers
 from rsi.errors import UserInputError
 from rsi.plugins import DEFAULT_TRAINING_METHOD, PluginRegistry, training_method_name
 
