@@ -101,6 +101,9 @@ REQUIRED = {
     "cases": str,
 }
 OPTIONAL = {"split": str, "compare": str}
+# The values rsi's task format accepts (rsi/tasks/spec.py: TaskSpec.split, CompareMode): a typo here would
+# otherwise write a task file that every later `rsi tasks check` refuses, far from the spec line at fault.
+ALLOWED = {"split": ("train", "heldout"), "compare": ("exact", "float", "unordered")}
 
 
 class SpecError(ValueError):
@@ -138,6 +141,9 @@ def _task(entry: Any, where: str) -> FuncTask:
             raise SpecError(
                 f"{where} key {key!r}: expected {'a list of strings' if kind is list else 'a string'}"
             )
+    for key, allowed in ALLOWED.items():
+        if key in entry and entry[key] not in allowed:
+            raise SpecError(f"{where} key {key!r}: {entry[key]!r} is not one of {', '.join(allowed)}")
     if not entry["tags"]:
         raise SpecError(f"{where} key 'tags': empty (the first tag is the task's stratum)")
     if not any(line.startswith("def ") for line in entry["reference"].splitlines()):

@@ -61,6 +61,8 @@ def test_a_spec_file_loads_into_tasks_with_exact_arguments(gen, tmp_path: Path) 
         (lambda s: s.replace("[null, 0.1]", "(None, 0.1)"), "key 'cases' line 3: not JSON"),
         (lambda s: s.replace("[1, 2]", '"a"'), "key 'cases' line 1: not a JSON array"),
         (lambda s: s.replace("[[task]]", "[[task]"), "a.toml: not TOML"),
+        (lambda s: s + 'split = "heldut"\n', "key 'split': 'heldut' is not one of train, heldout"),
+        (lambda s: s + 'compare = "approx"\n', "key 'compare': 'approx' is not one of exact, float, unordered"),
     ],
 )
 def test_a_bad_spec_names_file_task_and_key(gen, tmp_path: Path, edit, message: str) -> None:
@@ -98,3 +100,13 @@ def test_a_broken_spec_file_stops_the_script_with_one_line_and_status_2(tmp_path
         done.stderr
         == "error: scripts/pyfuncs2_specs/01-x.toml task 1 (id 'add-two') key 'difficulty': missing\n"
     )
+
+
+def test_the_values_a_spec_may_take_are_the_task_formats_own(gen) -> None:
+    """The generator's allowed `split` and `compare` values cannot drift from what rsi's task format accepts."""
+    from typing import get_args
+
+    from rsi.tasks.spec import CompareMode, TaskSpec
+
+    assert gen.ALLOWED["compare"] == get_args(CompareMode)
+    assert gen.ALLOWED["split"] == get_args(TaskSpec.model_fields["split"].annotation)
