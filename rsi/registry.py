@@ -1,10 +1,17 @@
 """What every plug-in registry shares: checking a name against it.
 
-One registry per axis, each the single place its names live: schedulers (rsi/scheduler/registry.py),
-sandbox backends (rsi/sandbox/select.py), executors (rsi/executors/registry.py), model backends
-(rsi/models/registry.py), verifier kinds (rsi/verifier/registry.py), training methods
-(rsi/training/methods.py). Specs validate a name when they
-are read, against the registry as it is then, so a registration made before is selectable by name.
+One registry per axis, each the single place its names live. Schedulers (rsi/scheduler/registry.py),
+sandbox backends (rsi/sandbox/select.py) and executors (rsi/executors/registry.py) are dicts in the
+module that implements them: only their own layer and those above name them. Model backends, check
+selection rules, training methods, verifier kinds, executors' training runners and kinds of run are
+named by layers below their plug-ins (a contract, a task, the store), so they are entry points of the
+installed distribution (rsi/plugins.py `PluginRegistry`: one line of pyproject.toml each, names read
+from the metadata without importing anything, objects loaded when used), re-exported typed where they
+are implemented (rsi/models/registry.py, rsi/harness/selection.py, rsi/training/methods.py,
+rsi/verifier/registry.py, rsi/executors/registry.py, rsi/run/kinds.py).
+
+Either way a registry is a mapping, and specs validate a name when they are read, against the registry
+as it is then, so a registration made before (`registry[name] = value`) is selectable by name.
 """
 
 from __future__ import annotations

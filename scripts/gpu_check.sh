@@ -61,12 +61,32 @@ commit() {
     fi
 }
 
+# rsi runs from the checkout there (PYTHONPATH), not installed, but its plug-ins are entry points read
+# from the installed metadata (rsi/plugins.py): write the metadata an install would, from pyproject.toml
+# (each group's names sorted, as setuptools writes them).
+rsi_metadata() {
+    python3 - "$SITE" <<'EOF'
+import sys, tomllib
+from pathlib import Path
+
+project = tomllib.loads(Path("pyproject.toml").read_text())["project"]
+info = Path(sys.argv[1]) / f"rsi-{project['version']}.dist-info"
+info.mkdir(parents=True, exist_ok=True)
+(info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: rsi\nVersion: {project['version']}\n")
+groups = project.get("entry-points", {})
+(info / "entry_points.txt").write_text("".join(
+    f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in sorted(points.items())) + "\n"
+    for group, points in groups.items()))
+EOF
+}
+
 gpu_env() {
     export PYTHONPATH="$SITE:$REPO${PYTHONPATH:+:$PYTHONPATH}"
     export RSI_CACHE=${RSI_CACHE:-/tmp/rsi-cache}
     export RSI_CHECK_COMMIT=${RSI_CHECK_COMMIT:-$(commit)}
     export TOKENIZERS_PARALLELISM=false
     mkdir -p "$RESULTS"
+    rsi_metadata
 }
 
 case "${1:-}" in

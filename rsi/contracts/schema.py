@@ -19,10 +19,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from rsi.models.registry import DEFAULT as DEFAULT_BACKEND
-from rsi.models.registry import ModelBackendName
-from rsi.training.methods import DEFAULT as DEFAULT_METHOD
-from rsi.training.methods import TrainingMethodName
+from rsi.plugins import DEFAULT_MODEL_BACKEND as DEFAULT_BACKEND
+from rsi.plugins import DEFAULT_TRAINING_METHOD as DEFAULT_METHOD
+from rsi.plugins import model_backend_name, selection_rule_name, training_method_name
 
 SCHEMA_VERSION: Literal[1] = 1
 
@@ -127,14 +126,14 @@ class TimeoutsSpec(_Strict):
 ToolName = Literal["submit", "save_tool"]
 
 
-def _selection_rule(name: str) -> str:
-    from rsi.harness.selection import selection_rule_name  # the harness imports this module
-
-    return selection_rule_name(name)
-
-
-SelectionRuleName = Annotated[str, AfterValidator(_selection_rule)]
+# The plug-in names a contract holds, checked against their registries' entry points when it is read
+# (rsi/plugins.py): names only, so nothing above this layer is imported.
+SelectionRuleName = Annotated[str, AfterValidator(selection_rule_name)]
 """'off' or a rule in rsi.harness.selection.SELECTION_RULES (checked when a contract is read)."""
+ModelBackendName = Annotated[str, AfterValidator(model_backend_name)]
+"""A name in rsi.models.registry.MODEL_BACKENDS."""
+TrainingMethodName = Annotated[str, AfterValidator(training_method_name)]
+"""A name in rsi.training.methods.TRAINING_METHODS."""
 
 # Harness keys added after contracts were first hashed: at their defaults they are left out of every
 # identity hash, so a contract or configuration that does not use them keeps the hash (and the stored

@@ -5,6 +5,9 @@ A factory takes the attempt function, the run's folder for executor files (SLURM
 worker count (None: the executor's default) and the run's SLURM options (ignored by others).
 An executor may also run one long job, a training (`rsi train --executor NAME`): that capability is
 its `TRAINING_RUNNERS` entry, and `TrainStageSpec.executor` validates against both (`TrainingExecutorName`).
+TRAINING_RUNNERS is `rsi.plugins.TRAINING_RUNNERS` (entry point group `rsi.training_runners`), typed
+here: each runner is a module-level `TrainingRunner` where it is implemented (SLURM's in
+rsi/training/slurm.py, above this layer), named by one line of pyproject.toml.
 Light on purpose: the executors are imported by their factories (submitit only for SLURM).
 """
 
@@ -13,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import AfterValidator
 
+from rsi import plugins
 from rsi.errors import UserInputError
 from rsi.executors.base import AttemptFn, Executor
+from rsi.plugins import PluginRegistry
 from rsi.registry import name_check
 
 if TYPE_CHECKING:
@@ -72,18 +77,9 @@ def _train_here(job: TrainingJob, request: Any, progress: Any, folder: Path, opt
     return job(request, progress)
 
 
-def _train_on_slurm(job: TrainingJob, request: Any, progress: Any, folder: Path, options: dict[str, Any],
-                    note: Callable[[str], None]) -> Any:
-    from rsi.training.slurm import SlurmTrainOptions, submit_training
+LOCAL_TRAINING = TrainingRunner(_train_here, in_process=True)
 
-    return submit_training(job, request, SlurmTrainOptions.model_validate(options), folder,
-                           on_state=lambda job_id, state: note(f"slurm job {job_id}: {state}"))
-
-
-TRAINING_RUNNERS: dict[str, TrainingRunner] = {
-    "local": TrainingRunner(_train_here, in_process=True),
-    "slurm": TrainingRunner(_train_on_slurm, in_process=False),
-}
+TRAINING_RUNNERS = cast("PluginRegistry[TrainingRunner]", plugins.TRAINING_RUNNERS)
 
 
 def training_executor_name(name: str) -> str:

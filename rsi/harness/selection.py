@@ -9,16 +9,23 @@ candidates by the verifier's verdict would make the verdict the agent's, not the
   greedy reply).
 - `most-passed`: the candidate that passes the most public checks, ties to the earliest. Every
   candidate is asked for and checked.
+
+The registry is `rsi.plugins.SELECTION_RULES` (entry point group `rsi.selection_rules`), typed here: a
+rule is a module-level `SelectionRule` named by one line of pyproject.toml
+(`first-pass = "rsi.harness.selection:FIRST_PASS"`), so the contract schema checks `harness.check`
+without importing the harness.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
+from rsi import plugins
 from rsi.harness.trajectory import CheckRecord
-
-OFF = "off"
+from rsi.plugins import SELECTION_OFF, PluginRegistry
+from rsi.plugins import selection_rule_name as selection_rule_name  # re-exported: callers import it here
 
 
 @dataclass(frozen=True)
@@ -43,18 +50,11 @@ def _most_passed(records: Sequence[CheckRecord | None]) -> int | None:
     return -max(scored)[1] if scored else None
 
 
-SELECTION_RULES: dict[str, SelectionRule] = {
-    "first-pass": SelectionRule(_first_pass, True, "the earliest candidate passing every public check, else the earliest"),
-    "most-passed": SelectionRule(_most_passed, False, "the candidate passing the most public checks, ties to the earliest"),
-}
+FIRST_PASS = SelectionRule(_first_pass, True, "the earliest candidate passing every public check, else the earliest")
+MOST_PASSED = SelectionRule(_most_passed, False, "the candidate passing the most public checks, ties to the earliest")
 
-
-def selection_rule_name(name: str) -> str:
-    """`name` if it is 'off' or a registered rule; a ValueError naming the known ones otherwise."""
-    if name != OFF and name not in SELECTION_RULES:
-        known = ", ".join([OFF, *SELECTION_RULES])
-        raise ValueError(f"unknown check selection rule {name!r}; known: {known}")
-    return name
+OFF = SELECTION_OFF
+SELECTION_RULES = cast("PluginRegistry[SelectionRule]", plugins.SELECTION_RULES)
 
 
 def choose_candidate(rule: str, records: Sequence[CheckRecord | None]) -> int | None:

@@ -1,22 +1,27 @@
-"""The one registry of model backends: name -> factory. A contract's `[serving] backend` validates
-against it (`ModelBackendName`), and `rsi.models.factory.make_model` builds through it, so adding a
-backend is one entry here.
+"""The model backends: name -> factory. A contract's `[serving] backend` validates against the
+registry (`ModelBackendName`), and `rsi.models.factory.make_model` builds through it.
+
+The registry is `rsi.plugins.MODEL_BACKENDS` (entry point group `rsi.model_backends`), typed here: its
+names are pyproject.toml's entry points, so the contract schema checks a name without importing this
+module. Adding a backend is one module and one line there (`name = "rsi.models.<name>_backend:factory"`),
+then `make install`.
 
 A factory takes the contract spec, the workspace (None: the current folder), the contract's adapters
 (name -> folder) and `shared` (the embedded backend's process-wide model, or a private one), and
-returns a `ChatModel` with those adapters servable by name. Light on purpose (no torch, no contract
-schema at import): `rsi.contracts.schema` imports this module.
+returns a `ChatModel` with those adapters servable by name. Light on purpose (no torch at import): each
+factory imports its backend.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, cast
 
-from pydantic import AfterValidator
-
-from rsi.registry import name_check
+from rsi import plugins
+from rsi.contracts.schema import ModelBackendName as ModelBackendName  # re-exported: callers import it here
+from rsi.plugins import DEFAULT_MODEL_BACKEND, PluginRegistry
+from rsi.plugins import model_backend_name as model_backend_name
 
 if TYPE_CHECKING:
     from rsi.contracts.schema import ContractSpec
@@ -26,13 +31,13 @@ if TYPE_CHECKING:
 ModelFactory = Callable[["ContractSpec", "Workspace | None", dict[str, Path], bool], "ChatModel"]
 
 
-def _embedded(spec: ContractSpec, workspace: Workspace | None, adapters: dict[str, Path], shared: bool) -> ChatModel:
+def embedded_backend(spec: ContractSpec, workspace: Workspace | None, adapters: dict[str, Path], shared: bool) -> ChatModel:
     from rsi.models.factory import make_embedded
 
     return make_embedded(spec, workspace, adapters, shared)
 
 
-def _openai(spec: ContractSpec, workspace: Workspace | None, adapters: dict[str, Path], shared: bool) -> ChatModel:
+def openai_backend(spec: ContractSpec, workspace: Workspace | None, adapters: dict[str, Path], shared: bool) -> ChatModel:
     from rsi.models.openai_backend import OpenAIModel, require_url
 
     serving = spec.serving
@@ -45,20 +50,11 @@ def _openai(spec: ContractSpec, workspace: Workspace | None, adapters: dict[str,
     return client
 
 
-def _vllm(spec: ContractSpec, workspace: Workspace | None, adapters: dict[str, Path], shared: bool) -> ChatModel:
+def vllm_backend(spec: ContractSpec, workspace: Workspace | None, adapters: dict[str, Path], shared: bool) -> ChatModel:
     from rsi.models.vllm_backend import VllmModel
 
     return VllmModel.start(spec, workspace, adapters=adapters)
 
 
-DEFAULT = "embedded"
-
-MODEL_BACKENDS: dict[str, ModelFactory] = {
-    "embedded": _embedded,
-    "openai": _openai,
-    "vllm": _vllm,
-}
-
-
-model_backend_name = name_check(MODEL_BACKENDS, "model backend")
-ModelBackendName = Annotated[str, AfterValidator(model_backend_name)]
+DEFAULT = DEFAULT_MODEL_BACKEND
+MODEL_BACKENDS = cast("PluginRegistry[ModelFactory]", plugins.MODEL_BACKENDS)

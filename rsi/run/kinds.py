@@ -23,17 +23,24 @@ out (coverage, statistics, the scheduler's history; rsi/store/store.py asks `non
 
 Old rows (written before plans were typed: no `kind`, no `version`) hold the same keys: `read_plan`
 takes the kind from the run row's scheduler and reads them as version 0 (migration on read).
+
+RUN_KINDS is `rsi.plugins.RUN_KINDS` (entry point group `rsi.run_kinds`), typed here: each kind is a
+module-level `RunKind` named by one line of pyproject.toml (`search = "rsi.run.kinds:SEARCH"`), so the
+store below asks which kinds count as search without importing this package.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
+from rsi import plugins
 from rsi.errors import StoreError
+from rsi.plugins import PluginRegistry
+from rsi.plugins import non_search_schedulers as non_search_schedulers  # re-exported: callers import it here
 from rsi.run.spec import ResolvedRun
 
 if TYPE_CHECKING:
@@ -135,19 +142,18 @@ HARVEST_SCHEDULER = "harvest"
 EVAL_SCHEDULER = "eval-paired"
 ROLLOUT_SCHEDULER = "grpo-rollouts"
 SELECTION_SCHEDULER = "select-paired"
-RUN_KINDS: dict[str, RunKind] = {
-    "search": RunKind("search", SearchPlan, None, "run", "is a run", "rsi run", "rsi run --resume {run_id}", True),
-    "harvest": RunKind("harvest", HarvestPlan, HARVEST_SCHEDULER, "harvest", "is a harvest", "rsi harvest",
-                       "rsi harvest --resume {run_id}", False),
-    "eval": RunKind("eval", EvalPlan, EVAL_SCHEDULER, "evaluation", "is an evaluation", "rsi eval", "rsi eval --resume {run_id}", False),
-    "rollouts": RunKind("rollouts", RolloutPlan, ROLLOUT_SCHEDULER, "GRPO step's rollouts",
-                        "holds a GRPO step's rollouts", "rsi train --method grpo",
-                        "the same `rsi train --method grpo` again", False),
-    # Counted as search as before plans were typed: its passes are the shortlist's own on train tasks.
-    "selection": RunKind("selection", SelectionPlan, SELECTION_SCHEDULER, "paired selection",
-                         "is a generation's paired selection", "rsi generation",
-                         "the same `rsi generation` again", True),
-}
+SEARCH = RunKind("search", SearchPlan, None, "run", "is a run", "rsi run", "rsi run --resume {run_id}", True)
+HARVEST = RunKind("harvest", HarvestPlan, HARVEST_SCHEDULER, "harvest", "is a harvest", "rsi harvest",
+                  "rsi harvest --resume {run_id}", False)
+EVAL = RunKind("eval", EvalPlan, EVAL_SCHEDULER, "evaluation", "is an evaluation", "rsi eval", "rsi eval --resume {run_id}",
+               False)
+ROLLOUTS = RunKind("rollouts", RolloutPlan, ROLLOUT_SCHEDULER, "GRPO step's rollouts", "holds a GRPO step's rollouts",
+                   "rsi train --method grpo", "the same `rsi train --method grpo` again", False)
+# Counted as search as before plans were typed: its passes are the shortlist's own on train tasks.
+SELECTION = RunKind("selection", SelectionPlan, SELECTION_SCHEDULER, "paired selection",
+                    "is a generation's paired selection", "rsi generation", "the same `rsi generation` again", True)
+
+RUN_KINDS = cast("PluginRegistry[RunKind]", plugins.RUN_KINDS)
 
 
 def kind_of_scheduler(scheduler: str) -> RunKind:
@@ -156,11 +162,6 @@ def kind_of_scheduler(scheduler: str) -> RunKind:
         if kind.scheduler == scheduler:
             return kind
     return RUN_KINDS["search"]
-
-
-def non_search_schedulers() -> tuple[str, ...]:
-    """The scheduler names of the kinds that are not coverage search (the store leaves their runs out)."""
-    return tuple(k.scheduler for k in RUN_KINDS.values() if not k.counts_as_search and k.scheduler is not None)
 
 
 def scheduler_of(plan: RunPlan) -> str:

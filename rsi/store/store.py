@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from sqlalchemy import Connection, Engine, Table, and_, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from rsi import plugins
 from rsi.errors import StoreError
 from rsi.scheduler import AttemptFact
 from rsi.store.engine import make_engine
@@ -690,11 +691,9 @@ def non_search_schedulers() -> tuple[str, ...]:
     """The scheduler names of the runs that are not coverage search: the kinds of run whose registry
     entry (rsi/run/kinds.py RUN_KINDS) says so (harvests, evaluations, GRPO rollouts). Reads over all
     runs (run_ids=None) leave their runs out, so coverage, statistics and the scheduler's history
-    never count them; asked for by id, they are read like any run. (The registry names the kinds of
-    the runs this store holds; it imports nothing of the store's callers.)"""
-    from rsi.run.kinds import non_search_schedulers as from_registry
-
-    return from_registry()
+    never count them; asked for by id, they are read like any run. The kinds are entry points
+    (rsi/plugins.py), loaded here at call time: the store imports nothing of the run package above it."""
+    return plugins.non_search_schedulers()
 
 
 def _non_search_runs() -> Any:

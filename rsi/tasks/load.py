@@ -19,6 +19,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from rsi.contracts.hashing import canonical_json
 from rsi.errors import Problem, TaskError
+from rsi.plugins import VERIFIER_KINDS, verifier_kind_name
 from rsi.tasks.locate import (
     dotted,
     json_line,
@@ -211,9 +212,8 @@ def _check_verifier_files(task_dir: Path, spec: TaskSpec, toml_file: Path, text:
     if not tests.is_dir():
         problems.append(Problem(tests, None, "", "the hidden verifier folder tests/ is missing"))
         return
-    from rsi.verifier.registry import verifier_kind  # the verifier's modules import this one
-
-    problems.extend(verifier_kind(spec.verifier.kind).file_problems(tests, spec, toml_file, text))
+    kind = VERIFIER_KINDS[verifier_kind_name(spec.verifier.kind)]  # its entry point: the kind's own module
+    problems.extend(kind.file_problems(tests, spec, toml_file, text))
 
 
 def _links_under(folder: Path) -> list[Path]:

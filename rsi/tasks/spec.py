@@ -27,16 +27,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from rsi.plugins import verifier_kind_name
 from rsi.sandbox.base import Limits
 
-
-def _verifier_kind(name: str) -> str:
-    from rsi.verifier.registry import verifier_kind_name  # the verifier's modules import this one
-
-    return verifier_kind_name(name)
-
-
-VerifierKindName = Annotated[str, AfterValidator(_verifier_kind)]
+VerifierKindName = Annotated[str, AfterValidator(verifier_kind_name)]
 """A name in rsi.verifier.registry.VERIFIER_KINDS (checked when a task is read)."""
 CompareMode = Literal["exact", "float", "unordered"]
 

@@ -1,8 +1,10 @@
-"""The one registry of training methods: name -> recipe factory, behind the `TrainingRecipe` protocol.
+"""The training methods: name -> recipe factory, behind the `TrainingRecipe` protocol.
 
 A contract's `[training] method`, `rsi train --method`, `rsi generation --train-method` and the stage
-and generation specs validate against it (`TrainingMethodName`), and `rsi.training.stage.train_stage`
-trains through it, so adding a method is one file (its recipe) and one entry here.
+and generation specs validate against the registry (`TrainingMethodName`), and
+`rsi.training.stage.train_stage` trains through it. The registry is `rsi.plugins.TRAINING_METHODS`
+(entry point group `rsi.training_methods`), typed here: adding a method is one file (its recipe class,
+a factory of itself) and one line of pyproject.toml (`sft = "rsi.training.train:SftRecipe"`).
 
 A recipe is the stage's view of one way of training, in torchtune's phases:
 
@@ -21,8 +23,8 @@ A recipe is the stage's view of one way of training, in torchtune's phases:
     save     the outcome as the adapter folder and the lineage parts the adapter registry saves
 
 Every step reports one `TrainingProgress` (the shared type: a method adds its own numbers as fields and
-names what a display shows in `figures`). Light on purpose (no torch, no contract schema at import):
-`rsi.contracts.schema` imports this module; each factory imports its recipe's module.
+names what a display shows in `figures`). Light on purpose (no torch at import): a recipe's module is
+imported when its entry point is first used.
 """
 
 from __future__ import annotations
@@ -30,13 +32,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import BaseModel, Field
 from pydantic import ValidationError as PydanticError
 
+from rsi import plugins
+from rsi.contracts.schema import TrainingMethodName as TrainingMethodName  # re-exported for callers
 from rsi.errors import UserInputError
-from rsi.registry import name_check
+from rsi.plugins import DEFAULT_TRAINING_METHOD, PluginRegistry, training_method_name
 
 if TYPE_CHECKING:
     from rsi.contracts.load import LoadedContract
@@ -173,28 +177,9 @@ def validated_options(method: str, model: type[Options], options: Mapping[str, A
         raise UserInputError(f"{method} option {key}{given}: {first['msg']}") from None
 
 
-def _grpo() -> TrainingRecipe:
-    from rsi.training.grpo import GrpoRecipe
+TRAINING_METHODS = cast("PluginRegistry[Callable[[], TrainingRecipe]]", plugins.TRAINING_METHODS)
 
-    return GrpoRecipe()
-
-
-def _sft() -> TrainingRecipe:
-    from rsi.training.train import SftRecipe
-
-    return SftRecipe()
-
-
-DEFAULT = "sft"
-
-TRAINING_METHODS: dict[str, Callable[[], TrainingRecipe]] = {
-    "grpo": _grpo,
-    "sft": _sft,
-}
-
-
-training_method_name = name_check(TRAINING_METHODS, "training method")
-TrainingMethodName = Annotated[str, AfterValidator(training_method_name)]
+DEFAULT = DEFAULT_TRAINING_METHOD
 
 
 def training_recipe(name: str) -> TrainingRecipe:

@@ -1,7 +1,7 @@
 """Run a training recipe as a SLURM job (submitit): a GPU job on a cluster, same recipe as on the CPU.
 
 `submit_training(job, request, options, folder)` submits a recipe's `train(request, None)` (the
-`slurm` executor's training capability, rsi.executors.registry.TRAINING_RUNNERS) with the resources
+`slurm` executor's training capability, `SLURM_TRAINING`: its entry in TRAINING_RUNNERS) with the resources
 `options` asks for (GPUs, CPUs, memory, time, partition), waits for it while reporting its state, and
 returns the job's outcome. The dataset folder, the base model folder
 and the output folder must be on a filesystem the compute node shares (the workspace normally is).
@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsi.errors import ExecutorError, TrainingError
+from rsi.executors.registry import TrainingJob, TrainingRunner
 
 
 class SlurmTrainOptions(BaseModel):
@@ -118,3 +119,14 @@ def _job_entry(job_fn: Callable[[Any, Any], BaseModel], request: BaseModel) -> B
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     return job_fn(request, None)
+
+
+def train_on_slurm(job: TrainingJob, request: Any, progress: Any, folder: Path, options: dict[str, Any],
+                   note: Callable[[str], None]) -> Any:
+    """`job(request, None)` as a SLURM job with the resources `options` asks for (SlurmTrainOptions); the
+    job's states reach `note`. `progress` stays here: the job runs on another machine."""
+    return submit_training(job, request, SlurmTrainOptions.model_validate(options), folder,
+                           on_state=lambda job_id, state: note(f"slurm job {job_id}: {state}"))
+
+
+SLURM_TRAINING = TrainingRunner(train_on_slurm, in_process=False)

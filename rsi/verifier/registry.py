@@ -1,10 +1,15 @@
-"""The one registry of verifier kinds: `[verifier] kind` name -> what that kind does.
+"""The verifier kinds: `[verifier] kind` name -> what that kind does.
 
 Every place that used to switch on the kind's name asks its entry instead: the verifier (`judge`,
 `solution_only`), task loading (`file_problems`, reported by `rsi tasks check` with file:line:key)
 and the `wrong` probe of `rsi tasks check` (`wrong_solution`). `TaskSpec.verifier.kind` validates
 against VERIFIER_KINDS, so an unknown kind is a located error when the task is read, never a
-fall-through to another kind, and adding a kind is one entry here.
+fall-through to another kind.
+
+The registry is `rsi.plugins.VERIFIER_KINDS` (entry point group `rsi.verifier_kinds`), typed here: the
+tasks below read a kind's name and its file checks through it without importing this module. Adding a
+kind is one module with a module-level `VerifierKind` and one line of pyproject.toml
+(`cases = "rsi.verifier.registry:CASES"`).
 """
 
 from __future__ import annotations
@@ -12,9 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
+from rsi import plugins
 from rsi.errors import Problem
-from rsi.registry import name_check
+from rsi.plugins import PluginRegistry
+from rsi.plugins import verifier_kind_name as verifier_kind_name  # re-exported: callers import it here
 from rsi.sandbox.base import Limits, Sandbox
 from rsi.tasks.locate import toml_line
 from rsi.tasks.spec import Task, TaskSpec
@@ -93,14 +101,11 @@ def _pytest_file_problems(tests: Path, spec: TaskSpec, toml_file: Path, text: st
     return [Problem(toml_file, line, "verifier.kind", "kind 'pytest' needs tests/test_*.py files")]
 
 
-VERIFIER_KINDS: dict[str, VerifierKind] = {
-    "cases": VerifierKind(_judge_cases, _cases_file_problems, wrong_solution=_cases_wrong_solution),
-    "script": VerifierKind(_judge_script, _script_file_problems),
-    "pytest": VerifierKind(judge_pytest, _pytest_file_problems, solution_only=True),
-}
+CASES = VerifierKind(_judge_cases, _cases_file_problems, wrong_solution=_cases_wrong_solution)
+SCRIPT = VerifierKind(_judge_script, _script_file_problems)
+PYTEST = VerifierKind(judge_pytest, _pytest_file_problems, solution_only=True)
 
-
-verifier_kind_name = name_check(VERIFIER_KINDS, "verifier kind")
+VERIFIER_KINDS = cast("PluginRegistry[VerifierKind]", plugins.VERIFIER_KINDS)
 
 
 def verifier_kind(name: str) -> VerifierKind:

@@ -215,7 +215,7 @@ def test_an_unknown_verifier_kind_is_a_located_error(workspace) -> None:
         load_task(folder)
     problem = problem_of(raised.value)
     assert (Path(problem.file), problem.line, problem.key) == (folder / "task.toml", 6, "verifier.kind")
-    assert "unknown verifier kind 'answer'; known: cases, script, pytest" in problem.message
+    assert "unknown verifier kind 'answer'; known: cases, pytest, script" in problem.message
 
 
 # -- check selection rules ---------------------------------------------------------------------------
