@@ -25,7 +25,6 @@ from typing import cast
 from rsi import plugins
 from rsi.harness.trajectory import CheckRecord
 from rsi.plugins import SELECTION_OFF, PluginRegistry
-from rsi.plugins import selection_rule_name as selection_rule_name  # re-exported: callers import it here
 
 
 @dataclass(frozen=True)

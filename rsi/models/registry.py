@@ -1,5 +1,5 @@
 """The model backends: name -> factory. A contract's `[serving] backend` validates against the
-registry (`ModelBackendName`), and `rsi.models.factory.make_model` builds through it.
+registry (`rsi.contracts.schema.ModelBackendName`), and `rsi.models.factory.make_model` builds through it.
 
 The registry is `rsi.plugins.MODEL_BACKENDS` (entry point group `rsi.model_backends`), typed here: its
 names are pyproject.toml's entry points, so the contract schema checks a name without importing this
@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from rsi import plugins
-from rsi.contracts.schema import ModelBackendName as ModelBackendName  # re-exported: callers import it here
-from rsi.plugins import DEFAULT_MODEL_BACKEND, PluginRegistry
+from rsi.plugins import PluginRegistry
 from rsi.plugins import model_backend_name as model_backend_name
 
 if TYPE_CHECKING:
@@ -56,5 +55,4 @@ def vllm_backend(spec: ContractSpec, workspace: Workspace | None, adapters: dict
     return VllmModel.start(spec, workspace, adapters=adapters)
 
 
-DEFAULT = DEFAULT_MODEL_BACKEND
 MODEL_BACKENDS = cast("PluginRegistry[ModelFactory]", plugins.MODEL_BACKENDS)

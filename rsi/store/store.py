@@ -27,8 +27,8 @@ from typing import Any, Protocol
 from sqlalchemy import Connection, Engine, Table, and_, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from rsi import plugins
 from rsi.errors import StoreError
+from rsi.plugins import non_search_schedulers
 from rsi.scheduler import AttemptFact
 from rsi.store.engine import make_engine
 from rsi.store.migrate import migrate
@@ -655,8 +655,9 @@ class Store:
         )
         covered: set[str] = set()
         if include_prior:
+            non_search = non_search_schedulers()
             prior = [r.id for r in self.list_runs(run.suite)
-                     if (r.created, r.id) < (run.created, run.id) and r.scheduler not in non_search_schedulers()]
+                     if (r.created, r.id) < (run.created, run.id) and r.scheduler not in non_search]
             covered = self.covered_tasks(run.suite, run.split, prior) if prior else set()
         curve = []
         with self._read() as conn:
@@ -687,17 +688,12 @@ class Store:
             return [AttemptFact(r[0], r[1], bool(r[2])) for r in conn.execute(query)]
 
 
-def non_search_schedulers() -> tuple[str, ...]:
-    """The scheduler names of the runs that are not coverage search: the kinds of run whose registry
-    entry (rsi/run/kinds.py RUN_KINDS) says so (harvests, evaluations, GRPO rollouts). Reads over all
-    runs (run_ids=None) leave their runs out, so coverage, statistics and the scheduler's history
-    never count them; asked for by id, they are read like any run. The kinds are entry points
-    (rsi/plugins.py), loaded here at call time: the store imports nothing of the run package above it."""
-    return plugins.non_search_schedulers()
-
-
 def _non_search_runs() -> Any:
-    """Ids of the runs that are not coverage search, as a subquery (see non_search_schedulers)."""
+    """Ids of the runs that are not coverage search, as a subquery. Which kinds of run those are is the
+    kinds' registry's answer (`counts_as_search`; harvests, evaluations, GRPO rollouts): reads over all
+    runs (run_ids=None) leave them out, so coverage, statistics and the scheduler's history never count
+    them; asked for by id, they are read like any run. The kinds are entry points (rsi/plugins.py),
+    loaded at call time: the store imports nothing of the run package above it."""
     return select(R.c.id).where(R.c.scheduler.in_(non_search_schedulers()))
 
 

@@ -40,7 +40,7 @@ from pydantic import ValidationError as PydanticError
 from rsi import plugins
 from rsi.contracts.schema import TrainingMethodName as TrainingMethodName  # re-exported for callers
 from rsi.errors import UserInputError
-from rsi.plugins import DEFAULT_TRAINING_METHOD, PluginRegistry, training_method_name
+from rsi.plugins import PluginRegistry, training_method_name
 
 if TYPE_CHECKING:
     from rsi.contracts.load import LoadedContract
@@ -178,8 +178,6 @@ def validated_options(method: str, model: type[Options], options: Mapping[str, A
 
 
 TRAINING_METHODS = cast("PluginRegistry[Callable[[], TrainingRecipe]]", plugins.TRAINING_METHODS)
-
-DEFAULT = DEFAULT_TRAINING_METHOD
 
 
 def training_recipe(name: str) -> TrainingRecipe:
