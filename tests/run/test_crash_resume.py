@@ -125,13 +125,19 @@ def test_sigkill_at_a_random_moment_twice_then_resume(mini_ws, cli, tmp_path) ->
     check_complete(mini_ws, run_id)
 
 
+# Open jobs none of whose attempts is recorded yet: planned moments ago, so not about to close.
+FRESH_OPEN_JOBS = """SELECT job_index FROM jobs j WHERE status = 'running' AND NOT EXISTS
+                     (SELECT 1 FROM attempts a WHERE a.run_id = j.run_id AND a.job_index = j.job_index)"""
+
+
 def test_sigkill_while_two_jobs_are_in_flight_then_resume(mini_ws, cli, tmp_path) -> None:
     """Overlapping jobs: the next job is planned while the last one's attempts run. Killed while two
     jobs are open (both planned, their attempts in flight), a resume runs every open job's missing
     keys once and nothing recorded again."""
     log = tmp_path / "executed.log"
-    # 1.5 s attempts: a job stays open well past the moment the loop below sees two of them started
-    # and the kill lands (0.4 s let a job finish in between on a loaded machine: a flaky test).
+    # 1.5 s attempts, and the loop below waits for two open jobs none of whose attempts has ended yet,
+    # after some attempt of the run has: a wave of jobs just planned, which stays open about 1.5 s more,
+    # long past the kill. (Waiting only for two open jobs let CI catch the first wave closing in between.)
     env = {**os.environ, "RSI_ATTEMPT_OVERRIDE": f"noop:0.3:1.5:{log}"}
     exe = str(Path(os.sys.executable).parent / "rsi")
     args = ("run", "-p", "mini", "--budget-attempts", str(BUDGET), "--limit-tasks", str(TASKS), "--job-size", "2",
@@ -142,7 +148,7 @@ def test_sigkill_while_two_jobs_are_in_flight_then_resume(mini_ws, cli, tmp_path
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         try:
-            open_jobs = [j for (j,) in query(mini_ws, "SELECT job_index FROM jobs WHERE status = 'running'")]
+            open_jobs = [j for (j,) in query(mini_ws, FRESH_OPEN_JOBS)]
             [(recorded,)] = query(mini_ws, "SELECT COUNT(*) FROM attempts")
         except sqlite3.OperationalError:
             open_jobs, recorded = [], 0  # the schema is not there yet
