@@ -3,15 +3,17 @@
 Every step is rsi's own, in a fresh workspace (bench/compounding.py's `prepare`: the text substrate on
 pyfuncs2, greedy, `--max-tokens`, evaluation served in float32):
 
-  generation  `run_generation` with `specialists_by = "cluster"` (the contract's `[training] clusters`, 3):
+  generation  `run_generation` with `specialists_by = --specialists-by` ("cluster": the contract's `[training]
+              clusters`, 3; "tag": each task's first tag, a tag with fewer than `--min-partition-examples`
+              examples joining "other", set by a revision of the deployed contract before the generation):
               a coverage run of the text3 portfolio on the train split, a harvest, an export rendered in the
-              deployed contract's conversation, and one LoRA per instruction cluster, registered with its
-              partition, listed in the candidate contract (routing stays the parent's: the base). Its own
-              evaluation is cut to `--generation-heldout` tasks (what it decides is not this table).
+              deployed contract's conversation, and one LoRA per part, registered with its partition,
+              listed in the candidate contract (routing stays the parent's: the base). Its own evaluation is
+              cut to `--generation-heldout` tasks (what it decides is not this table).
   arms        one revision of the candidate contract per specialist, routing fixed to it; the parent
               contract is the base arm.
-  evidence    exact evaluation (`rsi eval`'s path, EvalSpec.tasks) of the base and every specialist on a train
-              slice (`--train-share` of the train tasks, chosen by a hash fixed before running): the per-
+  evidence    exact evaluation (`rsi eval`'s path, EvalSpec.tasks; an evaluation takes three arms, so N arms
+              take ceil(N / 3) of them) of the base and every specialist on a train slice (`--train-share` of the train tasks, chosen by a hash fixed before running): the per-
               specialist pass records the router is fitted on. Heldout tasks are never read here.
   router      `rsi router fit`'s core on those evaluation runs only; the learned arm is one more revision
               with `[routing] policy = "learned"`, the router and its sha256.
@@ -30,7 +32,7 @@ learned router (from its trajectories' routing decisions), and completion tokens
     .venv/bin/python bench/moe_heldout.py --workspace /tmp/rsi-moe-smoke --smoke   # minutes, numbers meaningless
 
 A killed benchmark resumes with the same `--workspace` (every step is recorded in bench-moe.json there, and
-the evaluations resume by id). `--write` replaces the `## moe heldout` section of bench/RESULTS.md.
+the evaluations resume by id). `--write` replaces the `--section` of bench/RESULTS.md (default `## moe heldout`).
 """
 
 from __future__ import annotations
@@ -84,10 +86,16 @@ def run_the_generation(workspace: Any, args: argparse.Namespace, ledger: Ledger,
 
     if ledger.get("candidate"):
         return
+    if args.min_partition_examples is not None and not ledger.get("partition_revision"):
+        from rsi.contracts.revisions import revise_contract
+
+        outcome = revise_contract(workspace, "default", {"training.min_partition_examples": args.min_partition_examples},
+                                  f"bench moe_heldout: a part under {args.min_partition_examples} examples joins 'other'")
+        ledger.put("partition_revision", outcome.revision)
     unfinished = [s for s in list_generations(workspace) if s.status != "done"]
     spec = GenerationSpec(portfolio="text3", budget_attempts=args.budget_attempts, workers=args.workers,
                           harvest_per_task=args.harvest_per_task, harvest_budget=args.harvest_budget,
-                          max_per_task=args.max_per_task, render="deployed", specialists_by="cluster",
+                          max_per_task=args.max_per_task, render="deployed", specialists_by=args.specialists_by,
                           limit_heldout=args.generation_heldout, limit_covered=0, threads=args.threads,
                           max_steps=args.max_steps, limit_tasks=args.limit_tasks)
     started = time.monotonic()
@@ -98,6 +106,7 @@ def run_the_generation(workspace: Any, args: argparse.Namespace, ledger: Ledger,
     ledger.put("generation", {"id": state.id, "wall_s": round(time.monotonic() - started, 1),
                               "steps": {name: state.step(name).status for name in state.steps}})
     ledger.put("specialists", trained.specialists)
+    ledger.put("specialists_by", trained.specialists_by)
     ledger.put("parent", trained.parent_ref)
     ledger.put("candidate", trained.candidate_ref)
 
@@ -189,19 +198,32 @@ def turn_shares(workspace: Any, eval_id: str) -> dict[str, int]:
     return dict(counts)
 
 
+def evaluations(ledger: Ledger, kind: str) -> list[dict[str, Any]]:
+    """The recorded evaluations of one kind ("train" or "heldout"), in order: `<kind>-1`, `<kind>-2`, ..."""
+    return [v for k, v in sorted(ledger.data.items()) if k.startswith(f"eval:{kind}-")]
+
+
+def arm_groups(arms: list[str]) -> list[list[str]]:
+    """Arms in evaluations of at most three (candidate, parent, control); a lone last arm is paired with the
+    first arm again (an evaluation needs two sides: the repeat costs one more pass of that arm)."""
+    groups = [arms[i:i + 3] for i in range(0, len(arms), 3)]
+    if len(groups[-1]) == 1:
+        groups[-1].append(arms[0])
+    return groups
+
+
 def table(ledger: Ledger, workspace: Any) -> str:
     from rsi.promotion.decision import paired_lift
 
     specialists = sorted(ledger.get("specialists"))
     solved: dict[str, dict[str, bool]] = {}
     tokens: dict[str, float | None] = {}
-    for key in ("heldout-1", "heldout-2"):
-        record = ledger.get(f"eval:{key}") or {}
+    for record in evaluations(ledger, "heldout"):
         solved.update(record.get("solved", {}))
         tokens.update(record.get("tokens_per_task", {}))
     train: dict[str, dict[str, bool]] = {}
-    for key in ("train-1", "train-2"):
-        train.update((ledger.get(f"eval:{key}") or {}).get("solved", {}))
+    for record in evaluations(ledger, "train"):
+        train.update(record.get("solved", {}))
     tasks = sorted(set.intersection(*(set(solved[a]) for a in ["base", *specialists, "learned"])))
 
     def rate(arm: str) -> float:
@@ -248,7 +270,7 @@ def write(ledger: Ledger, workspace: Any, args: argparse.Namespace) -> None:
     evals = {k[5:]: v for k, v in ledger.data.items() if k.startswith("eval:")}
     text = "\n".join([
         SECTION, "",
-        "`bench/moe_heldout.py` (its docstring says what each step does): specialists per instruction cluster from one "
+        f"`bench/moe_heldout.py` (its docstring says what each step does): specialists per {ledger.get('specialists_by', 'cluster')} from one "
         "generation, a router learned from train-slice evidence, every arm evaluated exactly on heldout.", "",
         f"Code {ledger.get('code')}; {platform.node()} ({os.cpu_count()} cores), started {ledger.get('started')}; "
         f"pyfuncs2, text substrate, greedy, float32, {args.max_tokens} tokens. Generation {gen['id']} "
@@ -272,6 +294,9 @@ def main() -> None:
     parser.add_argument("--harvest-per-task", type=int, default=4)
     parser.add_argument("--harvest-budget", type=int, default=150)
     parser.add_argument("--max-per-task", type=int, default=4)
+    parser.add_argument("--specialists-by", choices=["cluster", "tag"], default="cluster")
+    parser.add_argument("--min-partition-examples", type=int, default=None, help="A part with fewer examples joins "
+                        "'other' (a revision of the deployed contract's [training] before the generation; None: its own, 4).")
     parser.add_argument("--train-share", type=float, default=0.5, help="Share of train tasks in the router's slice.")
     parser.add_argument("--generation-heldout", type=int, default=5)
     parser.add_argument("--limit-heldout", type=int, default=None, help="Only the first N heldout tasks (by key).")
@@ -304,15 +329,14 @@ def main() -> None:
     suite = resolve_ref(workspace, ledger.get("parent")).spec.evaluation.suite
     train = sorted(t.key for t in load_suite(workspace, suite) if t.spec.split == "train" and in_slice(t.key, args.train_share))
     ledger.put("train_tasks", len(train))
-    # train-slice evidence: base and the first two specialists in one evaluation, the rest beside the base
-    first, rest = ["base", *specialists][:3], specialists[2:]
-    runs = [measure(workspace, ledger, "train-1", [first[1], first[0], *first[2:]], train, note, args)["eval_id"]]
-    if rest:
-        runs.append(measure(workspace, ledger, "train-2", [*rest[:1], "base", *rest[1:2]], train, note, args)["eval_id"])
+    # train-slice evidence for the router: the base and every specialist, three arms to an evaluation
+    runs = [measure(workspace, ledger, f"train-{i}", group, train, note, args)["eval_id"]
+            for i, group in enumerate(arm_groups(["base", *specialists]), start=1)]
     fit_router(workspace, ledger, runs, note)
-    measure(workspace, ledger, "heldout-1", [first[1], first[0], *first[2:]], None, note, args)
-    second = measure(workspace, ledger, "heldout-2", ["learned", *rest[:2]] if rest else ["learned", "base"], None, note, args)
-    ledger.put("turns", turn_shares(workspace, second["eval_id"]))
+    heldout = [measure(workspace, ledger, f"heldout-{i}", group, None, note, args)
+               for i, group in enumerate(arm_groups(["base", *specialists, "learned"]), start=1)]
+    learned = next(record for record in heldout if "learned" in record["solved"])
+    ledger.put("turns", turn_shares(workspace, learned["eval_id"]))
     print(table(ledger, workspace))
     if args.write:
         write(ledger, workspace, args)

@@ -72,10 +72,12 @@ def test_a_worker_that_dies_is_an_infrastructure_error(slurm, tmp_path) -> None:
     specs = make_specs(2, tmp_path)
     fn = NoopAttempt(crash_keys=frozenset({specs[0].key}), error_keys=frozenset({specs[1].key}))
     executor = SlurmExecutor(fn, tmp_path / "slurm",
-                             SlurmOptions(mem_gb=0.5, poll_s=0.2, failed_grace_s=1, queue_grace_s=40, time_min=1))
+                             # 2 minutes of SLURM time: a worker slow to start on a loaded machine must not be
+                             # ended TIMEOUT (an ExecutorError) before it raises
+                             SlurmOptions(mem_gb=0.5, poll_s=0.2, failed_grace_s=1, queue_grace_s=40, time_min=2))
     t0 = time.monotonic()
     results = {r.key: r for r in executor.submit(specs)}
     assert time.monotonic() - t0 < 130
     assert results[specs[0].key].verdict is Verdict.ERROR  # the process died: no result file
     assert results[specs[1].key].verdict is Verdict.ERROR  # raised inside the worker
-    assert results[specs[1].key].error_class == "RuntimeError"
+    assert results[specs[1].key].error_class == "RuntimeError", results[specs[1].key].reason
