@@ -91,6 +91,26 @@ def test_a_brief_spike_changes_nothing_and_a_pinned_count_never_moves(monkeypatc
         assert pinned.poll() is None
 
 
+def test_a_load_wandering_around_a_boundary_keeps_its_level() -> None:
+    """2.0 is the busy | overloaded boundary on 2 cores: a load that wanders 1.7-2.4 around it for a
+    long while changes nothing; one that goes past the band (2.6) does, and it comes back only under 1.6."""
+    clock = Clock()
+    wander = [1.7, 2.4, 2.2, 1.8, 2.3, 1.9, 2.4, 2.1] * 8
+    follower = tuning.WorkerFollower(16, tuning.choose_workers(16, 1.0, 2), 1.0, ncores=2, settle_s=2.0,
+                                     watch=watch_of(wander + [2.6] * 10 + [1.7] * 10 + [1.2] * 20, clock), clock=clock)
+    levels = []
+    for _ in range(len(wander) + 40):
+        clock.now += 1.0
+        follower.poll()
+        levels.append(follower.level)
+    assert set(levels[:len(wander)]) == {"busy"}
+    assert levels[len(wander) + 9] == "overloaded"  # 2.6 held: past 2.5
+    assert levels[len(wander) + 19] == "overloaded"  # 1.7: under 2.0, not under 1.6
+    assert levels[-1] == "busy"
+    assert [tuning.level_past_band(load, 2, "busy") for load in (0.45, 0.35, 2.4, 2.6)] == [
+        "busy", "idle", "busy", "overloaded"]
+
+
 def test_workers_follow_the_load_level() -> None:
     clock = Clock()
     follower = tuning.WorkerFollower(16, tuning.choose_workers(16, 0.0, 2), 0.0, ncores=2, settle_s=1.0,

@@ -144,6 +144,25 @@ def load_level(load: float | None = None, ncores: int | None = None) -> str:
     return "idle" if ratio < 0.25 else "busy" if ratio < 1.0 else "overloaded"
 
 
+LEVELS = ("idle", "busy", "overloaded")
+LEVEL_BAND = 0.25  # while a run lasts, a level is left only past its boundary by a quarter of the boundary
+
+
+def level_past_band(load: float, ncores: int, current: str) -> str:
+    """`load_level` as seen from `current`: a load within LEVEL_BAND of a boundary keeps the side it was on.
+
+    Why: a load that wanders around a boundary (2.0 on 2 cores: busy | overloaded) flipped the threads
+    1 <-> 2 about 18 times in 17 minutes of one benchmark, each flip a new OpenMP team; leaving busy
+    for overloaded now takes 2.5 and coming back takes under 1.6.
+    """
+    level = load_level(load, ncores)
+    if LEVELS.index(level) > LEVELS.index(current):
+        return load_level(load / (1 + LEVEL_BAND), ncores)
+    if LEVELS.index(level) < LEVELS.index(current):
+        return load_level(load * (1 + LEVEL_BAND), ncores)
+    return level
+
+
 def pick_device(device: str | None) -> str:
     """`device`, else `$RSI_DEVICE`, else CUDA when present, else the CPU."""
     chosen = device or os.environ.get("RSI_DEVICE")
@@ -441,7 +460,8 @@ class LoadWatch:
 
 class LevelFollow:
     """A choice made at one load level, and when to make it again: once the watched load's level
-    differs from it and has held for `settle_s`. `poll` returns the load then (else None)."""
+    (`level_past_band`: a boundary is crossed only by a margin) differs from it and has held for
+    `settle_s`. `poll` returns the load then (else None)."""
 
     def __init__(self, load: float, watch: LoadWatch | None = None, settle_s: float | None = None,
                  ncores: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
@@ -457,7 +477,7 @@ class LevelFollow:
         load = self.watch.load()
         if load is None:
             return None
-        level = load_level(load, self.ncores)
+        level = level_past_band(load, self.ncores, self.level)
         if level == self.level:
             self._moved_at = None
             return None
