@@ -226,6 +226,34 @@ def _model_settings() -> CheckOutcome:
     return CheckOutcome(name=name, status="ok", detail=detail)
 
 
+def check_plugins() -> CheckOutcome:
+    """rsi's plug-ins (rsi/plugins.py): the installed metadata agrees with the checkout's pyproject.toml
+    (where rsi runs from one), and every entry point loads, in a fresh interpreter as a run would."""
+    import rsi
+    from rsi.plugins import INSTALL_HINT, REGISTRIES, entry_point_drift
+
+    name = "plug-ins"
+    pyproject = Path(rsi.__file__).resolve().parents[1] / "pyproject.toml"
+    if pyproject.is_file() and 'name = "rsi"' in pyproject.read_text(encoding="utf-8"):
+        drift = entry_point_drift(pyproject.read_text(encoding="utf-8"))
+        if drift:
+            return CheckOutcome(name=name, status="failed", required=True,
+                                detail=f"the installed metadata is not {pyproject}'s ({'; '.join(drift[:3])}"
+                                       f"{f'; {len(drift) - 3} more' if len(drift) > 3 else ''}): {INSTALL_HINT}")
+    code = ("from rsi.plugins import REGISTRIES\n"
+            "for registry in REGISTRIES:\n    for key in registry:\n        registry[key]\n"
+            "print(sum(len(registry) for registry in REGISTRIES))")
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        return CheckOutcome(name=name, status="failed", required=True, detail="loading the plug-ins took over 180 s")
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+        return CheckOutcome(name=name, status="failed", required=True, detail=last[:300])
+    groups = "; ".join(f"{r.what}: {'/'.join(r)}" for r in REGISTRIES)
+    return CheckOutcome(name=name, status="ok", required=True, detail=f"{done.stdout.strip()} load: {groups}")
+
+
 def _timed(name: str, check: Callable[[], CheckOutcome], required: bool = False) -> CheckOutcome:
     started = time.monotonic()
     try:
@@ -247,6 +275,7 @@ def run_doctor(folder: Path | None = None) -> DoctorReport:
         ("unprivileged user", check_unprivileged_user, False),
         ("sandbox docker", check_docker, False),
         ("slurm", check_slurm, False),
+        ("plug-ins", check_plugins, True),
         ("torch", check_torch, False),
         ("embedded model", check_model_file, False),
         ("embedded model settings", _model_settings, False),

@@ -183,3 +183,27 @@ def non_search_schedulers() -> tuple[str, ...]:
     out of its reads over all runs); loads the kinds' entries."""
     kinds: list[SearchCounting] = list(RUN_KINDS.values())
     return tuple(k.scheduler for k in kinds if not k.counts_as_search and k.scheduler is not None)
+
+
+def entry_point_drift(pyproject_text: str) -> list[str]:
+    """How rsi's installed plug-in metadata differs from a pyproject.toml's `rsi.*` entry points: one line per
+    entry declared there and missing or mapped elsewhere here, or installed here and no longer declared
+    there ([] where they agree). A checkout whose pyproject.toml gained an entry after `make install`
+    has drift; the cure is `make install` (INSTALL_HINT)."""
+    import tomllib
+
+    declared = {(group, name): value
+                for group, points in tomllib.loads(pyproject_text).get("project", {}).get("entry-points", {}).items()
+                if group.startswith("rsi.") for name, value in points.items()}
+    groups = {group for group, _ in declared} | {r.group for r in REGISTRIES}
+    try:
+        installed = {(p.group, p.name): p.value for p in metadata.distribution(DISTRIBUTION).entry_points
+                     if p.group in groups}
+    except metadata.PackageNotFoundError:
+        return [f"rsi is not installed in {sys.executable}"]
+    lines = [f"{group} {name} = {value!r} is not installed" if (group, name) not in installed else
+             f"{group} {name} is installed as {installed[group, name]!r}, pyproject.toml says {value!r}"
+             for (group, name), value in sorted(declared.items()) if installed.get((group, name)) != value]
+    lines += [f"{group} {name} is installed but no longer in pyproject.toml"
+              for group, name in sorted(installed.keys() - declared.keys())]
+    return lines

@@ -182,3 +182,28 @@ def test_a_third_party_distribution_adds_a_backend_and_a_method(workspace, demo_
     assert model.name == "demo" and MODEL_BACKENDS["demo"] is sys.modules["demo_plugin"].demo_backend
     assert MODEL_BACKENDS.declared()["demo"].dist.name == "demo-plugin"
     assert type(training_recipe("demo")) is sys.modules["demo_plugin"].DemoRecipe
+
+
+def test_drift_between_pyproject_and_the_installed_metadata_is_named_line_by_line(monkeypatch) -> None:
+    """`rsi doctor`'s plug-in check: this install agrees with pyproject.toml; an entry added, remapped or
+    dropped in pyproject.toml after `make install` is named, and the doctor says to reinstall."""
+    from rsi import doctor
+    from rsi.plugins import entry_point_drift
+
+    text = (REPO / "pyproject.toml").read_text()
+    assert entry_point_drift(text) == []
+    assert doctor.check_plugins().status == "ok"
+    added = text.replace('[project.entry-points."rsi.selection_rules"]\n',
+                         '[project.entry-points."rsi.selection_rules"]\nfewest-tokens = "lab.rules:FEWEST"\n', 1)
+    remapped = added.replace('sft = "rsi.training.train:SftRecipe"', 'sft = "rsi.training.sft:SftRecipe"', 1)
+    dropped = remapped.replace('rollouts = "rsi.run.kinds:ROLLOUTS"\n', "", 1)
+    assert entry_point_drift(dropped) == [
+        "rsi.selection_rules fewest-tokens = 'lab.rules:FEWEST' is not installed",
+        "rsi.training_methods sft is installed as 'rsi.training.train:SftRecipe', pyproject.toml says "
+        "'rsi.training.sft:SftRecipe'",
+        "rsi.run_kinds rollouts is installed but no longer in pyproject.toml",
+    ]
+    monkeypatch.setattr("rsi.plugins.entry_point_drift", lambda _text: ["rsi.run_kinds x is not installed"])
+    stale = doctor.check_plugins()
+    assert stale.status == "failed" and stale.required
+    assert "rsi.run_kinds x is not installed" in stale.detail and "make install" in stale.detail

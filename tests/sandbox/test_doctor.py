@@ -17,6 +17,7 @@ NAMES = {
     "unprivileged user",
     "sandbox docker",
     "slurm",
+    "plug-ins",
     "torch",
     "embedded model",
     "free disk",
