@@ -14,7 +14,7 @@ from typing import Annotated, Any, get_args
 
 import typer
 
-from rsi.cli.options import SandboxOpt, with_options
+from rsi.cli.options import SandboxOpt, method_options, with_options
 from rsi.cli.render import console, print_json, progress_tracker
 from rsi.cli.state import state
 
@@ -100,6 +100,9 @@ def _spec_options(
     sandbox: SandboxOpt = "auto",
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="Training step cap.")] = None,
     threads: Annotated[int | None, typer.Option("--threads", help="torch threads for training.")] = None,
+    train_option: Annotated[list[str] | None, typer.Option("--train-option", help=(
+        "The training method's own option KEY=VALUE (VALUE read as TOML; repeatable), as `rsi train --option`: "
+        "e.g. --train-option group_size=8 for grpo."))] = None,
     max_length: Annotated[int | None, typer.Option("--max-length", help="Training max_length.")] = None,
     limit_heldout: Annotated[int | None, typer.Option("--limit-heldout", help="Heldout tasks in evaluation.")] = None,
     limit_covered: Annotated[int | None, typer.Option("--limit-covered", help="Covered train tasks in evaluation.")] = None,
@@ -146,7 +149,8 @@ def _generation_spec(flags: dict[str, Any]) -> Any:
 
     from rsi.errors import UserInputError
     from rsi.generation.generation import GenerationSpec
-
+    flags = {**flags, "train_options": method_options(flags.pop("train_option", None) or [], {}, {},
+                                                      flag="--train-option") or None}
     given = {k: v for k, v in flags.items() if k in GenerationSpec.model_fields and v is not None}
     try:
         return GenerationSpec.model_validate(given)

@@ -7,11 +7,11 @@ renders. Exit codes: 0 done; 1 runtime failure; 2 bad input.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from rsi.cli.options import SANDBOX_HELP, registered
+from rsi.cli.options import SANDBOX_HELP, method_options, registered
 from rsi.cli.render import console, print_json, progress_tracker
 from rsi.cli.state import state
 from rsi.executors.registry import training_executor_name
@@ -66,7 +66,7 @@ def train(
     spec = TrainStageSpec(
         dataset=dataset, contract=contract, method=method, executor=executor, max_steps=max_steps,
         epochs=epochs, learning_rate=learning_rate, rank=rank, batch_size=batch_size, max_length=max_length, seed=seed,
-        threads=threads, candidate=candidate, method_options=method_options(options or [], flags),
+        threads=threads, candidate=candidate, method_options=method_options(options or [], flags, OPTION_FLAGS),
         sandbox=sandbox, init_adapter=from_adapter,  # type: ignore[arg-type]
         slurm={"gpus": gpus, "cpus": cpus, "mem_gb": mem_gb, "time_min": time_min, "partition": partition},
     )
@@ -97,26 +97,6 @@ def train(
         console.print(f"  candidate {c.ref} ({'written' if c.written else 'already written'}); "
                       f"evaluate it: rsi eval {c.ref} --against {outcome.lineage.parent_contract.ref}",
                       markup=False)
-
-
-def method_options(items: list[str], flags: dict[str, Any]) -> dict[str, Any]:
-    """`--option KEY=VALUE`s and the option flags given, as the spec's `method_options` (one key, one source)."""
-    from rsi.contracts.overrides import parse_assignment
-    from rsi.errors import UserInputError
-
-    options: dict[str, Any] = {}
-    for item in items:
-        key, value = parse_assignment(item, flag="--option")
-        if key in options:
-            raise UserInputError(f"--option {key}: given twice")
-        options[key] = value
-    for flag, value in flags.items():
-        if value is not None:
-            key = OPTION_FLAGS[flag]
-            if key in options:
-                raise UserInputError(f"{flag}: also given as --option {key}; give one")
-            options[key] = value
-    return options
 
 
 @adapters_app.command("list")

@@ -57,3 +57,23 @@ def with_options(template: Callable[..., Any]) -> Callable[[Command], Command]:
 SANDBOX_HELP = f"Sandbox backend: {', '.join(SANDBOXES)} (rsi/sandbox/select.py)."
 
 SandboxOpt = Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP, callback=registered("--sandbox", sandbox_name))]
+
+
+def method_options(items: list[str], flags: dict[str, Any], keys: dict[str, str], flag: str = "--option") -> dict[str, Any]:
+    """A training method's own options (`TrainStageSpec.method_options`): the `flag KEY=VALUE`s (VALUE read
+    as TOML) and the option flags given (`keys`: flag -> option key), one key from one source."""
+    from rsi.contracts.overrides import parse_assignment
+
+    options: dict[str, Any] = {}
+    for item in items:
+        key, value = parse_assignment(item, flag=flag)
+        if key in options:
+            raise UserInputError(f"{flag} {key}: given twice")
+        options[key] = value
+    for given, value in flags.items():
+        if value is not None:
+            key = keys[given]
+            if key in options:
+                raise UserInputError(f"{given}: also given as {flag} {key}; give one")
+            options[key] = value
+    return options

@@ -91,6 +91,8 @@ class GenerationSpec(BaseModel):
     max_steps: int | None = Field(default=None, ge=1, description="Training step cap.")
     train_method: TrainingMethodName | None = Field(
         default=None, description="A name in rsi.training.methods (None: the contract's [training] method).")
+    train_options: dict[str, Any] = Field(default_factory=dict, description="The training method's own options "
+                                          "(TrainStageSpec.method_options; `--train-option KEY=VALUE`).")
     epochs: int | None = Field(default=None, ge=1)
     learning_rate: float | None = Field(default=None, gt=0)
     max_length: int | None = Field(default=None, ge=16)
@@ -449,6 +451,7 @@ class Generation:
         init_adapter = self.previous_adapter() if spec.continue_adapter and rule == "none" else ""
         stage = TrainStageSpec(
             dataset=Path(exported) if exported else None, contract=parent.ref, method=spec.train_method,
+            method_options=spec.train_options,
             max_steps=spec.max_steps, sandbox=spec.sandbox,  # where a method's own attempts run (GRPO's rollouts)
             epochs=spec.epochs, learning_rate=spec.learning_rate, max_length=spec.max_length, threads=spec.threads,
             init_adapter=init_adapter or None, harness_sets={**self.state.outputs(PromoteOutput).harness_sets,
@@ -629,6 +632,11 @@ def start_or_resume(workspace: Workspace, spec: GenerationSpec, resume: str | No
     if unfinished and not new:
         return unfinished[-1], True
     head = load_head_contract(workspace, spec.contract)
+    if spec.train_options:  # a bad option is refused now, not after the run and harvest it would follow
+        from rsi.training.methods import training_recipe
+
+        training_recipe(spec.train_method or head.spec.training.method).apply_options(head.spec.training,
+                                                                                       spec.train_options)
     previous = existing[-1] if existing else None
     portfolio = spec.portfolio
     if portfolio is None:
