@@ -31,7 +31,7 @@ from importlib import metadata
 from typing import Any, Generic, Protocol, TypeVar
 
 from rsi.errors import RsiError
-from rsi.registry import name_check
+from rsi.registry import known_name, name_check
 
 T = TypeVar("T")
 
@@ -162,10 +162,7 @@ verifier_kind_name = name_check(VERIFIER_KINDS, "verifier kind")
 
 def selection_rule_name(name: str) -> str:
     """`name` if it is 'off' or a registered rule; a ValueError naming the known ones otherwise."""
-    if name != SELECTION_OFF and name not in SELECTION_RULES:
-        known = ", ".join([SELECTION_OFF, *SELECTION_RULES])
-        raise ValueError(f"unknown check selection rule {name!r}; known: {known}")
-    return name
+    return known_name(dict.fromkeys([SELECTION_OFF, *SELECTION_RULES]), "check selection rule", name)
 
 
 class SearchCounting(Protocol):
