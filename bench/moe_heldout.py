@@ -97,7 +97,7 @@ def run_the_generation(workspace: Any, args: argparse.Namespace, ledger: Ledger,
                           harvest_per_task=args.harvest_per_task, harvest_budget=args.harvest_budget,
                           max_per_task=args.max_per_task, render="deployed", specialists_by=args.specialists_by,
                           limit_heldout=args.generation_heldout, limit_covered=0, threads=args.threads,
-                          max_steps=args.max_steps, limit_tasks=args.limit_tasks)
+                          max_steps=args.max_steps, limit_tasks=args.limit_tasks, epochs=args.epochs)
     started = time.monotonic()
     state = run_generation(workspace, spec, on_note=note, resume=unfinished[-1].id if unfinished else None)
     trained = state.outputs(TrainOutput)
@@ -297,6 +297,8 @@ def main() -> None:
     parser.add_argument("--specialists-by", choices=["cluster", "tag"], default="cluster")
     parser.add_argument("--min-partition-examples", type=int, default=None, help="A part with fewer examples joins "
                         "'other' (a revision of the deployed contract's [training] before the generation; None: its own, 4).")
+    parser.add_argument("--epochs", type=int, default=None, help="Each specialist's training epochs (None: the "
+                        "contract's [training] epochs, 2).")
     parser.add_argument("--train-share", type=float, default=0.5, help="Share of train tasks in the router's slice.")
     parser.add_argument("--generation-heldout", type=int, default=5)
     parser.add_argument("--limit-heldout", type=int, default=None, help="Only the first N heldout tasks (by key).")
