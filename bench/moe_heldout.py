@@ -13,8 +13,9 @@ pyfuncs2, greedy, `--max-tokens`, evaluation served in float32):
   arms        one revision of the candidate contract per specialist, routing fixed to it; the parent
               contract is the base arm.
   evidence    exact evaluation (`rsi eval`'s path, EvalSpec.tasks; an evaluation takes three arms, so N arms
-              take ceil(N / 3) of them) of the base and every specialist on a train slice (`--train-share` of the train tasks, chosen by a hash fixed before running): the per-
-              specialist pass records the router is fitted on. Heldout tasks are never read here.
+              take ceil(N / 3) of them) of the base and every specialist on a train slice (`--train-share`
+              of the train tasks, chosen by a hash fixed before running): the per-specialist pass records
+              the router is fitted on. Heldout tasks are never read here.
   router      `rsi router fit`'s core on those evaluation runs only; the learned arm is one more revision
               with `[routing] policy = "learned"`, the router and its sha256.
   heldout     exact evaluation of every arm on every heldout task (greedy, one attempt each, float32):
@@ -200,7 +201,9 @@ def turn_shares(workspace: Any, eval_id: str) -> dict[str, int]:
 
 def evaluations(ledger: Ledger, kind: str) -> list[dict[str, Any]]:
     """The recorded evaluations of one kind ("train" or "heldout"), in order: `<kind>-1`, `<kind>-2`, ..."""
-    return [v for k, v in sorted(ledger.data.items()) if k.startswith(f"eval:{kind}-")]
+    prefix = f"eval:{kind}-"
+    keys = sorted((k for k in ledger.data if k.startswith(prefix)), key=lambda k: int(k.removeprefix(prefix)))
+    return [ledger.data[k] for k in keys]
 
 
 def arm_groups(arms: list[str]) -> list[list[str]]:

@@ -149,6 +149,7 @@ def _generation_spec(flags: dict[str, Any]) -> Any:
 
     from rsi.errors import UserInputError
     from rsi.generation.generation import GenerationSpec
+
     flags = {**flags, "train_options": method_options(flags.pop("train_option", None) or [], {}, {},
                                                       flag="--train-option") or None}
     given = {k: v for k, v in flags.items() if k in GenerationSpec.model_fields and v is not None}
