@@ -78,6 +78,10 @@ def mark_dirty_rows(body: str) -> str:
     return "\n".join(out)
 
 
+def _utc(stamp: str | None) -> str:
+    return (stamp or "?").replace("T", " ").removesuffix("+00:00")
+
+
 def header(path: Path, data: dict[str, Any], repo_relative: str) -> list[str]:
     """What the run was, from its file alone."""
     m, v = data.get("machine") or {}, data.get("versions") or {}
@@ -93,8 +97,8 @@ def header(path: Path, data: dict[str, Any], repo_relative: str) -> list[str]:
         lines += [f"**DIRTY TREE**: run with `--allow-dirty` on {data['commit'][:12]} plus uncommitted changes to "
                   f"{changed}; every row is marked{DIRTY_ROW}.", ""]
     lines.append(
-        f"Commit `{data['commit']}`{' (dirty)' if data.get('dirty') else ''}; {data.get('started')} to "
-        f"{data.get('finished')} UTC; machine {m.get('hostname')} ({m.get('cores')} cores, {m.get('cpu')}, "
+        f"Commit `{data['commit']}`{' (dirty)' if data.get('dirty') else ''}; {_utc(data.get('started'))} to "
+        f"{_utc(data.get('finished'))} UTC; machine {m.get('hostname')} ({m.get('cores')} cores, {m.get('cpu')}, "
         f"{m.get('memory_gib')} GiB); load average 1/5/15 min at {loads}; Python {v.get('python')}"
         f"{', torch ' + v['torch'] if v.get('torch') else ''}; seeds {seed_text}.")
     for resume in data.get("resumes") or []:

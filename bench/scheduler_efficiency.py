@@ -561,7 +561,7 @@ def render_result(result: dict) -> str:
     cached = (f" {f['runs_from_cache']} of the {len(f['runs'])} runs came from a `--cache` file filled by earlier "
               "invocations (perhaps at other commits)." if f["runs_from_cache"] else "")
     notes = "\n".join(f["notes"])
-    return (f"{f['cpu_minutes']:.0f} CPU minutes of simulation in all.{cached}\n\n{body}"
+    return (f"{f['cpu_minutes']:.1f} CPU minutes of simulation in all.{cached}\n\n{body}"
             + (f"\n\n{notes}" if notes else ""))
 
 
