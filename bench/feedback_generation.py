@@ -19,6 +19,12 @@ Costs are read from the evaluation's own attempts: completion tokens per task fr
 candidate and repair turn counted), seconds per task from each attempt's wall time.
 
     nice -n 0 .venv/bin/python bench/feedback_generation.py --suite pyfuncs2 --workspace /tmp/rsi-feedback
+
+The run's record is a result file (bench/results.py), written before the workspace is made (commit, tree,
+machine, load, seed, command) and completed with the figures when the generation is done; a dirty tree is
+refused unless `--allow-dirty`. Rerunning the same command on the same workspace resumes the generation and
+reopens the same result file. `python bench/render.py` renders the section "feedback generation (SUITE)"
+from it (`render_result` below); nothing about the run is typed.
 """
 
 from __future__ import annotations
@@ -26,11 +32,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import subprocess
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+import results  # bench/results.py (a benchmark runs as a script: bench/ is on its path)
+
+STEPS = ("run", "promote", "propose", "harvest", "export", "train", "evaluate", "promote_adapter")
 
 
 def prepare(target: Path, suite: str, max_tokens: int):  # -> Workspace
@@ -75,8 +84,12 @@ def main() -> None:
                         help="Paired selection on N train tasks before promotion (rsi generation --select-tasks).")
     parser.add_argument("--select-top", type=int, default=3)
     parser.add_argument("--workspace", type=Path, required=True, help="Created if new; resumed if it exists.")
-    parser.add_argument("--out", type=Path, default=None, help="JSON results (default: WORKSPACE/result.json).")
+    parser.add_argument("--out", type=Path, default=None, help="A copy of the figures (default: WORKSPACE/result.json).")
+    results.add_arguments(parser)
     args = parser.parse_args()
+    # Before any work: the record of what is about to run (the same command reopens it after a kill).
+    run = results.start("feedback_generation", seeds=[0], allow_dirty=args.allow_dirty,
+                        section=f"feedback generation ({args.suite})", params=vars(args))
     for var, value in {"GIT_AUTHOR_NAME": "rsi bench", "GIT_AUTHOR_EMAIL": "bench@rsi.local",
                        "GIT_COMMITTER_NAME": "rsi bench", "GIT_COMMITTER_EMAIL": "bench@rsi.local"}.items():
         os.environ.setdefault(var, value)
@@ -100,23 +113,69 @@ def main() -> None:
                           select_tasks=args.select_tasks, select_top=args.select_top)
     state = states[-1] if states and states[-1].status == "done" else run_generation(workspace, spec, on_note=note)
     evaluated = state.outputs(EvaluateOutput)
-    code = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                          cwd=Path(__file__).parent).stdout.strip()
-    result = {
-        "date": datetime.now(UTC).isoformat(timespec="minutes"), "code": code, "machine": platform.node(),
-        "cpus": os.cpu_count(), "suite": args.suite, "args": {k: str(v) for k, v in vars(args).items()},
-        "generation": state.id, "wall_min": round(time.monotonic() - started, 1) / 60,
+    figures = {
+        "suite": args.suite, "generation": state.id, "wall_min": round((time.monotonic() - started) / 60, 1),
         "promote": state.outputs(PromoteOutput).model_dump(mode="json"),
         "evaluate": evaluated.model_dump(mode="json"),
         # the evaluation's own price per side (rsi.evaluation.SideCost): one definition with `rsi eval`
         "sides": {name: cost.model_dump(mode="json") for name, cost in evaluated.costs.items()},
         "steps": {name: [state.step(name).status, (state.step(name).finished - state.step(name).started).total_seconds()
                          if state.step(name).started and state.step(name).finished else None]
-                  for name in ("run", "promote", "propose", "harvest", "export", "train", "evaluate", "promote_adapter")},
+                  for name in STEPS},
     }
+    figures = json.loads(json.dumps(figures, default=str))  # what the result file will hold, exactly
+    results.finish(run, figures)
     out = args.out or workspace.root / "result.json"
-    out.write_text(json.dumps(result, indent=2, default=str))
-    print(json.dumps(result, indent=2, default=str))
+    out.write_text(json.dumps(figures, indent=2))
+    print(render_result(run.data))
+    print(f"result file: {run.path}", flush=True)
+
+
+def _chosen_on(promote: dict[str, Any], params: dict[str, Any]) -> str:
+    if promote.get("selection_run_id"):
+        return f"paired selection: {params.get('select_top')} configurations x {params.get('select_tasks')} train tasks"
+    return f"coverage-search evidence, {params.get('budget_attempts')} attempts"
+
+
+def render_result(result: dict[str, Any]) -> str:
+    """bench/RESULTS.md's section from one result file of this benchmark (bench/render.py calls it)."""
+    f, params = result["figures"], result["params"]
+    lift, decision = f["evaluate"]["lift"], f["evaluate"]["decision"]
+    table, train = lift["table"], f["evaluate"].get("retention") or {}
+    cand, parent = f["sides"]["candidate"], f["sides"]["parent"]
+    base_tokens = parent["completion_tokens_per_task"]
+    ratio = cand["completion_tokens_per_task"] / base_tokens if base_tokens else float("nan")
+    low, high = lift["lift_ci95"]
+    solved_by_parent = table["both"] + table["parent_only"]
+    train_kept = train.get("kept", train.get("still_solved"))
+    row = [
+        f"{f['suite']} ({lift['tasks']} heldout)", f"`{result['short_commit']}`",
+        f"{f['promote'].get('candidate') or '-'} ({_chosen_on(f['promote'], params)})",
+        f"{lift['lift']:+.3f} [{low:+.3f}, {high:+.3f}] ({lift['parent_rate']:.3f} -> {lift['candidate_rate']:.3f}; "
+        f"{lift['method']})",
+        f"{table['candidate_only']}:{table['parent_only']}",
+        f"{table['both']}/{solved_by_parent}" if solved_by_parent else "no tasks",
+        f"{train_kept}/{train.get('parent_resolved')}" if train.get("parent_resolved") else "no tasks",
+        f"{cand['completion_tokens_per_task']:.1f} vs {parent['completion_tokens_per_task']:.1f} ({ratio:.2f}x)",
+        f"{cand['seconds_per_task']:.1f} vs {parent['seconds_per_task']:.1f}",
+        "promoted" if decision["promote"] else "rejected", f"{f['wall_min']:.0f} min",
+    ]
+    steps = ", ".join(f"{name} {seconds:.0f}" for name, (_status, seconds) in f["steps"].items() if seconds is not None)
+    return "\n".join([
+        "`bench/feedback_generation.py` (its docstring says every step): one real generation on a fresh workspace, "
+        "the candidate (chosen harness + new adapter) against generation 0 on every heldout task, float32. "
+        f"Generation {f['generation']}.",
+        "",
+        "| suite | code | promoted harness (chosen on) | heldout lift vs generation 0 (95% CI) | gained:lost | "
+        "heldout retention (gen 0's solved tasks kept) | covered-train retention (in-sample) | completion tokens / "
+        "heldout task (x gen 0) | s / task | gate | wall |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| " + " | ".join(row) + " |",
+        "",
+        f"Gate: {decision['reason']}",
+        "",
+        f"Steps (s): {steps}.",
+    ])
 
 
 if __name__ == "__main__":

@@ -24,7 +24,12 @@ use the held-out seeds 100-109, and the paired checks 24 more (110-133) where a 
 invocations (`--run-only`) and rendered together; `--fewer` gives a setting only the first N seeds (no
 paired extra) and `--skip` leaves a scheduler out of a setting (its cells `-`), for a machine without the
 hours `ranked-many` takes; `--more` gives a setting N paired seeds instead of `--paired-seeds` (where
-outcomes are Bernoulli the per-seed ratios spread widely, and 20 seeds cannot tell 5% apart); `--write` replaces the section `SECTION` of bench/RESULTS.md (or appends it).
+outcomes are Bernoulli the per-seed ratios spread widely, and 20 seeds cannot tell 5% apart).
+
+Every invocation but `--run-only` writes a result file (bench/results.py: commit, tree, machine, load, seeds,
+command) before it runs and its figures when it ends; a dirty tree is refused unless `--allow-dirty`.
+bench/RESULTS.md's section (`--section`, default `scheduler_efficiency`; give a partial run its own) is
+rendered from that file by `python bench/render.py`, which `--write` runs.
 """
 
 from __future__ import annotations
@@ -32,18 +37,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import random
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import Pool
 from pathlib import Path
 
-from results import replace_section  # bench/results.py (scripts run from bench/)
+import results  # bench/results.py (scripts run from bench/)
 
 from rsi.scheduler import SCHEDULERS as REGISTERED
 from rsi.scheduler import AttemptFact, Budget, Scheduler, ScheduleRequest, make_scheduler
@@ -363,14 +365,32 @@ def proposal_times(sizes: tuple[int, ...] = (24, 134, 300), n_tasks: int = 500, 
     return rows
 
 
-def _table(cache: dict, settings: list[str], plan: Plan, reference: str | None) -> list[str]:
+def worlds_of(settings: list[str], plan: Plan) -> dict[str, dict]:
+    """What rendering needs to know of each setting's worlds (on the tables' seeds), computed once when the
+    run ends and kept in its result file, so the rendering reads the file and never regenerates a world."""
+    worlds = {}
+    for setting in settings:
+        desc, spec = SETTINGS[setting]
+        default = asdict(type(spec)())
+        changed = {k: v for k, v in asdict(spec).items() if v != default[k]}
+        matrices = [matrix_of(spec, s) for s in plan.table_seeds(setting)]
+        worlds[setting] = {
+            "description": desc, "spec": f"{type(spec).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})",
+            "oracle": [statistics.mean(m.oracle_attempts(f) for m in matrices) for f in FRACTIONS],
+            "unreachable": statistics.mean(1 - m.reachable() / len(m.tasks) for m in matrices),
+            # the cost of finding each tag's able configuration tag by tag (the `default` target only)
+            "tag_search": statistics.mean(m.tag_search_attempts() for m in matrices) if setting == "default" else None,
+        }
+    return worlds
+
+
+def _table(cache: dict, settings: list[str], plan: Plan, reference: str | None, worlds: dict) -> list[str]:
     names = [*SCHEDULERS, *BOUNDS]
     lines = ["| setting | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
     for setting in settings:
         seeds = plan.table_seeds(setting)
-        matrices = [matrix_of(SETTINGS[setting][1], s) for s in seeds]
         if reference is None:
-            ref = [statistics.mean(m.oracle_attempts(f) for m in matrices) for f in FRACTIONS]
+            ref = worlds[setting]["oracle"]
         else:
             ref = [cell(cache, setting, reference, seeds, i).mean for i in range(len(FRACTIONS))]
         cells = []
@@ -391,7 +411,7 @@ def ratio_to(cache: dict, setting: str, name: str, reference: float, seeds: rang
     return cell(cache, setting, name, seeds, FRACTIONS.index(share)).mean / reference
 
 
-def targets(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> list[str]:
+def targets(cache: dict, settings: list[str], plan: Plan, times: list[dict], worlds: dict) -> list[str]:
     rows = [f"**Targets** (the default is `{DEFAULT}`; held-out seeds {plan.seeds.start}-{plan.seeds.stop - 1}"
             + "".join(f", `{s}` {plan.span(s)}" for s in settings if s in plan.fewer) + "):", "",
             "| target | measured | verdict |", "| --- | --- | --- |"]
@@ -405,19 +425,18 @@ def targets(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> 
             f"| `{setting}`: within 1.1x of hindsight after one-task probes at 95% | {mine:.2f}x "
             f"(`thompson-explore-one` {explore:.2f}x; the bound itself is {bound / hindsight:.2f}x hindsight) | "
             f"{'MET' if mine <= 1.1 else 'NOT MET'} |")
-    seeds = plan.seeds
     if "default" in settings:
-        matrices = [matrix_of(SETTINGS["default"][1], s) for s in seeds]
-        oracle = statistics.mean(m.oracle_attempts() for m in matrices)
-        search = (oracle + statistics.mean(m.tag_search_attempts() for m in matrices)) / oracle
+        seeds = plan.table_seeds("default")
+        oracle = worlds["default"]["oracle"][-1]
+        search = (oracle + worlds["default"]["tag_search"]) / oracle
         mine = ratio_to(cache, "default", DEFAULT, oracle, seeds, 1.0)
         rows.append(
             f"| `default` (specialists): within 1.2x of the tag-by-tag search cost at 100% | {mine / search:.2f}x "
             f"({mine:.2f}x the oracle; the oracle plus finding each tag's able configuration tag by tag: "
             f"{search:.2f}x the oracle) | {'MET' if mine <= 1.2 * search else 'NOT MET'} |")
     if "stochastic" in settings:
-        matrices = [matrix_of(SETTINGS["stochastic"][1], s) for s in seeds]
-        oracle = statistics.mean(m.oracle_attempts() for m in matrices)
+        seeds = plan.table_seeds("stochastic")
+        oracle = worlds["stochastic"]["oracle"][-1]
         mine = ratio_to(cache, "stochastic", DEFAULT, oracle, seeds, 1.0)
         previous = ratio_to(cache, "stochastic", PREVIOUS, oracle, seeds, 1.0)
         rows.append(
@@ -447,7 +466,7 @@ def targets(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> 
     return rows
 
 
-def render(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> str:
+def render(cache: dict, settings: list[str], plan: Plan, times: list[dict], worlds: dict) -> str:
     names = ", ".join(f"`{n}`" for n in SCHEDULERS)
     seeds = plan.seeds
     fewer = "".join(f" `{s}`: seeds {plan.span(s)} only." for s in settings if s in plan.fewer)
@@ -466,11 +485,11 @@ def render(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> s
         "",
         "**In multiples of the oracle** (sum of 1 / p_best over the cheapest tasks that reach the share):",
         "",
-        *_table(cache, settings, plan, None),
+        *_table(cache, settings, plan, None, worlds),
         "",
         "**In multiples of hindsight best-rate-first** (a bound: it knows the true pass rates):",
         "",
-        *_table(cache, settings, plan, HINDSIGHT),
+        *_table(cache, settings, plan, HINDSIGHT, worlds),
         "",
         "**Mean tasks per job** (attempts / jobs over the whole run; at most 8):",
         "",
@@ -491,13 +510,8 @@ def render(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> s
         lines.append(f"| {setting} | {plan.span(setting)} | {cells[0]} | {cells[1]} |")
     lines += ["", "Settings:", ""]
     for setting in settings:
-        desc, spec = SETTINGS[setting]
-        default = asdict(type(spec)())
-        changed = {k: v for k, v in asdict(spec).items() if v != default[k]}
-        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
-        matrices = [matrix_of(spec, s) for s in plan.table_seeds(setting)]
-        unreachable = statistics.mean(1 - m.reachable() / len(m.tasks) for m in matrices)
-        lines.append(f"- `{setting}`: {desc} (`{type(spec).__name__}({args})`; unreachable {unreachable:.0%})")
+        world = worlds[setting]
+        lines.append(f"- `{setting}`: {world['description']} (`{world['spec']}`; unreachable {world['unreachable']:.0%})")
     if times:
         lines += [
             "",
@@ -512,16 +526,43 @@ def render(cache: dict, settings: list[str], plan: Plan, times: list[dict]) -> s
             lines.append(f"| {row['configs']} x {row['tasks']} | {row[f'{DEFAULT} cpu'] * 1000:.0f} / "
                          f"{row[DEFAULT] * 1000:.0f} ms | {row['thompson-tags cpu'] * 1000:.0f} / "
                          f"{row['thompson-tags'] * 1000:.0f} ms |")
-    lines += ["", *targets(cache, settings, plan, times)]
+    lines += ["", *targets(cache, settings, plan, times, worlds)]
     return "\n".join(lines)
 
 
-def _commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
-        return out.stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+def plan_json(plan: Plan) -> dict:
+    return {"seeds": [plan.seeds.start, plan.seeds.stop], "extra": [plan.extra.start, plan.extra.stop],
+            "fewer": plan.fewer, "skip": sorted(list(pair) for pair in plan.skip), "more": plan.more}
+
+
+def plan_of(data: dict) -> Plan:
+    return Plan(range(*data["seeds"]), range(*data["extra"]), dict(data["fewer"]),
+                frozenset((a, b) for a, b in data["skip"]), dict(data["more"]))
+
+
+def figures_of(cache: dict, settings: list[str], plan: Plan, times: list[dict], before: set[str], section: str) -> dict:
+    """Everything `render_result` reads: the runs the tables use, the worlds' oracle costs, the times."""
+    wanted = {_key(st, n, sd) for st in settings for sd in plan.paired_seeds(st) for n in [*SCHEDULERS, *BOUNDS]}
+    runs = {k: v for k, v in cache.items() if k in wanted}
+    return {
+        "settings": settings, "plan": plan_json(plan), "runs": runs, "worlds": worlds_of(settings, plan),
+        "times": times, "cpu_minutes": round(sum(r.get("cpu", 0.0) for r in runs.values()) / 60, 1),
+        "runs_from_cache": len(runs.keys() & before),
+        # The tuning notes describe the full recording: a partial run into its own section carries none.
+        "notes": NOTES if section == SECTION.removeprefix("## ") else [],
+    }
+
+
+def render_result(result: dict) -> str:
+    """bench/RESULTS.md's section from a result file of this benchmark (bench/render.py calls it)."""
+    f = result["figures"]
+    plan = plan_of(f["plan"])
+    body = render(f["runs"], f["settings"], plan, f["times"], f["worlds"])
+    cached = (f" {f['runs_from_cache']} of the {len(f['runs'])} runs came from a `--cache` file filled by earlier "
+              "invocations (perhaps at other commits)." if f["runs_from_cache"] else "")
+    notes = "\n".join(f["notes"])
+    return (f"{f['cpu_minutes']:.1f} CPU minutes of simulation in all.{cached}\n\n{body}"
+            + (f"\n\n{notes}" if notes else ""))
 
 
 def main() -> None:
@@ -533,11 +574,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--paired-seeds", type=int, default=PAIRED_SEEDS, help="Seeds after --seeds for the paired checks.")
     parser.add_argument("--no-times", action="store_true", help="Skip the time-per-proposal measurement.")
-    parser.add_argument("--run-only", action="store_true", help="Run (and cache) without rendering.")
-    parser.add_argument("--write", action="store_true", help="Append or replace this section of bench/RESULTS.md.")
+    parser.add_argument("--run-only", action="store_true", help="Run (and cache) without a result file.")
+    parser.add_argument("--write", action="store_true", help="Re-render bench/RESULTS.md once the result file is done.")
+    parser.add_argument("--section", default=SECTION.removeprefix("## "),
+                        help="The bench/RESULTS.md section this run's result file renders (a partial run: its own).")
     parser.add_argument("--fewer", default="", help="SETTING=N,...: only the first N seeds there, no paired extra.")
     parser.add_argument("--skip", default="", help="SETTING:SCHEDULER,...: runs left out (cells `-`).")
     parser.add_argument("--more", default="", help="SETTING=N,...: N paired seeds there instead of --paired-seeds.")
+    results.add_arguments(parser)
     args = parser.parse_args()
     settings = [n for n in args.settings.split(",") if n]
     unknown = [n for n in settings if n not in SETTINGS]
@@ -548,30 +592,25 @@ def main() -> None:
     skip = frozenset((k, v) for k, v in (item.split(":") for item in args.skip.split(",") if item))
     more = {k: int(v) for k, v in (item.split("=") for item in args.more.split(",") if item)}
     plan = Plan(seeds, range(seeds.stop, seeds.stop + args.paired_seeds), fewer, skip, more)
-    load = os.getloadavg()[0]
+    # The record is written before any work (a killed run leaves it "running"; the same command reopens it).
+    run = None if args.run_only else results.start(
+        "scheduler_efficiency", seeds=sorted({s for st in settings for s in plan.paired_seeds(st)}),
+        allow_dirty=args.allow_dirty, section=args.section, params=vars(args))
     cache = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
+    before = set(cache)
     try:
         run_all(cache, settings, plan, args.workers, args.cache)
     finally:
         if args.cache:
             args.cache.write_text(json.dumps(cache))
-    if args.run_only:
+    if run is None:
         return
     times = [] if args.no_times else proposal_times()
-    body = render(cache, settings, plan, times)
-    print(body)
+    figures = figures_of(cache, settings, plan, times, before, args.section)
+    print(render_result(results.finish(run, figures).data))
+    print(f"result file: {run.path}", file=sys.stderr)
     if args.write:
-        kept = [a for a, before in zip(sys.argv[1:], ["", *sys.argv[1:]], strict=False)
-                if a not in ("--cache", "--workers") and before not in ("--cache", "--workers")]
-        command = "cd bench && nice -n 19 ../.venv/bin/python scheduler_efficiency.py" + "".join(f" {a}" for a in kept)
-        cpu = sum(row.get("cpu", 0.0) for row in cache.values())
-        header = (
-            f"Date {time.strftime('%Y-%m-%d', time.gmtime())}; commit {_commit()}. Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
-            f"{platform.python_version()}, shared with other jobs and test suites; 1-minute load average {load:.1f} "
-            f"at the start of the rendering invocation; {cpu / 60:.0f} CPU minutes of simulation in all.\n\n"
-        )
-        notes = "\n".join(NOTES)
-        replace_section(SECTION, f"{SECTION}\n\n{header}{body}\n\nReproduce: `{command}`\n\n{notes}")
+        results.render_now()
 
 
 if __name__ == "__main__":
