@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rsi.errors import SandboxError
+from rsi.harness.trajectory import CheckRecord
 from rsi.sandbox.base import Sandbox
 from rsi.tasks.load import prepare_workdir
 from rsi.tasks.spec import Task
@@ -66,7 +67,10 @@ class TaskCheckResult(BaseModel):
         for p in self.probes:
             if not p.ok:
                 got = p.verdict.value if p.verdict else "skipped"
-                if p.probe == "public":
+                if p.probe == "public" and p.verdict is Verdict.FAILED:
+                    # The reference is the arbiter: a public example it fails states a wrong value.
+                    out.append(f"{self.key}: [public] contradicts the reference solution: {p.reason}")
+                elif p.probe == "public":
                     out.append(f"{self.key}: reference solution should pass its public checks but got {got}: {p.reason}")
                 else:
                     out.append(f"{self.key}: {p.probe} solution should {_EXPECTED[p.probe]} but got {got}: {p.reason}")
@@ -125,10 +129,24 @@ def _public_probe(task: Task, sandbox: Sandbox, require_reference: bool) -> Prob
         probe="public",
         verdict=Verdict.PASSED if passed else Verdict.FAILED,
         ok=passed,
-        reason=f"{record.passed}/{record.total} public checks passed" + ("" if passed else f"; {record.first_failure}"),
+        reason="; ".join([f"{record.passed}/{record.total} public checks passed", *_failures(record)]),
         reward=record.passed / record.total if record.total else 0.0,
         wall_s=record.wall_s,
     )
+
+
+def _failures(record: CheckRecord) -> list[str]:
+    """Every public check the reference failed, each named by its key in task.toml."""
+    out = []
+    for index, example in enumerate(record.examples):
+        if not example.passed:
+            outcome = f"raised {example.error}" if example.error else f"returned {example.got}"
+            out.append(f"examples[{index}] {example.call} {outcome}, expected {example.expected}")
+    if record.script_exit not in (None, 0):
+        out.append(f"script exited {record.script_exit}: {record.script_output.strip()[-200:]}")
+    if not out and record.note:
+        out.append(record.note)
+    return out
 
 
 def check_task(task: Task, sandbox: Sandbox, require_reference: bool = True) -> TaskCheckResult:
