@@ -213,8 +213,10 @@ def _equality_lines(text: str) -> list[tuple[int, PublicExampleSpec]]:
 # `expected`". Whitespace is not compared (the instruction may wrap or align), and doctest prompts
 # (`>>>`, `...`) are read as whitespace, so a continued call matches its one-line form.
 _PROMPTS = re.compile(r"^([ \t]*)(>>>|\.\.\.)(?= |$)", re.MULTILINE)
-_GIVES = r"(?:==|->|=>|→|⇒|#|returns|gives|is|evaluates to|:|=)"
-_SEP = re.compile(rf"[ \t`*]*(?:{_GIVES}[ \t`*]*)?(?:\n[ \t`*]*)?")
+_GIVES = r"(?:(?:#[ \t]*)?(?:==|->|=>|→|⇒|returns|gives|is|evaluates to|:|=)|#)"
+_BLANK = r"[ \t`*]*(?:\n[ \t`*]*)?"
+_SEP = re.compile(rf"{_BLANK}(?:{_GIVES}{_BLANK})?")
+_SEP_MAX = 80
 
 
 def _pattern(source: str) -> str:
@@ -231,10 +233,8 @@ def shown_in(instruction: str, example: PublicExampleSpec) -> str | None:
     if not calls:
         return f"call `{example.call}` is not shown in instruction.md"
     for found in calls:
-        gap = _SEP.match(text, found.end())
-        # Try every separator length the gap allows, shortest last: `f(1) == 2` must not need `==` as a value.
-        assert gap is not None  # every part of _SEP is optional
-        for end in range(gap.end(), found.end() - 1, -1):
-            if expected.match(text, end) and _SEP.fullmatch(text, found.end(), end):
+        # Every separator length the rule allows (a short one: it is an operator and some blanks).
+        for end in range(found.end(), min(len(text), found.end() + _SEP_MAX) + 1):
+            if _SEP.fullmatch(text, found.end(), end) and text.count("\n", found.end(), end) <= 1 and expected.match(text, end):
                 return None
     return f"call `{example.call}` is shown in instruction.md, but not with the value `{example.expected}`"
