@@ -8,7 +8,8 @@ For every task, the real verifier (rsi.verifier.verify) judges, inside the real 
   solution file): must fail;
 - the reference again, against the task's public checks (`[public]`: the examples its instruction
   shows, or its public script), when it declares any: must pass every one of them. A public check the
-  reference fails would steer `harness.check` away from right answers.
+  reference fails would steer `harness.check` away from right answers, so each example it contradicts
+  is named (the loader already proved the instruction shows it; only the reference can prove it right).
 
 A verifier that passes the empty or wrong solution proves nothing about an agent, and one that
 fails its own reference is broken; both are reported. A verifier error (infrastructure) is a

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +21,9 @@ from rsi.errors import TaskError
 from rsi.tasks.examples import derive_examples, shown_in
 from rsi.tasks.load import TASK_FILE, load_task
 from rsi.tasks.spec import PublicExampleSpec, Task
+
+if TYPE_CHECKING:
+    from tomlkit.items import String
 
 
 class Proposal(BaseModel):
@@ -57,7 +61,7 @@ def propose(task: Task) -> Proposal:
     return proposal
 
 
-def _string(value: str):  # type: ignore[no-untyped-def]  # a tomlkit String item
+def _string(value: str) -> String:
     """A TOML string as a person would write it: literal ('...') when that needs no escape."""
     import tomlkit
 
@@ -81,11 +85,11 @@ def write(proposal: Proposal) -> Task:
         document.add(tomlkit.nl())
         document.add("public", tomlkit.table())
     public = document["public"]
-    examples = public.get("examples")  # type: ignore[union-attr]
+    examples = public.get("examples")
     if examples is None:
         examples = tomlkit.array()
-        public["examples"] = examples  # type: ignore[index]
-        examples = public["examples"]  # type: ignore[index]
+        public["examples"] = examples
+        examples = public["examples"]
     for example in proposal.new:
         if isinstance(examples, AoT):  # [[public.examples]] tables: one more table each
             table = tomlkit.table()

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from rsi.tasks.examples import derive_examples, examples_from_docstring, examples_from_instruction, shown_in, split_example
+from rsi.tasks.examples import (
+    derive_examples,
+    examples_from_docstring,
+    examples_from_instruction,
+    shown_in,
+    split_example,
+)
 from rsi.tasks.spec import PublicExampleSpec
 
 

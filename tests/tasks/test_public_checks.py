@@ -42,7 +42,8 @@ def _literal_call(call: str, function: str) -> list | None:
 
 
 def public_example_problems(task: Task) -> list[str]:
-    """Why the task's public examples are not exactly what its instruction shows ([] when they are).
+    """Why the task's public examples are not exactly what its instruction shows ([] when they are): the
+    shipped suites' stricter form of the rule the loader enforces for every suite (rsi.tasks.examples.shown_in).
 
     With an "Examples:" heading, the examples are exactly its lines, in order; without one, each example
     is a line `call == expected` of the instruction. For a `cases` task, an example that calls the function
