@@ -1,4 +1,4 @@
-"""CLI commands: `rsi tasks list|show|validate|check` (parse flags, call rsi.tasks, render)."""
+"""CLI commands: `rsi tasks list|show|validate|check|examples` (parse flags, call rsi.tasks, render)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from rsi.cli.state import state
 from rsi.errors import WorkspaceError
 from rsi.workspace import Workspace
 
-tasks_app = typer.Typer(help="Task suites: list, show, validate, and check their verifiers.", no_args_is_help=True)
+tasks_app = typer.Typer(
+    help="Task suites: list, show, validate, check their verifiers, and add public examples.", no_args_is_help=True
+)
 
 SuiteArg = Annotated[str, typer.Argument(help="Suite name (under the workspace's tasks/) or a path to a suite folder.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
@@ -183,13 +185,68 @@ def check_suite_cmd(
             }
         )
     else:
+        from rich.markup import escape
+
         for result in outcome.failed:
             for line in result.problems():
-                console.print(f"[red]FAIL[/] {line}", markup=True, highlight=False)
+                console.print(f"[red]FAIL[/] {escape(line)}", markup=True, highlight=False)
         good = len(outcome.results) - len(outcome.failed)
         console.print(f"{good}/{len(outcome.results)} tasks sound (sandbox: {outcome.sandbox})")
     if not outcome.ok:
         raise typer.Exit(1)
+
+
+@tasks_app.command("examples")
+def examples_cmd(
+    suite: SuiteArg,
+    write: Annotated[bool, typer.Option("--write", help="Append them to each task.toml's [public] examples.")] = False,
+    task_id: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Public examples each instruction shows but task.toml does not declare: list them, or add them (--write)."""
+    from rsi.errors import Problem, TaskError
+    from rsi.tasks.add_examples import propose
+    from rsi.tasks.add_examples import write as write_examples
+    from rsi.tasks.load import load_suite
+
+    tasks = load_suite(_root(suite), suite)
+    if task_id:
+        unknown = sorted(set(task_id) - {t.id for t in tasks})
+        if unknown:
+            raise TaskError([Problem(suite, None, "--task", f"no task '{u}' in the suite") for u in unknown])
+        tasks = [t for t in tasks if t.id in set(task_id)]
+    proposals = [propose(t) for t in tasks]
+    if write:
+        for proposal in proposals:
+            if proposal.new:
+                write_examples(proposal)
+    adding = [p for p in proposals if p.new]
+    total = sum(len(p.new) for p in adding)
+    if as_json:
+        print_json(
+            {
+                "written": write,
+                "tasks": len(proposals),
+                "examples": total,
+                "proposals": [
+                    {"key": p.key, "task_toml": str(p.task_toml), "declared": p.declared, "skipped": p.skipped,
+                     "new": [e.model_dump() for e in p.new]}
+                    for p in proposals if p.new or p.skipped
+                ],
+            }
+        )
+        return
+    for proposal in proposals:
+        if proposal.skipped:
+            console.print(f"[yellow]skipped[/] {proposal.key}: {proposal.skipped}", markup=True, highlight=False)
+        for example in proposal.new:
+            console.print(f"{proposal.key}: + {example.call} == {example.expected}", markup=False, highlight=False)
+    verb = "added" if write else "would add"
+    console.print(f"{verb} {total} examples to {len(adding)} of {len(proposals)} tasks", highlight=False)
+    if total and not write:
+        console.print("[dim]--write adds them; then `rsi tasks check SUITE` runs them on each reference solution[/]")
+    elif total:
+        console.print("[dim]now run `rsi tasks check SUITE`: it refuses an example the reference solution contradicts[/]")
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,8 @@ For every task, the real verifier (rsi.verifier.verify) judges, inside the real 
   solution file): must fail;
 - the reference again, against the task's public checks (`[public]`: the examples its instruction
   shows, or its public script), when it declares any: must pass every one of them. A public check the
-  reference fails would steer `harness.check` away from right answers.
+  reference fails would steer `harness.check` away from right answers, so each example it contradicts
+  is named (the loader already proved the instruction shows it; only the reference can prove it right).
 
 A verifier that passes the empty or wrong solution proves nothing about an agent, and one that
 fails its own reference is broken; both are reported. A verifier error (infrastructure) is a
@@ -30,6 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rsi.errors import SandboxError
+from rsi.harness.trajectory import CheckRecord
 from rsi.sandbox.base import Sandbox
 from rsi.tasks.load import prepare_workdir
 from rsi.tasks.spec import Task
@@ -66,7 +68,10 @@ class TaskCheckResult(BaseModel):
         for p in self.probes:
             if not p.ok:
                 got = p.verdict.value if p.verdict else "skipped"
-                if p.probe == "public":
+                if p.probe == "public" and p.verdict is Verdict.FAILED:
+                    # The reference is the arbiter: a public example it fails states a wrong value.
+                    out.append(f"{self.key}: [public] contradicts the reference solution: {p.reason}")
+                elif p.probe == "public":
                     out.append(f"{self.key}: reference solution should pass its public checks but got {got}: {p.reason}")
                 else:
                     out.append(f"{self.key}: {p.probe} solution should {_EXPECTED[p.probe]} but got {got}: {p.reason}")
@@ -125,10 +130,24 @@ def _public_probe(task: Task, sandbox: Sandbox, require_reference: bool) -> Prob
         probe="public",
         verdict=Verdict.PASSED if passed else Verdict.FAILED,
         ok=passed,
-        reason=f"{record.passed}/{record.total} public checks passed" + ("" if passed else f"; {record.first_failure}"),
+        reason="; ".join([f"{record.passed}/{record.total} public checks passed", *_failures(record)]),
         reward=record.passed / record.total if record.total else 0.0,
         wall_s=record.wall_s,
     )
+
+
+def _failures(record: CheckRecord) -> list[str]:
+    """Every public check the reference failed, each named by its key in task.toml."""
+    out = []
+    for index, example in enumerate(record.examples):
+        if not example.passed:
+            outcome = f"raised {example.error}" if example.error else f"returned {example.got}"
+            out.append(f"examples[{index}] {example.call} {outcome}, expected {example.expected}")
+    if record.script_exit not in (None, 0):
+        out.append(f"script exited {record.script_exit}: {record.script_output.strip()[-200:]}")
+    if not out and record.note:
+        out.append(record.note)
+    return out
 
 
 def check_task(task: Task, sandbox: Sandbox, require_reference: bool = True) -> TaskCheckResult:

@@ -4,6 +4,9 @@
   indented ``call == expected`` lines (pyfuncs, pyfuncs2).
 - `examples_from_docstring`: doctest style, ``>>> call`` then the expected value's line(s), for
   suites converted from elsewhere (HumanEval-like prompts carry their examples this way).
+- `derive_examples`: what `rsi tasks examples` proposes for an instruction (either form above, or
+  indented ``call == expected`` lines with no heading).
+- `shown_in`: whether an example is one the instruction shows (the loader's rule for ``[public]``).
 
 Both split an example with the ast module, never with a string search, so ``==`` inside a string or
 inside brackets stays where it belongs; `call` and `expected` are the exact source text.
@@ -22,6 +25,7 @@ from rsi.tasks.spec import PublicExampleSpec
 _HEADING = "Examples:"
 _PROMPT = re.compile(r"^(\s*)>>>(?: (.*))?$")
 _MORE = "..."
+_CLOSING = ('"""', "'''")
 
 
 def split_example(line: str) -> PublicExampleSpec:
@@ -92,8 +96,13 @@ def examples_from_docstring(text: str) -> list[PublicExampleSpec]:
     (``>>> x = f(1)``) is a ValueError: later examples may depend on it, so the docstring cannot be
     turned into independent examples.
     """
+    return [example for _, example in _docstring_examples(text)]
+
+
+def _docstring_examples(text: str) -> list[tuple[int, PublicExampleSpec]]:
+    """`examples_from_docstring`, each example with the line number of its prompt."""
     lines = textwrap.dedent(text.expandtabs()).splitlines()
-    examples: list[PublicExampleSpec] = []
+    examples: list[tuple[int, PublicExampleSpec]] = []
     n = 0
     while n < len(lines):
         prompt = _PROMPT.match(lines[n])
@@ -106,15 +115,44 @@ def examples_from_docstring(text: str) -> list[PublicExampleSpec]:
         while n < len(lines) and lines[n].startswith(indent + _MORE) and not lines[n].startswith(indent + ">>>"):
             source.append(lines[n][len(indent) + len(_MORE) :].removeprefix(" "))
             n += 1
-        output = []
+        output: list[str] = []
         while n < len(lines) and lines[n].strip() and lines[n].startswith(indent) and _PROMPT.match(lines[n]) is None:
-            output.append(lines[n][len(indent) :])
+            line, closed = _before_closing_quotes(lines[n][len(indent) :], output)
+            if line:
+                output.append(line)
             n += 1
+            if closed:
+                break
         code = "\n".join(source)
         example = _doctest_example(code, "\n".join(output), number)
         if example is not None:
-            examples.append(example)
+            examples.append((number, example))
     return examples
+
+
+def _before_closing_quotes(line: str, output: list[str]) -> tuple[str, bool]:
+    """An output line cut at the docstring's closing quotes, and whether they closed it.
+
+    A docstring that ends right after its last example puts its closing quotes on the line after the
+    output (or at the end of the output's own line); doctest's output stops there, and so does ours.
+    A line whose quotes belong to the value (a repr holding three quotes) is kept whole.
+    """
+    stripped = line.rstrip()
+    for quotes in _CLOSING:
+        if stripped.endswith(quotes):
+            before = stripped[: -len(quotes)].rstrip()
+            if _is_expression("\n".join([*output, stripped])) and not _is_expression("\n".join([*output, before])):
+                return line, False
+            return before, True
+    return line, False
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return False
+    return bool(text.strip())
 
 
 def _doctest_example(code: str, output: str, number: int) -> PublicExampleSpec | None:
@@ -135,3 +173,68 @@ def _doctest_example(code: str, output: str, number: int) -> PublicExampleSpec |
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print":
         return None  # the output is printed text, whatever it looks like
     return PublicExampleSpec(call=code.strip(), expected=expected)
+
+
+def derive_examples(text: str) -> list[PublicExampleSpec]:
+    """The public examples an instruction shows, for `rsi tasks examples`.
+
+    An ``Examples:`` heading wins (its indented lines are the examples, as in the shipped suites);
+    otherwise doctest examples and indented ``call == expected`` lines whose left side is a call
+    (region-totals' form), in the order they appear, each once. ValueError as the readers above.
+    """
+    if any(line.strip() == _HEADING for line in text.splitlines()):
+        return examples_from_instruction(text)
+    found = _equality_lines(text) + _docstring_examples(text)
+    unique: dict[tuple[str, str], PublicExampleSpec] = {}
+    for _, example in sorted(found, key=lambda item: item[0]):
+        unique.setdefault((example.call, example.expected), example)
+    return list(unique.values())
+
+
+def _equality_lines(text: str) -> list[tuple[int, PublicExampleSpec]]:
+    """Indented `call(...) == expected` lines (no heading needed), with their line numbers."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line[:1].isspace() or _PROMPT.match(line):
+            continue
+        try:
+            example = split_example(line)
+        except ValueError:
+            continue
+        if isinstance(ast.parse(example.call, mode="eval").body, ast.Call):
+            found.append((number, example))
+    return found
+
+
+# --- is an example shown? -------------------------------------------------------------------------
+# An instruction shows an example when its call appears, and its expected value follows on the same
+# line or the next one, separated by at most an operator a reader takes for "gives": the shipped
+# `call == expected` lines, a doctest's `>>> call` and output line, or prose like "`call` returns
+# `expected`". Whitespace is not compared (the instruction may wrap or align), and doctest prompts
+# (`>>>`, `...`) are read as whitespace, so a continued call matches its one-line form.
+_PROMPTS = re.compile(r"^([ \t]*)(>>>|\.\.\.)(?= |$)", re.MULTILINE)
+_GIVES = r"(?:(?:#[ \t]*)?(?:==|->|=>|→|⇒|returns|gives|is|evaluates to|:|=)|#)"
+_BLANK = r"[ \t`*]*(?:\n[ \t`*]*)?"
+_SEP = re.compile(rf"{_BLANK}(?:{_GIVES}{_BLANK})?")
+_SEP_MAX = 80
+
+
+def _pattern(source: str) -> str:
+    """A regex for `source` with any whitespace (or none) between its non-blank characters."""
+    return r"\s*".join(re.escape(char) for char in source if not char.isspace())
+
+
+def shown_in(instruction: str, example: PublicExampleSpec) -> str | None:
+    """None when `instruction` shows `example`; otherwise why not (for a located error)."""
+    text = _PROMPTS.sub(lambda m: m.group(1) + " " * len(m.group(2)), instruction.replace("\r\n", "\n"))
+    call = re.compile(r"(?<![\w.])" + _pattern(example.call))
+    expected = re.compile(_pattern(example.expected) + r"(?![\w])(?!\.\d)")
+    calls = list(call.finditer(text))
+    if not calls:
+        return f"call `{example.call}` is not shown in instruction.md"
+    for found in calls:
+        # Every separator length the rule allows (a short one: it is an operator and some blanks).
+        for end in range(found.end(), min(len(text), found.end() + _SEP_MAX) + 1):
+            if _SEP.fullmatch(text, found.end(), end) and text.count("\n", found.end(), end) <= 1 and expected.match(text, end):
+                return None
+    return f"call `{example.call}` is shown in instruction.md, but not with the value `{example.expected}`"

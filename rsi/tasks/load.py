@@ -20,6 +20,7 @@ from pydantic import ValidationError as PydanticValidationError
 from rsi.contracts.hashing import canonical_json
 from rsi.errors import Problem, TaskError
 from rsi.plugins import VERIFIER_KINDS, verifier_kind_name
+from rsi.tasks.examples import shown_in
 from rsi.tasks.locate import (
     dotted,
     json_line,
@@ -268,6 +269,23 @@ def _check_public_files(task_dir: Path, spec: TaskSpec, toml_file: Path, text: s
                 )
 
 
+def _check_public_shown(spec: TaskSpec, instruction: str, toml_file: Path, text: str, problems: list[Problem]) -> None:
+    """`[public]` states only what the agent reads: every example's call and value appear in instruction.md
+    (rsi.tasks.examples.shown_in says how), and a public script is named there as public/<script>.
+    Otherwise a suite could put hidden cases into `[public]` and selection would choose on them."""
+    for index, example in enumerate(spec.public.examples):
+        why = shown_in(instruction, example)
+        if why is not None:
+            where = toml_item_line(text, ("public", "examples", index))
+            problems.append(Problem(toml_file, where, f"public.examples[{index}]", why))
+    script = spec.public.script
+    if script and f"public/{script}" not in instruction:
+        problems.append(
+            Problem(toml_file, toml_item_line(text, ("public", "script")), "public.script",
+                    f"'{script}' is not named in instruction.md (say there that `python public/{script}` checks the work)")
+        )
+
+
 def _spec_problems(
     toml_file: Path, text: str, own: dict[str, Any], defaults: SuiteDefaults | None, error: PydanticValidationError
 ) -> list[Problem]:
@@ -326,6 +344,8 @@ def load_task(task_dir: Path, suite_defaults: SuiteDefaults | None = None, suite
     if spec is not None:
         _check_verifier_files(task_dir, spec, toml_file, text, problems)
         _check_public_files(task_dir, spec, toml_file, text, problems)
+        if instruction.strip():
+            _check_public_shown(spec, instruction, toml_file, text, problems)
         if spec.tags and any(not tag.strip() for tag in spec.tags):
             problems.append(Problem(toml_file, toml_line(text, ("tags",)), "tags", "tags must be non-empty strings"))
     if problems or spec is None:

@@ -34,8 +34,11 @@ def test_check_flags_broken_tasks(tmp_path: Path, cli) -> None:
     spec = json.loads(cases.read_text())
     spec["cases"] = [{"args": [[]], "expected": None}] * 6
     cases.write_text(json.dumps(spec))
-    # absolute-value: the verifier is sound, but a public example expects a wrong value, so the reference
-    # fails its public checks (harness.check would steer candidates away from right answers).
+    # absolute-value: the verifier is sound, but the instruction shows a wrong value and a public example
+    # states it, so the reference fails its public checks (harness.check would steer candidates away from
+    # right answers). The loader accepts it (the instruction shows it); only the reference can refuse it.
+    instruction = suite / "absolute-value" / "instruction.md"
+    instruction.write_text(instruction.read_text() + "    absolute(-3) == -3\n")
     toml = suite / "absolute-value" / "task.toml"
     toml.write_text(toml.read_text().split("[public]")[0] + '[public]\nexamples = [{call = "absolute(-3)", expected = "-3"}]\n')
 
@@ -49,7 +52,7 @@ def test_check_flags_broken_tasks(tmp_path: Path, cli) -> None:
     assert _probes(by_key["broken/add-two"]) == sound
     assert _probes(by_key["broken/absolute-value"]) == sound | {"public": "failed"}
     public = next(p for p in by_key["broken/absolute-value"]["probes"] if p["probe"] == "public")
-    assert public["reason"] == "0/1 public checks passed; absolute(-3) returned 3, expected -3"
+    assert public["reason"] == "0/1 public checks passed; examples[0] absolute(-3) returned 3, expected -3"
     assert _probes(by_key["broken/count-vowels"])["reference"] == "failed"
     assert _probes(by_key["broken/is-even"])["empty"] == "passed"
     assert _probes(by_key["broken/max-of-list"])["wrong"] == "passed"
@@ -60,7 +63,8 @@ def test_check_flags_broken_tasks(tmp_path: Path, cli) -> None:
     assert "0/1 tasks sound" in plain.stdout
     plain = cli("tasks", "check", str(suite), "--sandbox", "local", "--task", "absolute-value", cwd=tmp_path, timeout=300)
     assert plain.returncode == 1
-    assert "broken/absolute-value: reference solution should pass its public checks but got failed" in plain.stdout
+    assert ("broken/absolute-value: [public] contradicts the reference solution: 0/1 public checks passed; "
+            "examples[0] absolute(-3) returned 3, expected -3") in plain.stdout
 
 
 @pytest.mark.slow

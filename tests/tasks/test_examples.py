@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from rsi.tasks.examples import examples_from_docstring, examples_from_instruction, split_example
+from rsi.tasks.examples import (
+    derive_examples,
+    examples_from_docstring,
+    examples_from_instruction,
+    shown_in,
+    split_example,
+)
+from rsi.tasks.spec import PublicExampleSpec
 
 
 def pairs(examples) -> list[tuple[str, str]]:
@@ -131,3 +138,70 @@ def test_a_doctest_statement_cannot_become_an_example() -> None:
 def test_doctest_at_the_margin_and_tabbed() -> None:
     text = "Square x.\n\n\t>>> f(2)\n\t4\n\n>>> f(3)\n9\n"
     assert pairs(examples_from_docstring(text)) == [("f(2)", "4"), ("f(3)", "9")]
+
+
+HUMANEVAL_STYLE = '''\
+def below_zero(operations):
+    """ Whether the balance ever falls below zero.
+    >>> below_zero([1, 2, 3])
+    False
+    >>> below_zero([1, 2, -4, 5])
+    True
+    """
+'''
+
+
+def test_the_last_example_before_the_closing_quotes_is_kept() -> None:
+    """A docstring that closes right after its last output: the quotes end the output, they are not part of it."""
+    assert pairs(examples_from_docstring(HUMANEVAL_STYLE)) == [
+        ("below_zero([1, 2, 3])", "False"),
+        ("below_zero([1, 2, -4, 5])", "True"),
+    ]
+    # Closing quotes on the output's own line, a multi-line output, and single-quoted docstrings.
+    assert pairs(examples_from_docstring('    >>> f(1)\n    2"""\n')) == [("f(1)", "2")]
+    assert pairs(examples_from_docstring("    >>> f(1)\n    [1,\n     2]\n    '''\n")) == [("f(1)", "[1,\n 2]")]
+    assert pairs(examples_from_docstring("    >>> f(1)\n    'a'\n    '''\n")) == [("f(1)", "'a'")]
+    # Three quotes that belong to the value stay with it.
+    assert pairs(examples_from_docstring(">>> f(1)\n\"'''\"\n")) == [("f(1)", "\"'''\"")]
+
+
+def test_derived_examples_come_in_every_shipped_form() -> None:
+    assert pairs(derive_examples(INSTRUCTION)) == [("all_positive([1, 2, 3])", "True"), ("all_positive([1, -2])", "False")]
+    assert pairs(derive_examples(HUMANEVAL_STYLE)) == [("below_zero([1, 2, 3])", "False"), ("below_zero([1, 2, -4, 5])", "True")]
+    # No heading: indented `call == expected` lines (not comparisons of names) and doctests, in text order.
+    text = "Read it:\n\n    f('x.csv') == {'a': 1}\n    a == b\n\n>>> g(2)\n4\n"
+    assert pairs(derive_examples(text)) == [("f('x.csv')", "{'a': 1}"), ("g(2)", "4")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Examples:\n\n    f([1, 2]) == 3\n",
+        "    >>> f([1, 2])\n    3\n",
+        "    >>> f([1,\n    ...    2])\n    3\n",  # a continued call: the prompt is read as whitespace
+        "Calling `f([1, 2])` returns `3`.",
+        "`f([1,2])` -> `3`",
+        "f( [1, 2] )  # 3",
+        "```python\nf([1, 2])\n# => 3\n```",
+        "f([1, 2]) ==\n3",
+    ],
+)
+def test_an_example_is_shown_in_every_form_a_reader_takes_for_it(text: str) -> None:
+    assert shown_in(text, PublicExampleSpec(call="f([1, 2])", expected="3")) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("Examples:\n\n    f([1, 3]) == 3\n", "call `f([1, 2])` is not shown"),
+        ("Examples:\n\n    gf([1, 2]) == 3\n", "call `f([1, 2])` is not shown"),  # another function's name ends in f
+        ("Examples:\n\n    f([1, 2]) == 33\n", "but not with the value `3`"),
+        ("Examples:\n\n    f([1, 2]) == 3.5\n", "but not with the value `3`"),
+        ("Examples:\n\n    f([1, 2]) == -3\n", "but not with the value `3`"),
+        ("Examples:\n\n    f([1, 2])[0] == 3\n", "but not with the value `3`"),
+        ("`f([1, 2])` is documented.\n\nIt never returns 3.", "but not with the value `3`"),  # two lines away
+    ],
+)
+def test_an_example_not_shown_says_why(text: str, why: str) -> None:
+    found = shown_in(text, PublicExampleSpec(call="f([1, 2])", expected="3"))
+    assert found is not None and why in found

@@ -42,7 +42,8 @@ def _literal_call(call: str, function: str) -> list | None:
 
 
 def public_example_problems(task: Task) -> list[str]:
-    """Why the task's public examples are not exactly what its instruction shows ([] when they are).
+    """Why the task's public examples are not exactly what its instruction shows ([] when they are): the
+    shipped suites' stricter form of the rule the loader enforces for every suite (rsi.tasks.examples.shown_in).
 
     With an "Examples:" heading, the examples are exactly its lines, in order; without one, each example
     is a line `call == expected` of the instruction. For a `cases` task, an example that calls the function
@@ -99,39 +100,39 @@ def test_shipped_public_files_are_not_hidden_files(shipped_suite) -> None:
             assert file.read_bytes() not in hidden, file
 
 
-def test_a_hidden_only_example_is_caught(tmp_path: Path) -> None:
-    """The check above has teeth: an example copied from tests/cases.json but not shown is reported."""
+def test_a_hidden_case_shown_with_another_value_is_caught(tmp_path: Path) -> None:
+    """The check above has teeth: an example the instruction shows, but with a value its hidden case
+    contradicts, is reported (the loader checks only that the instruction shows it)."""
     task = make_task(tmp_path, "examples = [\n" '  {call = "add(2, 3)", expected = "5"},\n' '  {call = "add(-1, 1)", expected = "0"},\n' "]\n")
     assert public_example_problems(task) == []
-    hidden = make_task(tmp_path / "b", 'examples = [{call = "add(2, 3)", expected = "5"}, {call = "add(-7, -8)", expected = "-15"}]\n')
-    assert "not the instruction's Examples lines" in public_example_problems(hidden)[0]
-    # Without an Examples heading, each example must still be a line of the instruction.
-    (hidden.root / "instruction.md").write_text(hidden.instruction.replace("Examples:", "For instance:"))
-    again = load_task(hidden.root)
-    assert public_example_problems(again) == [f"{again.key}: public example `add(-7, -8) == -15` is not shown in the instruction"]
-    # An example shown in the instruction that contradicts the hidden case is reported too.
-    wrong = make_task(tmp_path / "c", 'examples = [{call = "add(2, 3)", expected = "6"}]\n')
+    wrong = make_task(tmp_path / "c", 'examples = [{call = "add(2, 3)", expected = "6"}]\n', shown="    add(2, 3) == 6\n")
     assert any("its hidden case 5" in p for p in public_example_problems(wrong))
 
 
 # --- loading -------------------------------------------------------------------------------------
 
 
-def make_task(tmp_path: Path, public: str | None, task_id: str = "add-two") -> Task:
-    """A copy of pyfuncs/add-two in a one-task suite, its [public] table replaced by `public` (None: none)."""
+def make_task(tmp_path: Path, public: str | None, task_id: str = "add-two", shown: str = "") -> Task:
+    """A copy of pyfuncs/add-two in a one-task suite, its [public] table replaced by `public` (None: none),
+    `shown` appended to its instruction."""
     suite = tmp_path / "mini"
     suite.mkdir(parents=True, exist_ok=True)
     shutil.copy(SHIPPED / "suite.toml", suite / "suite.toml")
     shutil.copytree(SHIPPED / task_id, suite / task_id)
+    instruction = suite / task_id / "instruction.md"
+    instruction.write_text(instruction.read_text() + shown)
     toml = suite / task_id / "task.toml"
     head = toml.read_text().split("\n[public]\n", 1)[0].rstrip("\n") + "\n"
     toml.write_text(head if public is None else f"{head}\n[public]\n{public}")
     return load_task(suite / task_id)
 
 
-def public_errors(tmp_path: Path, public: str, setup=None) -> tuple[Path, list[str]]:
+NAMES_CHECK = "\n`python public/check.py` checks the work.\n"
+
+
+def public_errors(tmp_path: Path, public: str, setup=None, shown: str = "") -> tuple[Path, list[str]]:
     """Load a copy of add-two whose [public] table is `public` (lines 7 on), after `setup(task_dir)`."""
-    make_task(tmp_path, None)
+    make_task(tmp_path, None, shown=shown)
     task_dir = tmp_path / "mini" / "add-two"
     toml = task_dir / "task.toml"
     toml.write_text(toml.read_text() + f"\n[public]\n{public}")
@@ -143,7 +144,8 @@ def public_errors(tmp_path: Path, public: str, setup=None) -> tuple[Path, list[s
 
 
 def test_declared_examples_load(tmp_path: Path) -> None:
-    task = make_task(tmp_path, "examples = [\n" "  {call = 'add(\"a\", \"b\")', expected = '\"ab\"'},\n" "]\n")
+    task = make_task(tmp_path, "examples = [\n" "  {call = 'add(\"a\", \"b\")', expected = '\"ab\"'},\n" "]\n",
+                     shown='    add("a", "b") == "ab"\n')
     assert _pairs(task.spec.public.examples) == [('add("a", "b")', '"ab"')]
     assert task.spec.public.declared and not task.spec.public.script
     bare = make_task(tmp_path / "bare", None)
@@ -182,7 +184,7 @@ def test_the_public_script_must_be_a_file_of_public(tmp_path: Path) -> None:
         (task_dir / "public").mkdir()
         (task_dir / "public" / "other.py").write_text("print('ok')\n")
 
-    toml, lines = public_errors(tmp_path, 'script = "check.py"\n', folder_without_it)
+    toml, lines = public_errors(tmp_path, 'script = "check.py"\n', folder_without_it, shown=NAMES_CHECK)
     assert lines == [f"{toml}:8: public.script: 'check.py' is not a file in the task's public/ folder"]
 
 
@@ -191,7 +193,7 @@ def test_public_may_not_reach_into_tests(tmp_path: Path) -> None:
         (task_dir / "public").mkdir()
         os.symlink("../tests/cases.json", task_dir / "public" / "check.py")
 
-    toml, lines = public_errors(tmp_path, 'script = "check.py"\n', linked)
+    toml, lines = public_errors(tmp_path, 'script = "check.py"\n', linked, shown=NAMES_CHECK)
     link = toml.parent / "public" / "check.py"
     assert f"{link}: public/ may not hold links (what it shows the agent must be its own files)" in lines
     assert f"{toml}:8: public.script: 'check.py' is not a file in the task's public/ folder" in lines
@@ -201,7 +203,7 @@ def test_public_may_not_reach_into_tests(tmp_path: Path) -> None:
         shutil.copy(task_dir / "tests" / "cases.json", task_dir / "public" / "cases.json")
         (task_dir / "public" / "check.py").write_text("print('ok')\n")
 
-    _, lines = public_errors(tmp_path / "2", 'script = "check.py"\n', lambda d: (linked(d), copied(d)))
+    _, lines = public_errors(tmp_path / "2", 'script = "check.py"\n', lambda d: (linked(d), copied(d)), shown=NAMES_CHECK)
     copy = tmp_path / "2" / "mini" / "add-two" / "public" / "cases.json"
     assert lines == [f"{copy}: is a copy of the hidden tests/cases.json; public checks are never drawn from tests/"]
 
@@ -223,11 +225,53 @@ def test_cli_validate_reports_the_public_error_and_exits_2(tmp_path: Path, cli) 
     assert "Traceback" not in done.stderr
 
 
+def test_an_example_the_instruction_does_not_show_is_a_located_error(tmp_path: Path) -> None:
+    """The rule lives in the loader: a hidden case put into [public] never loads, whatever the suite."""
+    toml, lines = public_errors(tmp_path, 'examples = [\n  {call = "add(2, 3)", expected = "5"},\n  {call = "add(-7, -8)", expected = "-15"},\n]\n')
+    assert lines == [f"{toml}:10: public.examples[1]: call `add(-7, -8)` is not shown in instruction.md"]
+    # The call is shown, but with another value: refused too (the value is what the agent is told).
+    toml, lines = public_errors(tmp_path / "2", 'examples = [{call = "add(2, 3)", expected = "6"}]\n')
+    assert lines == [f"{toml}:8: public.examples[0]: call `add(2, 3)` is shown in instruction.md, but not with the value `6`"]
+    # As an array of tables, the line is the header of the example's table.
+    toml, lines = public_errors(tmp_path / "3", '[[public.examples]]\ncall = "add(2, 3)"\nexpected = "5"\n\n'
+                                '[[public.examples]]\ncall = "add(0, 0)"\nexpected = "0"\n')
+    assert lines == [f"{toml}:12: public.examples[1]: call `add(0, 0)` is not shown in instruction.md"]
+    # Shown in another form the loader reads (a sentence), it loads.
+    task = make_task(tmp_path / "4", 'examples = [{call = "add(0, 0)", expected = "0"}]\n', shown="\nAlso `add(0, 0)` returns `0`.\n")
+    assert _pairs(task.spec.public.examples) == [("add(0, 0)", "0")]
+
+
+def test_a_public_script_the_instruction_does_not_name_is_a_located_error(tmp_path: Path) -> None:
+    def with_script(task_dir: Path) -> None:
+        (task_dir / "public").mkdir()
+        (task_dir / "public" / "check.py").write_text("import solution\n")
+
+    toml, lines = public_errors(tmp_path, 'script = "check.py"\n', with_script)
+    assert lines == [f"{toml}:8: public.script: 'check.py' is not named in instruction.md "
+                     "(say there that `python public/check.py` checks the work)"]
+    make_task(tmp_path / "named", None, shown=NAMES_CHECK)
+    task_dir = tmp_path / "named" / "mini" / "add-two"
+    with_script(task_dir)
+    (task_dir / "task.toml").write_text((task_dir / "task.toml").read_text() + '\n[public]\nscript = "check.py"\n')
+    assert load_task(task_dir).spec.public.script == "check.py"
+
+
+def test_cli_validate_reports_an_unshown_example_in_one_line_and_exits_2(tmp_path: Path, cli) -> None:
+    with pytest.raises(TaskError):
+        make_task(tmp_path, 'examples = [{call = "add(10, 20)", expected = "30"}]\n')
+    done = cli("tasks", "validate", str(tmp_path / "mini"), cwd=tmp_path)
+    assert done.returncode == 2, done.stdout
+    toml = tmp_path / "mini" / "add-two" / "task.toml"
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: {toml}:8: public.examples[0]: call `add(10, 20)` is not shown in instruction.md"]
+    assert "Traceback" not in done.stderr
+
+
 # --- the working directory and the content hash ----------------------------------------------------------
 
 
 def test_prepare_workdir_copies_public_as_public_and_nothing_hidden(tmp_path: Path) -> None:
-    task = make_task(tmp_path, None)
+    task = make_task(tmp_path, None, shown=NAMES_CHECK)
     (task.root / "public").mkdir()
     (task.root / "public" / "check.py").write_text("import solution\nassert solution.add(2, 3) == 5\n")
     (task.root / "public" / "data").mkdir()
