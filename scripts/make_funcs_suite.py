@@ -44,7 +44,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE_DIR = REPO / "tasks" / "pyfuncs2"
-SMALL_SUITE_DIR = REPO / "tasks" / "pyfuncs"  # the other function suite: a test task may not repeat one of its tasks
+# The other function suite: a test task may not repeat one of its tasks (`small_suite_twins`).
+SMALL_SUITE_DIR = REPO / "tasks" / "pyfuncs"
 SPECS_DIR = Path(__file__).resolve().parent / "pyfuncs2_specs"
 SEED = 20261201
 HELDOUT_SHARE = Fraction(1, 3)
@@ -466,10 +467,8 @@ def main() -> int:
         path = args.out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    count = {
-        split: sum(1 for rel, text in files.items() if rel.endswith("task.toml") and f'split = "{split}"' in text)
-        for split in ("heldout", "test")
-    }
+    tomls = [text for rel, text in files.items() if rel.endswith("task.toml")]
+    count = {split: sum(1 for text in tomls if f'split = "{split}"' in text) for split in ("heldout", "test")}
     print(f"wrote {len(TASKS)} tasks ({count['heldout']} heldout, {count['test']} test) to {args.out}")
     return 0
 
