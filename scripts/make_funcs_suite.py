@@ -1,4 +1,4 @@
-"""Generate tasks/pyfuncs2/: Python function-completion tasks with hidden cases (260 drawn, plus v2's heldout additions).
+"""Generate tasks/pyfuncs2/: Python function-completion tasks with hidden cases (260 drawn, v2's heldout, v3's sealed test).
 
 Each task is declared once, as data, in scripts/pyfuncs2_specs/*.toml (a `[[task]]` table each; the
 files' own comments say what each group is): id, title, difficulty, tags, the rule the function must
@@ -13,7 +13,12 @@ shuffle puts about a third of each group in the heldout split (largest-remainder
 difficulty and every skill has heldout tasks and the overall share is exact). No grading result is
 read: the split never depends on what the model solved. The v2 additions (the 05-08 spec files) are
 pinned to heldout instead (`split = "heldout"`): they were written to give the heldout lift more power,
-and a pinned task may not be a near-duplicate of any train task (the build refuses it).
+and a pinned task may not be a near-duplicate of any train task (the build refuses it). The v3 additions
+(09-test-numbers-strings.toml: 136 tasks, 40 trivial, 56 easy, 26 medium, 14 hard; 10-test-lists-records.toml)
+are pinned to the sealed `test` split (`split = "test"`), which only a final evaluation reads: a test task
+may not be a near-duplicate of any train or heldout task (`straddling_pairs`), nor repeat a task of
+tasks/pyfuncs, the other function suite, by function name or near-duplicate rule (`small_suite_twins`).
+Pinned tasks never take part in the draw, so adding them leaves every drawn split as it was.
 
     .venv/bin/python scripts/make_funcs_suite.py            # rewrite tasks/pyfuncs2/
     .venv/bin/python scripts/make_funcs_suite.py --check    # exit 1 if the folder differs from the specs
@@ -39,6 +44,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE_DIR = REPO / "tasks" / "pyfuncs2"
+# The other function suite: a test task may not repeat one of its tasks (`small_suite_twins`).
+SMALL_SUITE_DIR = REPO / "tasks" / "pyfuncs"
 SPECS_DIR = Path(__file__).resolve().parent / "pyfuncs2_specs"
 SEED = 20261201
 HELDOUT_SHARE = Fraction(1, 3)
@@ -103,7 +110,7 @@ REQUIRED = {
 OPTIONAL = {"split": str, "compare": str}
 # The values rsi's task format accepts (rsi/tasks/spec.py: TaskSpec.split, CompareMode): a typo here would
 # otherwise write a task file that every later `rsi tasks check` refuses, far from the spec line at fault.
-ALLOWED = {"split": ("train", "heldout"), "compare": ("exact", "float", "unordered")}
+ALLOWED = {"split": ("train", "heldout", "test"), "compare": ("exact", "float", "unordered")}
 
 
 class SpecError(ValueError):
@@ -296,8 +303,10 @@ def keep_families_together(
 def straddling_pairs(
     tasks: list[FuncTask], splits: dict[str, str], instructions: dict[str, str]
 ) -> list[tuple[str, str]]:
-    """Near-duplicate pairs (pinned task, task of the other split): a pinned split cannot be moved, so the
-    spec must be rewritten. Drawn tasks were already kept together by `keep_families_together`."""
+    """Near-duplicate pairs (pinned task, task of another split): a pinned split cannot be moved, so the
+    spec must be rewritten. Drawn tasks were already kept together by `keep_families_together`. With three
+    splits this keeps a test task apart from every train and every heldout task, and a pinned heldout task
+    from every train and test task; two pinned tasks are compared once."""
     import split_overlap
 
     profile = {
@@ -309,9 +318,38 @@ def straddling_pairs(
         if p.pinned is not None
         for t in tasks
         if t.id != p.id
+        and (t.pinned is None or p.id < t.id)
         and splits[t.id] != splits[p.id]
         and split_overlap.compare(profile[p.id], profile[t.id]).near_duplicate
     ]
+
+
+def small_suite_twins(
+    tasks: list[FuncTask], splits: dict[str, str], instructions: dict[str, str], small: Path = SMALL_SUITE_DIR
+) -> list[tuple[str, str]]:
+    """(test task, pyfuncs task) pairs with the same function name or a near-duplicate rule or solution.
+
+    The sealed test split must be new to every model trained in this workspace, and pyfuncs' tasks are
+    trained on too; so a test task may not be one of them under another suite's name. (Train and heldout
+    tasks are not held to this: v2's heldout repeats a few pyfuncs functions, such as factorial.)
+    """
+    import split_overlap
+
+    theirs = []
+    for folder in sorted(p for p in small.iterdir() if (p / "tests" / "cases.json").is_file()):
+        function = json.loads((folder / "tests" / "cases.json").read_text(encoding="utf-8"))["function"]
+        instruction = (folder / "instruction.md").read_text(encoding="utf-8")
+        source = (folder / "solution" / "solution.py").read_text(encoding="utf-8")
+        theirs.append((function, split_overlap.make_profile(folder.name, "", instruction, function, source)))
+    pairs = []
+    for task in (t for t in tasks if splits[t.id] == "test"):
+        mine = split_overlap.make_profile(task.id, "", instructions[task.id], task.function, task.reference)
+        pairs += [
+            (task.id, other.id)
+            for function, other in theirs
+            if function == task.function or split_overlap.compare(other, mine).near_duplicate
+        ]
+    return pairs
 
 
 def example_sides(task: FuncTask, case: dict[str, Any]) -> tuple[str, str]:
@@ -380,11 +418,12 @@ def build(tasks: list[FuncTask]) -> dict[str, str]:
     drawn = [t for t in tasks if t.pinned is None]
     splits = keep_families_together(drawn, assign_splits(drawn), instructions)
     splits |= {t.id: t.pinned for t in tasks if t.pinned is not None}
-    straddling = straddling_pairs(tasks, splits, instructions)
-    if straddling:
-        raise SystemExit(
-            "\n".join(f"{a} ({splits[a]}) is a near-duplicate of {b} ({splits[b]})" for a, b in straddling)
-        )
+    overlaps = [
+        f"{a} ({splits[a]}) is a near-duplicate of {b} ({splits[b]})"
+        for a, b in straddling_pairs(tasks, splits, instructions)
+    ] + [f"{a} (test) repeats pyfuncs task {b}" for a, b in small_suite_twins(tasks, splits, instructions)]
+    if overlaps:
+        raise SystemExit("\n".join(overlaps))
     files = {"suite.toml": SUITE_TOML}
     for task in tasks:
         for name, text in task_files(task, splits[task.id], all_cases[task.id]).items():
@@ -428,10 +467,9 @@ def main() -> int:
         path = args.out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    heldout = sum(
-        1 for rel, text in files.items() if rel.endswith("task.toml") and 'split = "heldout"' in text
-    )
-    print(f"wrote {len(TASKS)} tasks ({heldout} heldout) to {args.out}")
+    tomls = [text for rel, text in files.items() if rel.endswith("task.toml")]
+    count = {split: sum(1 for text in tomls if f'split = "{split}"' in text) for split in ("heldout", "test")}
+    print(f"wrote {len(TASKS)} tasks ({count['heldout']} heldout, {count['test']} test) to {args.out}")
     return 0
 
 

@@ -1,7 +1,8 @@
-"""Near-duplicate check between the train and heldout splits of a function suite.
+"""Near-duplicate check between the train and heldout splits of a function suite (and its test split).
 
-Heldout tasks measure generalization only if none of them is a train task in disguise. Two measures
-compare every (train, heldout) pair:
+Heldout tasks measure generalization only if none of them is a train task in disguise, and a sealed test
+task only if it is neither a train nor a heldout task in disguise. Two measures compare every (train,
+heldout) pair, and every (train or heldout, test) pair:
 
 - **text**: the instruction's rule paragraph (between the signature and `Examples:`; the boilerplate
   every task shares is left out), lower-cased, with the function name, parameter names and numbers
@@ -158,6 +159,13 @@ def cross_pairs(profiles: list[Profile]) -> list[Pair]:
     return [compare(t, h) for h in heldout for t in train]
 
 
+def sealed_pairs(profiles: list[Profile]) -> list[Pair]:
+    """Every (train or heldout, test) pair: the sealed test split may copy neither (`heldout` is the test task)."""
+    earlier = [p for p in profiles if p.split in ("train", "heldout")]
+    test = [p for p in profiles if p.split == "test"]
+    return [compare(e, t) for t in test for e in earlier]
+
+
 def nearest_per_heldout(pairs: list[Pair], key: str) -> dict[str, Pair]:
     best: dict[str, Pair] = {}
     for pair in pairs:
@@ -198,6 +206,11 @@ def report(suite_dir: Path, top: int) -> str:
         f"or mean >= {MEAN_LIMIT}): {len(flagged)}"
     )
     lines += [f"  {p.text:.3f} text  {p.ast:.3f} ast  {p.train} ~ {p.heldout}" for p in flagged]
+    sealed = sealed_pairs(profile_suite(suite_dir))
+    if sealed:
+        near = [p for p in sealed if p.near_duplicate]
+        lines.append(f"(train or heldout) x test pairs: {len(sealed)}, near-duplicates: {len(near)}")
+        lines += [f"  {p.text:.3f} text  {p.ast:.3f} ast  {p.train} ~ {p.heldout}" for p in near]
     lines.append(f"nearest pairs by mean below {MEAN_LIMIT}:")
     below = [p for p in pairs if not p.near_duplicate]
     for p in sorted(below, key=lambda p: p.text + p.ast, reverse=True)[:top]:

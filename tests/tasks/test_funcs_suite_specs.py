@@ -61,7 +61,7 @@ def test_a_spec_file_loads_into_tasks_with_exact_arguments(gen, tmp_path: Path) 
         (lambda s: s.replace("[null, 0.1]", "(None, 0.1)"), "key 'cases' line 3: not JSON"),
         (lambda s: s.replace("[1, 2]", '"a"'), "key 'cases' line 1: not a JSON array"),
         (lambda s: s.replace("[[task]]", "[[task]"), "a.toml: not TOML"),
-        (lambda s: s + 'split = "heldut"\n', "key 'split': 'heldut' is not one of train, heldout"),
+        (lambda s: s + 'split = "heldut"\n', "key 'split': 'heldut' is not one of train, heldout, test"),
         (lambda s: s + 'compare = "approx"\n', "key 'compare': 'approx' is not one of exact, float, unordered"),
     ],
 )
@@ -74,11 +74,16 @@ def test_a_bad_spec_names_file_task_and_key(gen, tmp_path: Path, edit, message: 
 
 
 def test_the_shipped_specs_hold_every_task_once(gen) -> None:
-    """Eight spec files: the four drawn difficulty groups and the four pinned v2 groups."""
-    assert len(sorted(gen.SPECS_DIR.glob("*.toml"))) == 8
-    assert len({t.id for t in gen.TASKS}) == len(gen.TASKS) == 380
-    assert {t.id for t in gen.TASKS if t.pinned} == {t.id for t in gen.TASKS if t.pinned == "heldout"}
-    assert sum(t.pinned is not None for t in gen.TASKS) == 120
+    """The four drawn difficulty groups (260), the four pinned v2 heldout groups (120), then the sealed test files."""
+    names = [p.name for p in sorted(gen.SPECS_DIR.glob("*.toml"))]
+    assert "09-test-numbers-strings.toml" in names and len(names) >= 9
+    assert len({t.id for t in gen.TASKS}) == len(gen.TASKS)
+    assert sum(t.pinned is None for t in gen.TASKS) == 260
+    assert sum(t.pinned == "heldout" for t in gen.TASKS) == 120
+    assert {t.pinned for t in gen.TASKS} == {None, "heldout", "test"}
+    test = [t for t in gen.TASKS if t.pinned == "test"]
+    assert len(test) >= 130
+    assert {t.difficulty for t in test} == {"trivial", "easy", "medium", "hard"}
 
 
 def test_a_broken_spec_file_stops_the_script_with_one_line_and_status_2(tmp_path: Path) -> None:

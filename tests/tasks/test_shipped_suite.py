@@ -85,10 +85,15 @@ def test_pyfuncs2_size_and_stratified_heldout(pyfuncs2) -> None:
     assert {tag for tag, n in first_tags.items() if n >= 3} <= {t.spec.tags[0] for t in drawn_heldout}
     by_difficulty = Counter(t.spec.difficulty for t in drawn)
     assert min(by_difficulty[d] for d in ("trivial", "easy", "medium", "hard")) >= 25
-    # The v2 additions are heldout only, at the difficulties where this model's outcome can change.
-    added = [t for t in pyfuncs2 if t.spec.id in pinned]
-    assert {t.spec.split for t in added} <= {"heldout"}
+    # The v2 additions are heldout only, at the difficulties where this model's outcome can change; the
+    # pinned rest is the sealed test split, at every difficulty.
+    added = [t for t in pyfuncs2 if t.spec.id in pinned and t.spec.split == "heldout"]
+    assert len(added) == 120
     assert {t.spec.difficulty for t in added} <= {"trivial", "easy"}
+    test = [t for t in pyfuncs2 if t.spec.split == "test"]
+    assert {t.spec.id for t in test} == pinned - {t.spec.id for t in added}
+    assert len(test) >= 130
+    assert {t.spec.difficulty for t in test} == {"trivial", "easy", "medium", "hard"}
 
 
 def test_pyfuncs2_is_what_its_generator_writes() -> None:
@@ -163,3 +168,58 @@ def test_a_pinned_heldout_task_may_not_copy_a_train_task(monkeypatch) -> None:
         ("copied-task", original.id)
     ]
     assert gen.straddling_pairs(tasks, {original.id: "heldout", "copied-task": "heldout"}, instructions) == []
+
+
+def test_a_test_task_may_not_copy_a_train_or_heldout_task(monkeypatch) -> None:
+    """The sealed split is new: a test task that copies a task of either other split is refused."""
+    import dataclasses
+
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    import make_funcs_suite as gen
+
+    original = next(t for t in gen.TASKS if t.difficulty == "medium" and t.pinned is None)
+    disguised = dataclasses.replace(
+        original,
+        id="copied-task",
+        reference=original.reference.replace(f"def {original.function}(", "def copied_task("),
+        pinned="test",
+    )
+    tasks = [original, disguised]
+    cases = {t.id: gen.run_reference(t) for t in tasks}
+    instructions = {t.id: gen.task_files(t, "train", cases[t.id])["instruction.md"] for t in tasks}
+    for split in ("train", "heldout"):
+        assert gen.straddling_pairs(tasks, {original.id: split, "copied-task": "test"}, instructions) == [
+            ("copied-task", original.id)
+        ]
+
+
+def test_a_test_task_may_not_repeat_a_pyfuncs_task(monkeypatch) -> None:
+    """pyfuncs is trained on too: a test task with one of its function names, or its rule reworded, is refused."""
+    import dataclasses
+
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    import make_funcs_suite as gen
+
+    base = next(t for t in gen.TASKS if t.pinned == "test")
+    same_name = dataclasses.replace(
+        base, id="same-name", reference=base.reference.replace(f"def {base.function}(", "def factorial(")
+    )
+    rle = (REPO / "tasks" / "pyfuncs" / "rle-encode" / "solution" / "solution.py").read_text(encoding="utf-8")
+    same_rule = dataclasses.replace(
+        base,
+        id="same-rule",
+        rule="Run-length encode the string `s`: each run of one character becomes the run's length and then "
+        "the character, so 'aaabcc' gives '3a1b2c'. The empty string gives ''.",
+        reference=rle.replace("def rle_encode(", "def squash_runs("),
+        cases=(("aaabcc",), ("",), ("a",), ("ab",), ("zzzz",), ("aabb",)),
+    )
+    tasks = [base, same_name, same_rule]
+    cases = {t.id: gen.run_reference(t) for t in tasks}
+    instructions = {t.id: gen.task_files(t, "test", cases[t.id])["instruction.md"] for t in tasks}
+    splits = {t.id: "test" for t in tasks}
+    assert gen.small_suite_twins(tasks, splits, instructions) == [
+        ("same-name", "factorial"),
+        ("same-rule", "rle-encode"),
+    ]
+    # Heldout is not held to it (v2's heldout repeats factorial on purpose): only the sealed split is.
+    assert gen.small_suite_twins(tasks, {t.id: "heldout" for t in tasks}, instructions) == []

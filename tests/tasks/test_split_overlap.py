@@ -51,11 +51,26 @@ def test_both_function_suites_are_checked() -> None:
 def test_no_near_duplicate_straddles_the_splits(suite: str, profiles) -> None:
     pairs = overlap.cross_pairs(profiles[suite])
     train = sum(1 for p in profiles[suite] if p.split == "train")
-    assert len(pairs) == train * (len(profiles[suite]) - train) > 0  # every pair was compared
+    heldout = sum(1 for p in profiles[suite] if p.split == "heldout")
+    assert len(pairs) == train * heldout > 0  # every pair was compared
     offenders = [
         f"{p.train} ~ {p.heldout} (text {p.text:.2f}, ast {p.ast:.2f})" for p in pairs if p.near_duplicate
     ]
     assert not offenders, "near-duplicates across train and heldout: " + "; ".join(offenders)
+
+
+@pytest.mark.parametrize("suite", FUNCTION_SUITES)
+def test_no_test_task_copies_a_train_or_heldout_task(suite: str, profiles) -> None:
+    pairs = overlap.sealed_pairs(profiles[suite])
+    earlier = sum(1 for p in profiles[suite] if p.split in ("train", "heldout"))
+    test = sum(1 for p in profiles[suite] if p.split == "test")
+    assert len(pairs) == earlier * test
+    if suite == "pyfuncs2":
+        assert test >= 130  # the sealed split exists and was compared
+    offenders = [
+        f"{p.train} ~ {p.heldout} (text {p.text:.2f}, ast {p.ast:.2f})" for p in pairs if p.near_duplicate
+    ]
+    assert not offenders, "near-duplicates of sealed test tasks: " + "; ".join(offenders)
 
 
 def _profile(profiles, suite: str, task_id: str):

@@ -1,0 +1,2 @@
+def cents_to_dollars(cents):
+    return f"${cents // 100}.{cents % 100:02d}"

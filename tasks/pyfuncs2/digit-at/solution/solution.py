@@ -1,0 +1,2 @@
+def digit_at(n, k):
+    return abs(n) // 10 ** k % 10

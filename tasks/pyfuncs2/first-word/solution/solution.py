@@ -1,0 +1,3 @@
+def first_word(s):
+    words = s.split()
+    return words[0] if words else ""

@@ -1,0 +1,2 @@
+def format_percent(x):
+    return f"{x * 100:.1f}%"

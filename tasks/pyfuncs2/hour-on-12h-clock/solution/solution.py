@@ -1,0 +1,2 @@
+def hour_on_12h_clock(h):
+    return h % 12 or 12

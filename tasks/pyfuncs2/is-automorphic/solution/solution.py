@@ -1,0 +1,2 @@
+def is_automorphic(n):
+    return str(n * n).endswith(str(n))

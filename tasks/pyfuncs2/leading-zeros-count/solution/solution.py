@@ -1,0 +1,2 @@
+def leading_zeros_count(s):
+    return len(s) - len(s.lstrip("0"))

@@ -1,0 +1,2 @@
+def quote_string(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'

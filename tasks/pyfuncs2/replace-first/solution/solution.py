@@ -1,0 +1,2 @@
+def replace_first(s, old, new):
+    return s.replace(old, new, 1)

@@ -1,0 +1,2 @@
+def underline_title(title):
+    return title + "\n" + "=" * len(title)

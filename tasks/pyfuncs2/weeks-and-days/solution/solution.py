@@ -1,0 +1,2 @@
+def weeks_and_days(days):
+    return [days // 7, days % 7]
