@@ -14,7 +14,7 @@ difficulty and every skill has heldout tasks and the overall share is exact). No
 read: the split never depends on what the model solved. The v2 additions (the 05-08 spec files) are
 pinned to heldout instead (`split = "heldout"`): they were written to give the heldout lift more power,
 and a pinned task may not be a near-duplicate of any train task (the build refuses it). The v3 additions
-(09-test-numbers-strings.toml: 136 tasks, 40 trivial, 56 easy, 26 medium, 14 hard; 10-test-lists-records.toml)
+(09-test-numbers-strings.toml: 136 tasks, 40 trivial, 56 easy, 26 medium, 14 hard; 10-test-lists-records.toml: 140 tasks, 35 trivial, 48 easy, 36 medium, 21 hard)
 are pinned to the sealed `test` split (`split = "test"`), which only a final evaluation reads: a test task
 may not be a near-duplicate of any train or heldout task (`straddling_pairs`), nor repeat a task of
 tasks/pyfuncs, the other function suite, by function name or near-duplicate rule (`small_suite_twins`).

@@ -1,0 +1,2 @@
+def are_disjoint(a, b):
+    return not (set(a) & set(b))

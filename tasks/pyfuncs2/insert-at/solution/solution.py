@@ -1,0 +1,2 @@
+def insert_at(xs, i, item):
+    return xs[:i] + [item] + xs[i:]

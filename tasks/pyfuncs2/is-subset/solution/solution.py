@@ -1,0 +1,2 @@
+def is_subset(a, b):
+    return set(a) <= set(b)

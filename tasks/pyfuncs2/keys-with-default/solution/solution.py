@@ -1,0 +1,2 @@
+def keys_with_default(keys, value):
+    return {k: value for k in keys}

@@ -1,0 +1,2 @@
+def mirror_rows(m):
+    return [row[::-1] for row in m]

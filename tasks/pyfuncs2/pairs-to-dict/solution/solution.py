@@ -1,0 +1,2 @@
+def pairs_to_dict(pairs):
+    return {k: v for k, v in pairs}

@@ -1,0 +1,5 @@
+def row_maxima(m):
+    out = []
+    for row in m:
+        out.append(max(row))
+    return out

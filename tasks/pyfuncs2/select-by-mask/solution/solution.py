@@ -1,0 +1,2 @@
+def select_by_mask(xs, mask):
+    return [x for x, keep in zip(xs, mask) if keep]

@@ -1,0 +1,2 @@
+def sum_field(records, field):
+    return sum(r[field] for r in records)

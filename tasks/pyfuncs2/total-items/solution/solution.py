@@ -1,0 +1,2 @@
+def total_items(groups):
+    return sum(len(g) for g in groups)

@@ -1,0 +1,2 @@
+def union_size(a, b):
+    return len(set(a) | set(b))
