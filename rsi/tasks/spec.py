@@ -150,7 +150,9 @@ class TaskSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     title: str = Field(min_length=1)
-    split: Literal["train", "heldout"] = "train"
+    # "test": a sealed split, read only by a final evaluation, once per candidate (docs/tasks.md): never a run's
+    # target, never trained on, never part of the heldout gate.
+    split: Literal["train", "heldout", "test"] = "train"
     tags: list[str] = Field(default_factory=list)
     difficulty: Literal["trivial", "easy", "medium", "hard"] = "easy"
     solution_file: str = Field(default="solution.py", description="File the agent must write (what the verifier reads).")
