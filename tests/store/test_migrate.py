@@ -25,11 +25,9 @@ def v3_broken(conn) -> None:
 
 def seed_v1(url: str) -> str:
     """A version-1 database holding one run with one attempt."""
-    from rsi.store import AttemptRecord
-    from rsi.verdict import Verdict
-
-    from rsi.store import Store
+    from rsi.store import AttemptRecord, Store
     from rsi.store.rows import LookRow
+    from rsi.verdict import Verdict
 
     engine = make_engine(url)
     mig.migrate(engine, mig.MIGRATIONS[:1])  # stamped 1; its create_all made today's tables: drop the later ones
