@@ -219,6 +219,13 @@ def register(app: typer.Typer) -> None:
         workspace = state.workspace()
         config = resolve_configuration(workspace, configuration)
         loaded_task = resolve_task_ref(workspace, task)
+        if loaded_task.spec.split == "test":
+            from rsi.errors import UserInputError
+
+            # one attempt's verdict on a sealed task is a look nobody counts (docs/tasks.md)
+            raise UserInputError(f"{loaded_task.key} is a sealed test task: only a final evaluation reads it",
+                                 hint="`rsi eval CANDIDATE --against PARENT --final`")
+
         def live(trajectory, step) -> None:  # noqa: ANN001 - the transcript, printed as it happens
             if step.step_id == 1:
                 render_header(trajectory)

@@ -50,6 +50,12 @@ def eval_command(
         "Number format every side is served in: float32, bfloat16, float16, or serving (each contract's own); "
         "default: the parent's [evaluation] dtype."))] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Resume an evaluation run id.")] = None,
+    final: Annotated[bool, typer.Option("--final", help=(
+        "The final evaluation: measure on the suite's sealed test split instead of heldout, once per candidate; "
+        "it promotes nothing (docs/tasks.md)."))] = False,
+    second_look: Annotated[bool, typer.Option("--second-look", help=(
+        "With --final: allow this candidate a second look at the sealed split; every figure is marked."))] = False,
+    why: Annotated[str, typer.Option("--why", help="Why you are looking (recorded in the look ledger).")] = "",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Evaluate and decide, but promote/reject nothing.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
@@ -65,10 +71,15 @@ def eval_command(
         raise UserInputError(f"--dtype {dtype!r}: use one of {', '.join(get_args(EvalDtype))}")
     if dtype is not None and resume:
         raise UserInputError("--dtype with --resume: a resumed evaluation keeps the number format it started with")
+    if (final or second_look) and resume:
+        raise UserInputError("--final/--second-look with --resume: a resumed evaluation keeps the split it started with")
+    if second_look and not final:
+        raise UserInputError("--second-look is for a final evaluation: add --final")
     spec = EvalSpec(candidate=candidate or "-", parent=against or "-", suite=suite, attempts_per_task=attempts_per_task,
                     seed=seed, limit_heldout=limit_heldout, limit_covered=limit_covered, covered_runs=covered_run or [],
                     workers=workers, sandbox=sandbox, resume=resume, control=control,  # type: ignore[arg-type]
-                    transfer_runs=transfer_run or [], best_of_n=best_of_n, dtype=dtype)  # type: ignore[arg-type]
+                    transfer_runs=transfer_run or [], best_of_n=best_of_n, dtype=dtype,  # type: ignore[arg-type]
+                    split="test" if final else "heldout", second_look=second_look, why=why or "rsi eval")
     workspace = state.workspace()
     tracker = progress_tracker("eval", json_output)
     try:
@@ -83,6 +94,8 @@ def eval_command(
         for line in eval_lines(outcome):
             console.print(line, markup=False)
         verdict = "PROMOTE" if outcome.promote else "REJECT"
+        if outcome.split == "test":  # a final evaluation measures the claim; nothing is promoted from it
+            verdict = ("PASS" if outcome.promote else "FAIL") + " on the sealed split (nothing promoted)"
         console.print(f"  decision: {verdict}: {outcome.decision.reason}", markup=False)
         if outcome.applied is not None:
             revision = outcome.applied.revision

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -36,7 +36,7 @@ def _root(suite: str) -> Workspace | None:
 def list_tasks(
     suite: SuiteArg,
     split: Annotated[
-        Literal["train", "heldout"] | None, typer.Option("--split", help="Only tasks of this split.")
+        Literal["train", "heldout", "test"] | None, typer.Option("--split", help="Only tasks of this split.")
     ] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="Only tasks carrying this tag (repeatable: all of them).")] = None,
     as_json: JsonOpt = False,
@@ -71,8 +71,7 @@ def list_tasks(
     for t in tasks:
         table.add_row(t.id, t.spec.split, t.spec.difficulty, ",".join(t.spec.tags), t.spec.title)
     console.print(table)
-    heldout = sum(1 for t in tasks if t.spec.split == "heldout")
-    console.print(f"{len(tasks)} tasks ({len(tasks) - heldout} train, {heldout} heldout)")
+    console.print(f"{len(tasks)} tasks ({_split_counts(tasks)})")
 
 
 @tasks_app.command("show")
@@ -140,10 +139,18 @@ def validate_suite(suite: SuiteArg, as_json: JsonOpt = False) -> None:
 
     tasks = load_suite(_root(suite), suite)
     heldout = sum(1 for t in tasks if t.spec.split == "heldout")
+    sealed = sum(1 for t in tasks if t.spec.split == "test")
     if as_json:
-        print_json({"ok": True, "tasks": len(tasks), "heldout": heldout})
+        print_json({"ok": True, "tasks": len(tasks), "heldout": heldout, "test": sealed})
         return
-    console.print(f"ok: {len(tasks)} tasks ({len(tasks) - heldout} train, {heldout} heldout)")
+    console.print(f"ok: {len(tasks)} tasks ({_split_counts(tasks)})")
+
+
+def _split_counts(tasks: list[Any]) -> str:
+    """'40 train, 12 heldout' (and ', 250 test (sealed)' where the suite has a sealed split)."""
+    counts = {split: sum(1 for t in tasks if t.spec.split == split) for split in ("train", "heldout", "test")}
+    sealed = f", {counts['test']} test (sealed)" if counts["test"] else ""
+    return f"{counts['train']} train, {counts['heldout']} heldout{sealed}"
 
 
 @tasks_app.command("check")

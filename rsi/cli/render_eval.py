@@ -3,6 +3,7 @@ the search reached. Text only: the numbers are rsi.evaluation's records."""
 
 from __future__ import annotations
 
+from rsi.evaluation.looks import look_lines, marked
 from rsi.evaluation.records import CostMatchedSummary, EvalOutcome, price_text
 
 
@@ -34,7 +35,8 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
                      f"coverage is what the search reached, transfer is what ships")
     if outcome.cost_matched is not None:
         lines.append(cost_matched_line(outcome.cost_matched))
-    return lines
+    lines[1:1] = look_lines(outcome)  # how worn the split is, right under the verdict (rsi/evaluation/looks.py)
+    return marked(outcome, lines)
 
 
 def _served_text(outcome: EvalOutcome) -> str:

@@ -33,6 +33,10 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
     from rsi.adapters.registry import update_status
     from rsi.promotion.adapter import promote_adapter
 
+    if outcome.split == "test":
+        # A final evaluation measures the claim on the sealed split; it never promotes (the heldout gate does),
+        # or the sealed split would become one more split that chooses.
+        return outcome
     records = decided_adapters(workspace, outcome)
     numbers = {"eval_id": outcome.eval_id, "lift": outcome.lift.model_dump(mode="json"),
                "retention": outcome.retention.model_dump(mode="json"),

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rsi.atomic import write_json_atomic
 from rsi.errors import ExecutorError, RsiError, StoreError, UserInputError
+from rsi.evaluation.looks import check_sealed, record_eval_look
 from rsi.evaluation.measure import _measure, _Solved, submitted_depth
 from rsi.evaluation.plan import (
     CANDIDATE,
@@ -167,6 +168,7 @@ def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], N
         if spec.resume:
             plan = _check_resumable(spec.resume, spec, sides, stored, by_key, suite, seed, per_task)
         else:
+            check_sealed(store, spec, suite, sides.candidate.content_hash, sides.candidate.ref)  # before any attempt
             plan = _new_plan(store, sides, by_key, suite, seed, per_task)
     finally:
         store.close()
@@ -175,7 +177,7 @@ def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], N
     else:
         control = f" and the generation-0 control {sides.control.ref}" if sides.control is not None else ""
         note(f"evaluation {plan.run_id}: {sides.candidate.ref} vs {sides.parent.ref}{control} on {len(plan.heldout)} "
-             f"{'chosen train' if spec.tasks else 'heldout'} + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} "
+             f"{'chosen train' if spec.tasks else spec.split} + {len(plan.task_keys(CANDIDATE)) - len(plan.heldout)} "
              f"covered train tasks of {suite}, "
              f"{per_task} attempt(s) each, seed {seed}, served in {_dtype_text(spec)}")
         if plan.best_of_n is not None:
@@ -232,6 +234,7 @@ def evaluate(
     outcome = _measure(run.sides, run.plan, solved, run.spec)
     outcome = outcome.model_copy(update={"errors": ran.errors, "attempts": solved.attempts, "tokens": solved.tokens,
                                          "served": solved.served, "wall_s": time.monotonic() - started})
+    outcome = record_eval_look(workspace, run.spec, outcome)  # the verdicts are read: one look in the ledger
     write_json_atomic(workspace.run_dir(run.plan.run_id) / EVAL_FILE, outcome.model_dump(mode="json"))
     return outcome
 

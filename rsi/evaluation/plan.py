@@ -235,9 +235,15 @@ def _best_of_n_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: st
 
 
 def _lift_tasks(spec: EvalSpec, by_key: dict[str, Any], suite: str) -> list[str]:
-    """The tasks the lift is measured on: the heldout split, or the explicit train slice `spec.tasks`."""
+    """The tasks the lift is measured on: the heldout split (or, for a final evaluation, the sealed test split),
+    or the explicit train slice `spec.tasks`."""
+    if spec.split == "test" and spec.tasks:
+        raise UserInputError("tasks: an explicit train slice and the sealed test split are two different evaluations")
     if not spec.tasks:
-        return sorted(k for k, t in by_key.items() if t.spec.split == "heldout")[: spec.limit_heldout]
+        chosen = sorted(k for k, t in by_key.items() if t.spec.split == spec.split)[: spec.limit_heldout]
+        if spec.split == "test" and not chosen:
+            raise UserInputError(f"suite {suite!r} declares no sealed test split (no task.toml says split = \"test\")")
+        return chosen
     unknown = [k for k in spec.tasks if k not in by_key]
     if unknown:
         raise UserInputError(f"tasks: {', '.join(unknown[:5])} not in suite {suite!r}")

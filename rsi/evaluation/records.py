@@ -48,6 +48,13 @@ class EvalSpec(BaseModel):
         "Number format every side is served in ('serving': each contract's own [serving] dtype). Default: the "
         "parent's [evaluation] dtype. Resolved when the evaluation is planned and stored with it, so a resumed "
         "evaluation serves its remaining attempts as it served the first ones."))
+    split: Literal["heldout", "test"] = Field(default="heldout", description=(
+        "The split the lift is measured on: heldout (the gate's), or the sealed test split (a final evaluation: read "
+        "once per candidate, promotes nothing; docs/tasks.md)."))
+    second_look: bool = Field(default=False, description=(
+        "Allow a candidate's second look at the sealed test split; every figure from it is marked."))
+    why: str = Field(default="", description="Why this evaluation reads the split (the look ledger's `why`).")
+    command: str = Field(default="", description="The command that asked (the look ledger's; default: the CLI's).")
 
 
 class GateSummary(BaseModel):
@@ -181,6 +188,13 @@ class EvalOutcome(BaseModel):
     attempts: int = 0
     tokens: int = 0
     wall_s: float = 0.0
+    split: str = Field(default="heldout", description="The split whose verdicts the lift read: heldout, or test "
+                       "(sealed; then `heldout_tasks` holds the test tasks).")
+    looks: int | None = Field(default=None, description="Looks the split had, this one included (the look ledger; "
+                              "None: a train slice, or a record from before the ledger).")
+    candidate_looks: int | None = Field(default=None, description="Of them, this candidate's (by content hash).")
+    second_look: bool = Field(default=False, description="A repeated look at the sealed split by the same candidate: "
+                              "every figure of this outcome is marked so.")
     applied: Annotated[AppliedDecision | None, EMPTY_IS_NONE, none_as_empty(exclude_defaults=True)] = Field(
         default=None, description="What apply_decision wrote (JSON: {} before).")
 

@@ -518,6 +518,7 @@ class Generation:
             covered_runs=scope, transfer_runs=scope, control=generation_zero_ref(self.workspace, self.spec.contract),
             limit_heldout=spec.limit_heldout, limit_covered=spec.limit_covered, workers=spec.workers, sandbox=spec.sandbox,
             resume=self.state.outputs(EvaluateOutput).eval_id or None, best_of_n=spec.best_of_n,
+            why=f"generation {self.state.id}: the adapter's gate",
         )
         outcome = evaluate(self.workspace, eval_spec, on_note=lambda m: self.note(f"eval: {m}"),
                            on_created=lambda eid: self.record(EvaluateOutput(eval_id=eid)))

@@ -58,6 +58,8 @@ class LineageRow(BaseModel):
     tokens_per_task: float | None = Field(default=None, description="The candidate's completion tokens per heldout task "
                                           "(what a lift costs where it ships).")
     token_ratio: float | None = Field(default=None, description="tokens_per_task over the parent's.")
+    heldout_looks: int | None = Field(default=None, description="Looks the suite's heldout split had when this "
+                                      "generation's evaluation read it, that one included (the look ledger).")
     k_needed: float | None = Field(default=None, description="The candidate's candidates needed per solved heldout task "
                                    "(rsi.evaluation.SideCost.k_needed; None where it checks no candidates).")
     parent_k_needed: float | None = None
@@ -83,6 +85,28 @@ def build_lineage(workspace: Workspace) -> list[LineageRow]:
     rows = []
     for state in list_generations(workspace):
         rows.append(_row(workspace, state, adapters))
+    return _with_looks(workspace, rows)
+
+
+def _with_looks(workspace: Workspace, rows: list[LineageRow]) -> list[LineageRow]:
+    """Each evaluated generation's heldout looks, from the look ledger (rows unchanged without a store)."""
+    from rsi.errors import StoreError
+    from rsi.store import open_store
+    from rsi.store.looks import count_looks, look_of
+
+    if not any(r.eval_id for r in rows):
+        return rows
+    try:
+        store = open_store(workspace.db_url)
+    except StoreError:
+        return rows
+    try:
+        for row in rows:
+            look = look_of(store, row.eval_id, "heldout") if row.eval_id else None
+            if look is not None:
+                row.heldout_looks = count_looks(store, look.suite, "heldout", before_id=look.id)
+    finally:
+        store.close()
     return rows
 
 
@@ -238,7 +262,7 @@ def write_lineage_png(rows: list[LineageRow], path: Path) -> Path:
 
 
 LEDGER_COLUMNS = ("generation", "status", "harness", "adapter", "examples", "coverage", "transfer", "heldout",
-                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "tokens/task (x parent)", "k needed (parent)", "retention",
+                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "heldout looks", "tokens/task (x parent)", "k needed (parent)", "retention",
                   "library (+new)", "tools (validated/offered, used)", "tokens", "wall")
 
 
@@ -257,6 +281,7 @@ def ledger_cells(row: LineageRow) -> list[str]:
         f"{row.adapter_id[:12] or '-'} {row.adapter_state}".strip(), number(row.examples, "d"),
         f"{row.covered}/{row.tasks}" if row.covered is not None else "-", number(row.transfer, ".3f"),
         number(row.heldout_rate, ".3f"), ci(row.lift, row.lift_ci95), ci(row.lift_vs_control, row.lift_vs_control_ci95),
+        number(row.heldout_looks, "d"),
         number(row.tokens_per_task, ".0f") + (f" ({row.token_ratio:.1f}x)" if row.token_ratio is not None else ""),
         number(row.k_needed, ".2f") + (f" ({row.parent_k_needed:.2f})" if row.parent_k_needed is not None else ""),
         number(row.retention, ".3f"),

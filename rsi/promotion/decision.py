@@ -306,6 +306,8 @@ def decide_promotion(
 ) -> PromotionDecision:
     """Turn attempt records into a PromotionDecision for `contract`, whose configuration is `parent_hash`."""
     gate = gate or GatePolicy()
+    # a sealed test task's verdict neither chooses nor gates (only a final evaluation reads it; docs/tasks.md)
+    records = [r for r in records if r.split != "test"]
     selection_split = "train" if any(r.split != "heldout" for r in records) else "heldout"
     selectable = [r for r in records if (r.split != "heldout") == (selection_split == "train")]
     evidence = collect_evidence(selectable, "all")

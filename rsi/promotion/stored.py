@@ -82,7 +82,8 @@ def load_run_attempts(store: object, run_ids: Sequence[str], runs_dir: Path | No
                 trajectory_path=trajectory,
             )
         )
-    heldout = [info for info in tasks.values() if info.split == "heldout"]
+    # the sealed test split is decontaminated like heldout: no train-side use may copy one of its tasks
+    heldout = [info for info in tasks.values() if info.split in ("heldout", "test")]
     return RunAttempts(
         run_ids=tuple(run_ids),
         suite=suite,

@@ -67,8 +67,8 @@ def failures_of(attempts: list[ScoredAttempt], config_hash: str, limit: int = 3)
             break
         if record.config_hash != config_hash or record.passed or not record.verdict.counts_as_attempt:
             continue
-        if record.split == "heldout" or not record.trajectory_path:
-            continue  # the proposer must not learn from the tasks that gate promotion
+        if record.split in ("heldout", "test") or not record.trajectory_path:
+            continue  # the proposer must not learn from the tasks that gate promotion (nor the sealed ones)
         try:
             trajectory = read_trajectory(Path(record.trajectory_path))
         except RsiError:
@@ -144,7 +144,7 @@ def propose_portfolio(
         stored = load_run_attempts(store, run_ids, workspace.runs_dir)
     finally:
         store.close()
-    train = [a for a in stored.attempts if a.split != "heldout"]
+    train = [a for a in stored.attempts if a.split not in ("heldout", "test")]
     if not train:
         raise UserInputError(f"runs {', '.join(run_ids)} hold no train attempts to build a successor from")
     evidence = collect_evidence(train, "all")

@@ -64,10 +64,10 @@ def resolve_run(spec: RunSpec, configs: Sequence[Configuration]) -> ResolvedRun:
 
 
 def select_tasks(tasks: Sequence[Task], split: str, limit: int | None, difficulty: Sequence[str] | None = None) -> list[Task]:
-    """The run's tasks: the split asked for (all splits for 'all'), of the difficulties asked for,
-    sorted by key, the first `limit`."""
+    """The run's tasks: the split asked for (train and heldout for 'all': the sealed test split is never a run's
+    target), of the difficulties asked for, sorted by key, the first `limit`."""
     chosen = sorted(
-        (t for t in tasks if (split == "all" or t.spec.split == split)
+        (t for t in tasks if (split == "all" and t.spec.split != "test" or t.spec.split == split)
          and (not difficulty or t.spec.difficulty in difficulty)),
         key=lambda t: t.key,
     )
@@ -107,6 +107,7 @@ def record_run(store: Any, run_id: str, plan: RunPlan, configs: list[Configurati
     """The one opener of a new run, of every kind (rsi/run/kinds.py): identities first, then the run row
     that names them, its `args` the plan's JSON (a crash in between leaves no run)."""
     r = plan.resolved
+    refuse_sealed(plan, tasks)
     store.record_configurations(configs)
     store.record_tasks(tasks)
     store.create_run(
@@ -115,6 +116,21 @@ def record_run(store: Any, run_id: str, plan: RunPlan, configs: list[Configurati
         seed=r.seed, scheduler=scheduler_of(plan), args=plan.model_dump(mode="json"),
     )
     return OpenedRun(run_id, r, configs, tasks)
+
+
+def refuse_sealed(plan: RunPlan, tasks: Sequence[Task]) -> None:
+    """A task of a sealed test split is never a run's target (search, harvest, rollouts, selection, or an
+    evaluation of the heldout split): only a final evaluation reads it (its plan's eval spec says split
+    'test'; docs/tasks.md "The sealed test split")."""
+    sealed = [t.key for t in tasks if t.spec.split == "test"]
+    if not sealed:
+        return
+    section = getattr(plan, "eval", None)
+    if section is not None and section.spec.get("split") == "test":
+        return
+    raise UserInputError(f"{sealed[0]} is a sealed test task ({len(sealed)} in the plan): a run never targets the "
+                         "test split", hint="only a final evaluation reads it: `rsi eval CANDIDATE --against PARENT "
+                         "--final`")
 
 
 def resume_command(scheduler: str, run_id: str) -> str:

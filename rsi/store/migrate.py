@@ -40,8 +40,15 @@ def _v1(conn: Connection) -> None:
     SQLModel.metadata.create_all(conn)
 
 
+def _v2(conn: Connection) -> None:
+    """The look ledger (rows.LookRow): a new table and its indexes; no existing row changes."""
+    table: Table = rows.LookRow.__table__  # type: ignore[attr-defined]
+    table.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema: runs, jobs, configurations, tasks, attempts, attempt_stats", _v1),
+    Migration(2, "the look ledger: looks (one row per evaluation that read heldout or test verdicts)", _v2),
 ]
 
 

@@ -7,6 +7,8 @@
     attempts        every attempt outcome, errors included; `idem_key` makes recording idempotent
     attempt_stats   per (run, configuration, task) aggregate of `attempts`, kept in the same
                     transaction as each batch; the coverage queries read it instead of scanning attempts
+    looks           the look ledger: one row per evaluation that read the verdicts of a heldout or sealed
+                    test split (which candidate, which command, why, how many tasks, when; rsi/store/looks.py)
     schema_version  the schema's version (see migrate.py)
 
 Changing a table here is a schema change: add a migration in migrate.py (its docstring says how).
@@ -149,6 +151,30 @@ class AttemptStatsRow(SQLModel, table=True):
     tokens: int = Field(default=0, description="Tokens of counted attempts.")
     wall_s: float = 0.0
     first_pass_job: int | None = Field(default=None, description="Lowest job index with a pass in this run.")
+
+
+class LookRow(SQLModel, table=True):
+    """One look at a split's verdicts: an evaluation that measured a candidate on heldout (or sealed test) tasks.
+    A split read many times stops being evidence (docs/promotion.md "Looks"); these rows count the reads."""
+
+    __tablename__ = "looks"
+    __table_args__ = (
+        UniqueConstraint("eval_id", "split", name="uq_looks_eval_split"),
+        Index("ix_looks_suite_split", "suite", "split"),
+        Index("ix_looks_candidate", "suite", "split", "candidate_hash"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    eval_id: str = Field(description="The evaluation run whose verdicts were read (one look per run and split).")
+    suite: str
+    split: str = Field(description="heldout | test")
+    candidate_ref: str = Field(default="", description="NAME@rN of the candidate contract.")
+    candidate_hash: str = Field(description="The candidate contract's content hash: its identity across refs.")
+    parent_ref: str = ""
+    tasks: int = Field(default=0, description="Tasks of the split whose verdicts were read.")
+    command: str = Field(default="", description="The command line that read them.")
+    why: str = Field(default="", description="Why: rsi eval, a generation's gate, an ablation, ...")
+    second_look: bool = Field(default=False, description="A repeated look at the sealed split by the same candidate.")
+    created: datetime = Field(default_factory=utc_now, sa_type=UtcDateTime)
 
 
 class HasPlanArgs(Protocol):

@@ -150,6 +150,8 @@ class TaskSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     title: str = Field(min_length=1)
+    # "test": a sealed split, read only by a final evaluation, once per candidate (docs/tasks.md): never a run's
+    # target, never trained on, never part of the heldout gate.
     split: Literal["train", "heldout", "test"] = "train"
     tags: list[str] = Field(default_factory=list)
     difficulty: Literal["trivial", "easy", "medium", "hard"] = "easy"

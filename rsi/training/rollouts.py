@@ -94,8 +94,8 @@ class RolloutBatch:
 
 
 def train_tasks(tasks: list[Task]) -> list[Task]:
-    """The tasks GRPO may sample: train split, minus copies of heldout tasks (same content hash)."""
-    heldout = {t.content_hash for t in tasks if t.spec.split == "heldout"}
+    """The tasks GRPO may sample: train split, minus copies of heldout or sealed test tasks (same content hash)."""
+    heldout = {t.content_hash for t in tasks if t.spec.split in ("heldout", "test")}
     return [t for t in tasks if t.spec.split == "train" and t.content_hash not in heldout]
 
 

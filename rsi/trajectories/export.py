@@ -59,14 +59,15 @@ class ExportOutcome:
 
 
 def heldout_hashes_of_suite(workspace: Workspace, suite: str) -> tuple[set[str], set[str]]:
-    """Content hashes and keys of the suite's heldout tasks as they are on disk now ({} if it won't load)."""
+    """Content hashes and keys of the suite's heldout and sealed test tasks as they are on disk now ({} if it
+    won't load): nothing trained on may copy either."""
     try:
         from rsi.tasks.load import load_suite
 
         tasks = load_suite(workspace, suite)
     except RsiError:
         return set(), set()
-    heldout = [t for t in tasks if t.spec.split == "heldout"]
+    heldout = [t for t in tasks if t.spec.split in ("heldout", "test")]
     return {t.content_hash for t in heldout}, {t.key for t in heldout}
 
 

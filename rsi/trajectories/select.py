@@ -165,7 +165,7 @@ def check_decontaminated(
         {
             c.record.task_key
             for c in selected
-            if c.record.split == "heldout" or c.record.task_hash in hashes or c.record.task_key in keys
+            if c.record.split in ("heldout", "test") or c.record.task_hash in hashes or c.record.task_key in keys
         }
     )
     if leaks:

@@ -25,10 +25,15 @@ def v3_broken(conn) -> None:
 
 def seed_v1(url: str) -> str:
     """A version-1 database holding one run with one attempt."""
-    from rsi.store import AttemptRecord
+    from rsi.store import AttemptRecord, Store
+    from rsi.store.rows import LookRow
     from rsi.verdict import Verdict
 
-    store = open_store(url)
+    engine = make_engine(url)
+    mig.migrate(engine, mig.MIGRATIONS[:1])  # stamped 1; its create_all made today's tables: drop the later ones
+    with engine.begin() as conn:
+        LookRow.__table__.drop(conn)
+    store = Store(engine)
     store.record_configurations([ConfigInfo("c1", "alpha")])
     store.record_tasks([TaskInfo("s", "t1")])
     run = store.create_run(portfolio="p", suite="s")
@@ -67,6 +72,22 @@ def test_a_v1_database_is_upgraded_when_a_migration_is_added(store_url, monkeypa
     store.close()
     open_store(store_url).close()  # already at 2: the migration is not applied twice
     assert version_of(store_url) == 2
+
+
+def test_a_v1_database_gains_the_look_ledger_and_keeps_its_rows(store_url):
+    from rsi.store.looks import Look, count_looks, record_look
+
+    run_id = seed_v1(store_url)
+    assert version_of(store_url) == 1
+    store = open_store(store_url)  # migration 2: the looks table
+    assert version_of(store_url) == mig.latest_version() >= 2
+    with store.engine.connect() as conn:
+        assert inspect(conn).has_table("looks")
+        assert "ix_looks_suite_split" in {ix["name"] for ix in inspect(conn).get_indexes("looks")}
+    assert store.covered_tasks("s") == {"s/t1"} and store.get_run(run_id).suite == "s"
+    record_look(store, Look(eval_id=run_id, suite="s", split="heldout", candidate_hash="h1", tasks=3))
+    assert count_looks(store, "s", "heldout") == 1
+    store.close()
 
 
 def test_a_failing_migration_rolls_back_and_keeps_the_old_version(store_url, monkeypatch):

@@ -103,7 +103,7 @@ def test_bad_suite_default_is_located_in_suite_toml(tmp_path: Path) -> None:
     [
         ('colour = "blue"', "colour", "unknown key"),
         ("tags = 3", "tags", "valid list"),
-        ('split = "dev"', "split", "'train' or 'heldout'"),
+        ('split = "dev"', "split", "'train', 'heldout' or 'test'"),
         ("agent_timeout_s = \"soon\"", "agent_timeout_s", "valid number"),
     ],
 )
