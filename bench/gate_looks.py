@@ -28,21 +28,13 @@ comparison (the first promoted generation gained 12 and lost 3), and D = 6 and 3
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import subprocess
-import sys
-import time
-from datetime import UTC, datetime
-from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+import results  # bench/results.py (a benchmark runs as a script: bench/ is on its path)
 
-HERE = Path(__file__).resolve().parent
-SECTION = "## gate looks"
+SECTION = "gate looks"
 ALPHA = 0.05
 KS = (1, 5, 10, 20, 50)
 
@@ -113,42 +105,11 @@ def figures(trials: int, seed: int) -> dict[str, Any]:
     return {"trials": trials, "rows": rows, "power": power}
 
 
-# --- the result file: a small local writer until bench/results.py's (being written) takes over -------------------
-
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def write_result_file(figures_: dict[str, Any], seeds: dict[str, int], started: float) -> Path:
-    """bench/results/gate_looks-<date>-<commit>.json: what ran, where, under what load, and the figures."""
-    commit = _git("rev-parse", "--short=12", "HEAD") or "unknown"
-    dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
-    record = {
-        "bench": "gate_looks", "commit": commit, "dirty": dirty,
-        "started": datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds"),
-        "seconds": round(time.time() - started, 2),
-        "machine": {"node": platform.node(), "platform": platform.platform(), "cpus": os.cpu_count(),
-                    "python": platform.python_version(), "numpy": np.__version__},
-        "load": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-        "command": " ".join([Path(sys.executable).name, *sys.argv]), "seeds": seeds, "figures": figures_,
-    }
-    folder = HERE / "results"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"gate_looks-{datetime.now(UTC).strftime('%Y-%m-%d')}-{commit}{'-dirty' if dirty else ''}.json"
-    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    return path
-
-
-def section(record: dict[str, Any], path: Path) -> str:
-    """The RESULTS.md section, rendered from the result file's record (never typed)."""
-    figs = record["figures"]
-    lines = [SECTION, "",
-             f"From `{path.relative_to(HERE.parent)}` (commit {record['commit']}{', dirty tree' if record['dirty'] else ''}, "
-             f"{figs['trials']} splits per figure, seed {record['seeds']['seed']}; `{record['command']}`).",
-             "",
+def render_result(result: dict[str, Any]) -> str:
+    """The RESULTS.md section's body, from the result file alone (bench/render.py adds the heading, what ran
+    and how to reproduce it)."""
+    figs = result["figures"]
+    lines = [f"{figs['trials']} simulated splits per figure.", "",
              "A split of 207 tasks, the parent solving each with probability 0.155; k candidates of zero true lift, "
              "each differing from the parent on D tasks in expectation (half gained, half lost). The gate: the "
              "lower end of the paired lift's Newcombe 95% interval above 0 (rsi/promotion/decision.py). "
@@ -174,19 +135,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=20000, help="Splits per figure.")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--write", action="store_true", help="Also replace the section in bench/RESULTS.md.")
+    parser.add_argument("--write", action="store_true", help="Also re-render bench/RESULTS.md.")
+    results.add_arguments(parser)
     args = parser.parse_args()
-    started = time.time()
-    figs = figures(args.trials, args.seed)
-    path = write_result_file(figs, {"seed": args.seed}, started)
-    record = json.loads(path.read_text(encoding="utf-8"))
-    text = section(record, path)
-    print(text)
-    print(f"result file: {path}")
+    run = results.start("gate_looks", seeds=[args.seed], allow_dirty=args.allow_dirty, section=SECTION,
+                        params=vars(args))
+    results.finish(run, figures(args.trials, args.seed))
+    print(render_result(run.data))
+    print(f"result file: {run.path}")
     if args.write:
-        from results import replace_section  # bench/results.py (scripts run from bench/)
-
-        replace_section(SECTION, text)
+        results.render_now()
 
 
 if __name__ == "__main__":
