@@ -3,7 +3,7 @@ the search reached. Text only: the numbers are rsi.evaluation's records."""
 
 from __future__ import annotations
 
-from rsi.evaluation.records import CostMatchedSummary, EvalOutcome, price_text
+from rsi.evaluation.records import CostMatchedSummary, EvalOutcome, HeldoutCostMatchedSummary, price_text
 
 
 def eval_lines(outcome: EvalOutcome) -> list[str]:
@@ -34,6 +34,8 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
                      f"coverage is what the search reached, transfer is what ships")
     if outcome.cost_matched is not None:
         lines.append(cost_matched_line(outcome.cost_matched))
+    if outcome.cost_matched_heldout is not None:
+        lines.append(heldout_cost_matched_line(outcome.cost_matched_heldout, outcome))
     return lines
 
 
@@ -56,3 +58,10 @@ def cost_matched_line(c: CostMatchedSummary) -> str:
             f"{c.attempts} attempts ({c.sampling}) vs what ships on the {c.transfer_tasks} covered tasks: parent "
             f"{c.parent_solved}/{c.transfer_tasks}, candidate {c.candidate_solved}/{c.transfer_tasks}")
 
+
+
+def heldout_cost_matched_line(h: HeldoutCostMatchedSummary, outcome: EvalOutcome) -> str:
+    """One line: the parent spending about the candidate's tokens per heldout task as best-of-n, beside the lift."""
+    return (f"  cost-matched on heldout: the parent as best-of-{h.per_task} ({h.sampling}) {h.pass_rate:.3f} on "
+            f"{h.tasks} tasks at {h.completion_tokens_per_task:.0f} completion tokens/task; lift {h.lift.as_text()} "
+            f"vs the candidate's {outcome.lift.lift:+.3f} ({h.basis})")
