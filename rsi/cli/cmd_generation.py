@@ -278,14 +278,16 @@ def ablate(
     generation: Annotated[str | None, typer.Option("--generation", help="Generation id (default: the latest with a "
                                                    "candidate contract).")] = None,
     carriers: Annotated[str, typer.Option("--carriers", help="Comma-separated carriers to remove, one evaluation each "
-                                          "(exemplars, tools, adapter).")] = "exemplars,tools,adapter",
+                                          "(exemplars, tools, adapter, harness: two, the candidate with its parent's harness and the parent with the "
+                                          "candidate's, with the cost-matched spend).")] = "exemplars,tools,adapter,harness",
     limit_heldout: Annotated[int | None, typer.Option("--limit-heldout", help="Only the first N heldout tasks.")] = None,
     workers: Annotated[int | None, typer.Option("--workers")] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", help="Sandbox backend of the evaluations.")] = "auto",
     json_output: Annotated[bool, typer.Option("--json", help="Print the ablation record as JSON.")] = False,
 ) -> None:
     """What each carrier of experience adds: the generation's candidate against itself without exemplars, without
-    its tool library, without its adapter (one paired heldout evaluation each, resumable; docs/experience.md)."""
+    its tool library, without its adapter, with its parent's harness, and the parent with the candidate's harness
+    and as cost-matched best-of-n; the lift's shares (harness, weights, spend). Resumable; docs/nightly.md."""
     from pydantic import ValidationError
 
     from rsi.errors import UserInputError

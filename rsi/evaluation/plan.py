@@ -92,14 +92,18 @@ def cost_matched_per_task(candidate_tokens: float, parent_tokens: float, parent_
     heldout task over a attempts each (pure). A parent that spent nothing gets its own attempts."""
     if parent_tokens <= 0:
         return max(1, parent_attempts)
-    return max(1, int(parent_attempts * candidate_tokens / parent_tokens + 0.5))
+    return min(MAX_COST_MATCHED_N, max(1, int(parent_attempts * candidate_tokens / parent_tokens + 0.5)))
+
+
+MAX_COST_MATCHED_N = 64  # EvalSpec.cost_matched_n's bound: a candidate dearer than that is matched at 64 (the basis says)
 
 
 def cost_matched_basis(eval_id: str, candidate_tokens: float, parent_tokens: float, parent_attempts: int) -> str:
     """The words that say how `cost_matched_per_task` derived n from a measured evaluation (pure)."""
     n = cost_matched_per_task(candidate_tokens, parent_tokens, parent_attempts)
-    return (f"n = round({parent_attempts} x {candidate_tokens:.1f} / {parent_tokens:.1f}) = {n}: the candidate's over "
-            f"the parent's completion tokens per heldout task in evaluation {eval_id}")
+    capped = f", capped at {MAX_COST_MATCHED_N}" if n == MAX_COST_MATCHED_N else ""
+    return (f"n = round({parent_attempts} x {candidate_tokens:.1f} / {parent_tokens:.1f}) = {n}{capped}: the candidate's "
+            f"over the parent's completion tokens per heldout task in evaluation {eval_id}")
 
 
 def cost_matched_from(outcome: Any) -> tuple[int, str]:
