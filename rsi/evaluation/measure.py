@@ -31,11 +31,11 @@ from rsi.evaluation.plan import (
 from rsi.evaluation.records import (
     ContractSide,
     CostMatchedSummary,
-    HeldoutCostMatchedSummary,
     EvalDecision,
     EvalOutcome,
     EvalSpec,
     GateSummary,
+    HeldoutCostMatchedSummary,
     RetentionEstimate,
     SideCost,
     TransferSummary,
