@@ -262,7 +262,9 @@ def _resumed_plan(store: Any, spec: EvalSpec) -> tuple[EvalSpec, dict[str, Any]]
     section = stored.eval
     resumed = EvalSpec.model_validate({**section.spec, "resume": spec.resume,
                                        "workers": spec.workers or section.spec.get("workers")})
-    return resumed, {**section.model_dump(), "configs": list(stored.configs)}
+    # a plan without the heldout cost-matched side reads as it did before that side existed
+    unused = {"heldout_best_of_n"} if section.heldout_best_of_n is None else set()
+    return resumed, {**section.model_dump(exclude=unused), "configs": list(stored.configs)}
 
 
 def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, seed: int, per_task: int) -> _Plan:
