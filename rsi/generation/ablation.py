@@ -106,11 +106,11 @@ def lift_shares(parent: float, candidate: float, harness_alone: float, weights_a
         harness_beyond_spend = harness - spend
     """
     total, harness, weights = candidate - parent, harness_alone - parent, weights_alone - parent
-    spend = None if spend_alone is None else round(spend_alone - parent, 4)
+    spend = None if spend_alone is None else spend_alone - parent
     return LiftShares(tasks=tasks, parent_rate=parent, candidate_rate=candidate, total=round(total, 4),
                       harness=round(harness, 4), weights=round(weights, 4),
-                      interaction=round(total - harness - weights, 4), spend=spend,
-                      harness_beyond_spend=None if spend is None else round(harness - spend_alone + parent, 4))
+                      interaction=round(total - harness - weights, 4), spend=None if spend is None else round(spend, 4),
+                      harness_beyond_spend=None if spend is None else round(harness - spend, 4))
 
 
 class AblationRecord(BaseModel):
