@@ -46,6 +46,12 @@ def eval_command(
     best_of_n: Annotated[bool, typer.Option("--best-of-n", help=(
         "Also run the parent as best-of-n (sampled) on the train tasks the transfer runs tried, with about their "
         "attempts: the cost-matched baseline beside union coverage (needs --transfer-run)."))] = False,
+    cost_matched_from: Annotated[str | None, typer.Option("--cost-matched-from", help=(
+        "Also run the parent as best-of-n on the heldout tasks, n chosen so it spends the candidate's completion "
+        "tokens per task as measured in this earlier evaluation of the same pair (n = round(C / P)): the spend "
+        "the lift is read beside."))] = None,
+    cost_matched_n: Annotated[int | None, typer.Option("--cost-matched-n", help=(
+        "As --cost-matched-from, with n attempts per heldout task given."))] = None,
     dtype: Annotated[str | None, typer.Option("--dtype", help=(
         "Number format every side is served in: float32, bfloat16, float16, or serving (each contract's own); "
         "default: the parent's [evaluation] dtype."))] = None,
@@ -75,11 +81,13 @@ def eval_command(
         raise UserInputError("--final/--second-look with --resume: a resumed evaluation keeps the split it started with")
     if second_look and not final:
         raise UserInputError("--second-look is for a final evaluation: add --final")
+    matched_n, matched_basis = _cost_matched(cost_matched_from, cost_matched_n, resume)
     spec = EvalSpec(candidate=candidate or "-", parent=against or "-", suite=suite, attempts_per_task=attempts_per_task,
                     seed=seed, limit_heldout=limit_heldout, limit_covered=limit_covered, covered_runs=covered_run or [],
                     workers=workers, sandbox=sandbox, resume=resume, control=control,  # type: ignore[arg-type]
                     transfer_runs=transfer_run or [], best_of_n=best_of_n, dtype=dtype,  # type: ignore[arg-type]
-                    split="test" if final else "heldout", second_look=second_look, why=why or "rsi eval")
+                    split="test" if final else "heldout", second_look=second_look, why=why or "rsi eval",
+                    cost_matched_n=matched_n, cost_matched_basis=matched_basis)
     workspace = state.workspace()
     tracker = progress_tracker("eval", json_output)
     try:
@@ -102,6 +110,24 @@ def eval_command(
             console.print(f"  applied: {outcome.applied.state}{' as ' + revision.ref if revision else ''}", markup=False)
     if not outcome.promote:
         raise typer.Exit(1)
+
+
+def _cost_matched(from_eval: str | None, n: int | None, resume: str | None) -> tuple[int | None, str]:
+    """n and how it was derived for the heldout cost-matched side (None: no such side); a bad value exits 2."""
+    from rsi.errors import UserInputError
+    from rsi.evaluation import cost_matched_from, load_eval_outcome
+
+    if from_eval is None and n is None:
+        return None, ""
+    if resume:
+        raise UserInputError("--cost-matched-* with --resume: a resumed evaluation keeps the sides it started with")
+    if from_eval is not None and n is not None:
+        raise UserInputError("give --cost-matched-from EVAL_ID or --cost-matched-n N, not both")
+    if n is not None:
+        if not 1 <= n <= 64:
+            raise UserInputError(f"--cost-matched-n {n}: give 1 to 64 attempts per task")
+        return n, f"n = {n}, given (--cost-matched-n)"
+    return cost_matched_from(load_eval_outcome(state.workspace(), str(from_eval)))
 
 
 def _spec_options(
@@ -265,14 +291,16 @@ def ablate(
     generation: Annotated[str | None, typer.Option("--generation", help="Generation id (default: the latest with a "
                                                    "candidate contract).")] = None,
     carriers: Annotated[str, typer.Option("--carriers", help="Comma-separated carriers to remove, one evaluation each "
-                                          "(exemplars, tools, adapter).")] = "exemplars,tools,adapter",
+                                          "(exemplars, tools, adapter, harness: two, the candidate with its parent's harness and the parent with the "
+                                          "candidate's, with the cost-matched spend).")] = "exemplars,tools,adapter,harness",
     limit_heldout: Annotated[int | None, typer.Option("--limit-heldout", help="Only the first N heldout tasks.")] = None,
     workers: Annotated[int | None, typer.Option("--workers")] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", help="Sandbox backend of the evaluations.")] = "auto",
     json_output: Annotated[bool, typer.Option("--json", help="Print the ablation record as JSON.")] = False,
 ) -> None:
     """What each carrier of experience adds: the generation's candidate against itself without exemplars, without
-    its tool library, without its adapter (one paired heldout evaluation each, resumable; docs/experience.md)."""
+    its tool library, without its adapter, with its parent's harness, and the parent with the candidate's harness
+    and as cost-matched best-of-n; the lift's shares (harness, weights, spend). Resumable; docs/nightly.md."""
     from pydantic import ValidationError
 
     from rsi.errors import UserInputError

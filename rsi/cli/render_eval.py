@@ -4,7 +4,7 @@ the search reached. Text only: the numbers are rsi.evaluation's records."""
 from __future__ import annotations
 
 from rsi.evaluation.looks import look_lines, marked
-from rsi.evaluation.records import CostMatchedSummary, EvalOutcome, price_text
+from rsi.evaluation.records import CostMatchedSummary, EvalOutcome, HeldoutCostMatchedSummary, price_text
 
 
 def eval_lines(outcome: EvalOutcome) -> list[str]:
@@ -35,6 +35,8 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
                      f"coverage is what the search reached, transfer is what ships")
     if outcome.cost_matched is not None:
         lines.append(cost_matched_line(outcome.cost_matched))
+    if outcome.cost_matched_heldout is not None:
+        lines.append(heldout_cost_matched_line(outcome.cost_matched_heldout, outcome))
     lines[1:1] = look_lines(outcome)  # how worn the split is, right under the verdict (rsi/evaluation/looks.py)
     return marked(outcome, lines)
 
@@ -58,3 +60,10 @@ def cost_matched_line(c: CostMatchedSummary) -> str:
             f"{c.attempts} attempts ({c.sampling}) vs what ships on the {c.transfer_tasks} covered tasks: parent "
             f"{c.parent_solved}/{c.transfer_tasks}, candidate {c.candidate_solved}/{c.transfer_tasks}")
 
+
+
+def heldout_cost_matched_line(h: HeldoutCostMatchedSummary, outcome: EvalOutcome) -> str:
+    """One line: the parent spending about the candidate's tokens per heldout task as best-of-n, beside the lift."""
+    return (f"  cost-matched on heldout: the parent as best-of-{h.per_task} ({h.sampling}) {h.pass_rate:.3f} on "
+            f"{h.tasks} tasks at {h.completion_tokens_per_task:.0f} completion tokens/task; lift {h.lift.as_text()} "
+            f"vs the candidate's {outcome.lift.lift:+.3f} ({h.basis})")

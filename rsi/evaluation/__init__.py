@@ -32,6 +32,11 @@ and a verifier verdict:
   Train tasks only: heldout tasks are never part of it. So union coverage U/T is read beside what one
   configuration reaches with the same attempts (B/T) and beside what ships (transfer), never as what
   ships.
+- with `cost_matched_n` (n), a last side on the heldout tasks -> the **cost-matched alternative on heldout**:
+  the parent's configuration as best-of-n, n attempts a task (sampled as above when greedy and n > 1), its
+  lift against the parent beside the candidate's. n = max(1, round(a x C / P)) half up, C and P the
+  candidate's and parent's completion tokens per heldout task over a attempts in a measured evaluation
+  (`cost_matched_from`, `rsi eval --cost-matched-from EVAL_ID`), so the parent spends the candidate's tokens.
 
 Every side is served in one number format, the parent's `[evaluation] dtype`, resolved when the evaluation
 is planned and stored with the plan (plan.py). The gate is the parent's `[evaluation.gate]` (measure.py:
@@ -55,6 +60,7 @@ from rsi.evaluation.measure import (
     _Solved,
     cost_matched_of,
     decide_adapter,
+    heldout_cost_matched_of,
     price_problems,
     retention_of,
     side_costs,
@@ -66,14 +72,20 @@ from rsi.evaluation.plan import (
     BEST_OF_N_SAMPLING,
     CANDIDATE,
     CONTROL,
+    COST_MATCHED,
     PARENT,
     SCHEDULER,
     SIDES,
     BestOfNPlan,
+    HeldoutBestOfNPlan,
     _resumed_plan,
     best_of_n_overrides,
     best_of_n_per_task,
+    cost_matched_basis,
+    cost_matched_from,
+    cost_matched_per_task,
     plan_best_of_n,
+    plan_heldout_best_of_n,
 )
 from rsi.evaluation.records import (
     EVAL_FILE,
@@ -84,6 +96,7 @@ from rsi.evaluation.records import (
     EvalOutcome,
     EvalSpec,
     GateSummary,
+    HeldoutCostMatchedSummary,
     RetentionEstimate,
     RetentionSummary,
     SideCost,
@@ -98,4 +111,7 @@ __all__ = [
     "_resumed_plan", "apply_decision", "best_of_n_overrides", "best_of_n_per_task", "cost_matched_of",
     "decide_adapter", "evaluate", "load_eval_outcome", "plan_best_of_n", "price_problems", "price_text",
     "retention_of", "side_costs", "submitted_depth", "transfer_of",
+    # the heldout cost-matched side (issue 47, carriers apart)
+    "COST_MATCHED", "HeldoutBestOfNPlan", "HeldoutCostMatchedSummary", "cost_matched_basis", "cost_matched_from",
+    "cost_matched_per_task", "heldout_cost_matched_of", "plan_heldout_best_of_n",
 ]

@@ -75,7 +75,9 @@ class _EvalRun:
         plan = self.plan
         section = EvalSection(spec=self.spec.model_dump(mode="json"), heldout=plan.heldout, covered=plan.covered,
                               transfer=plan.transfer,
-                              best_of_n=asdict(plan.best_of_n) if plan.best_of_n is not None else None)
+                              best_of_n=asdict(plan.best_of_n) if plan.best_of_n is not None else None,
+                              heldout_best_of_n=(asdict(plan.heldout_best_of_n) if plan.heldout_best_of_n is not None
+                                                 else None))
         return EvalPlan(resolved=self.resolved(), configs=[plan.configs[j].config_hash for j in sorted(plan.configs)],
                         tasks=plan.all_task_keys(), eval=section)
 
@@ -184,6 +186,9 @@ def _prepare(workspace: Workspace, spec: EvalSpec, on_created: Callable[[str], N
             b = plan.best_of_n
             note(f"best-of-n: {sides.parent.ref} x {b.per_task} on the {len(b.tasks)} train tasks the transfer runs "
                  f"tried with {b.search_attempts} attempts")
+        if plan.heldout_best_of_n is not None:
+            h = plan.heldout_best_of_n
+            note(f"cost-matched: {sides.parent.ref} x {h.per_task} on the {len(plan.heldout)} heldout tasks ({h.basis})")
     tasks = [by_key[k] for k in plan.all_task_keys()]
     return _EvalRun(workspace, spec, sides, plan, tasks, on_created)
 

@@ -16,7 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rsi.evaluation.plan import BEST_OF_N, CANDIDATE, CONTROL, PARENT, SIDES, BestOfNPlan, _Plan, _Sides
+from rsi.evaluation.plan import (
+    BEST_OF_N,
+    CANDIDATE,
+    CONTROL,
+    COST_MATCHED,
+    PARENT,
+    SIDES,
+    BestOfNPlan,
+    HeldoutBestOfNPlan,
+    _Plan,
+    _Sides,
+)
 from rsi.evaluation.records import (
     ContractSide,
     CostMatchedSummary,
@@ -24,6 +35,7 @@ from rsi.evaluation.records import (
     EvalOutcome,
     EvalSpec,
     GateSummary,
+    HeldoutCostMatchedSummary,
     RetentionEstimate,
     SideCost,
     TransferSummary,
@@ -60,6 +72,20 @@ def cost_matched_of(plan: BestOfNPlan, solved: dict[str, bool], spent: int, tran
         transfer_tasks=transfer.portfolio_covered, parent_solved=transfer.parent_solved,
         candidate_solved=transfer.candidate_solved)
 
+
+
+def heldout_cost_matched_of(held: HeldoutBestOfNPlan, heldout: list[str], ran: _Solved, lift: Any, sampling: str,
+                            job_index: int) -> HeldoutCostMatchedSummary:
+    """The heldout cost-matched side's numbers: pass rate, spend, and `lift` (its paired lift against the parent,
+    computed by the caller with the evaluation's own interval method) (pure)."""
+    solved, tokens = ran.by_side.get(COST_MATCHED, {}), ran.completion.get(COST_MATCHED, {})
+    tasks = [k for k in heldout if k in solved]
+    n = len(tasks)
+    return HeldoutCostMatchedSummary(
+        job_index=job_index, per_task=held.per_task, basis=held.basis, sampling=sampling, tasks=n,
+        attempts=ran.spent.get(COST_MATCHED, 0), pass_rate=round(sum(solved[k] for k in tasks) / n, 4) if n else 0.0,
+        completion_tokens_per_task=round(sum(tokens.get(k, 0) for k in tasks) / n, 1) if n else 0.0,
+        lift=lift.summary())
 
 
 def price_problems(lift: Any, costs: dict[str, SideCost], gate: Any) -> list[str]:
@@ -162,8 +188,8 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
 
     gate = GatePolicy.from_contract(sides.parent.spec, spec.ci_method)
 
-    def lift_against(other: int) -> Any:
-        cand, base = solved[CANDIDATE], solved[other]
+    def lift_against(other: int, side: int = CANDIDATE) -> Any:
+        cand, base = solved[side], solved[other]
         return paired_lift({k: cand[k] for k in plan.heldout if k in cand}, {k: base[k] for k in plan.heldout if k in base},
                            spec.ci_method, gate.resamples, gate.seed)
 
@@ -180,6 +206,10 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
         cost_matched = cost_matched_of(plan.best_of_n, solved[BEST_OF_N], ran.spent.get(BEST_OF_N, 0), transfer,
                                        _sampling_text(plan.configs[BEST_OF_N], plan.best_of_n.overrides),
                                        plan.job_index_of(BEST_OF_N))
+    held = plan.heldout_best_of_n
+    cost_matched_heldout = None if held is None else heldout_cost_matched_of(
+        held, plan.heldout, ran, lift_against(PARENT, side=COST_MATCHED),
+        _sampling_text(plan.configs[COST_MATCHED], held.overrides), plan.job_index_of(COST_MATCHED))
     return EvalOutcome(
         eval_id=plan.run_id, suite=plan.suite,
         candidate=_contract_info(candidate, plan.configs[CANDIDATE]), parent=_contract_info(sides.parent, plan.configs[PARENT]),
@@ -190,7 +220,7 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
         # without a separate control, the parent is generation 0 (or no control was asked for)
         lift_vs_control=lift_against(CONTROL).summary() if has_control else (lift_estimate.summary() if spec.control else None),
         retention=retention.summary(),
-        transfer=transfer, cost_matched=cost_matched, costs=costs,
+        transfer=transfer, cost_matched=cost_matched, cost_matched_heldout=cost_matched_heldout, costs=costs,
         per_task={k: {SIDES[j]: solved[j].get(k, False) for j in sides_of_task if k in plan.task_keys(j)}
                   for k in plan.task_keys(CANDIDATE)},
         decision=decide_adapter(lift_estimate, retention, gate, costs),

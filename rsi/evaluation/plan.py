@@ -28,9 +28,11 @@ from rsi.workspace import Workspace
 SCHEDULER = EVAL_SCHEDULER
 
 # The sides of an evaluation. The run's jobs are the sides present, in this order (job i = the i-th side
-# present): parent 0, candidate 1, control 2, best-of-n 3 (job 2 when there is no control); see _Plan.side_of.
-PARENT, CANDIDATE, CONTROL, BEST_OF_N = 0, 1, 2, 3
-SIDES = {PARENT: "parent", CANDIDATE: "candidate", CONTROL: "control", BEST_OF_N: "best-of-n"}
+# present): parent 0, candidate 1, control 2, best-of-n 3 (job 2 when there is no control), then the cost-matched
+# heldout side 4 (always the last job, so the others keep their job indices); see _Plan.side_of.
+PARENT, CANDIDATE, CONTROL, BEST_OF_N, COST_MATCHED = 0, 1, 2, 3, 4
+SIDES = {PARENT: "parent", CANDIDATE: "candidate", CONTROL: "control", BEST_OF_N: "best-of-n",
+         COST_MATCHED: "cost-matched"}
 
 
 # A greedy configuration repeats one answer n times: best-of-n of it, n > 1, samples (a common best-of-n setting).
@@ -75,6 +77,51 @@ def plan_best_of_n(tried: dict[str, int], covered: set[str], split_of: dict[str,
     return BestOfNPlan(tasks, attempts, sorted(covered & set(tasks)), per_task, best_of_n_overrides(temperature, per_task))
 
 
+@dataclass(frozen=True)
+class HeldoutBestOfNPlan:
+    """Job 4: the parent as best-of-n on the heldout tasks, spending about the candidate's tokens per task."""
+
+    per_task: int  # n
+    overrides: dict[str, float]  # sampling overrides of the parent's configuration ({} if it samples, or n = 1)
+    basis: str  # how n was derived, in words (stored and shown beside the figures)
+
+
+def cost_matched_per_task(candidate_tokens: float, parent_tokens: float, parent_attempts: int = 1) -> int:
+    """n for the heldout cost-matched side: the parent's attempts per task scaled by the candidate's token ratio,
+    n = max(1, round(a x C / P)) half up, where C and P are the candidate's and the parent's completion tokens per
+    heldout task over a attempts each (pure). A parent that spent nothing gets its own attempts."""
+    if parent_tokens <= 0:
+        return max(1, parent_attempts)
+    return min(MAX_COST_MATCHED_N, max(1, int(parent_attempts * candidate_tokens / parent_tokens + 0.5)))
+
+
+MAX_COST_MATCHED_N = 64  # EvalSpec.cost_matched_n's bound: a candidate dearer than that is matched at 64 (the basis says)
+
+
+def cost_matched_basis(eval_id: str, candidate_tokens: float, parent_tokens: float, parent_attempts: int) -> str:
+    """The words that say how `cost_matched_per_task` derived n from a measured evaluation (pure)."""
+    n = cost_matched_per_task(candidate_tokens, parent_tokens, parent_attempts)
+    capped = f", capped at {MAX_COST_MATCHED_N}" if n == MAX_COST_MATCHED_N else ""
+    return (f"n = round({parent_attempts} x {candidate_tokens:.1f} / {parent_tokens:.1f}) = {n}{capped}: the candidate's "
+            f"over the parent's completion tokens per heldout task in evaluation {eval_id}")
+
+
+def cost_matched_from(outcome: Any) -> tuple[int, str]:
+    """n and its basis from a measured evaluation (an EvalOutcome of the same candidate and parent): the candidate's
+    completion tokens per heldout task over the parent's, times the parent's attempts per task."""
+    cand, parent = outcome.costs.get("candidate"), outcome.costs.get("parent")
+    if cand is None or parent is None:
+        raise UserInputError(f"evaluation {outcome.eval_id} has no token costs for both sides to match",
+                             hint="give --cost-matched-n N instead")
+    attempts = int(outcome.seeds.get("attempts_per_task", 1))
+    c, p = cand.completion_tokens_per_task, parent.completion_tokens_per_task
+    return cost_matched_per_task(c, p, attempts), cost_matched_basis(outcome.eval_id, c, p, attempts)
+
+
+def plan_heldout_best_of_n(per_task: int, basis: str, temperature: float) -> HeldoutBestOfNPlan:
+    """The heldout cost-matched side: n attempts a task, a greedy parent sampled when n > 1 (pure)."""
+    return HeldoutBestOfNPlan(per_task, best_of_n_overrides(temperature, per_task), basis or f"n = {per_task}, given")
+
 
 @dataclass
 class _Plan:
@@ -89,9 +136,13 @@ class _Plan:
     covered: list[str]
     transfer: list[str]
     best_of_n: BestOfNPlan | None = None
+    heldout_best_of_n: HeldoutBestOfNPlan | None = None
 
     def task_keys(self, side: int) -> list[str]:
-        """The control side is there for the heldout comparison only; best-of-n for the train tasks tried."""
+        """The control and cost-matched sides are there for the heldout comparison only; best-of-n for the train
+        tasks tried."""
+        if side == COST_MATCHED:
+            return list(self.heldout)
         if side == BEST_OF_N:
             return list(self.best_of_n.tasks) if self.best_of_n is not None else []
         extra = [] if side == CONTROL else sorted((set(self.covered) | set(self.transfer)) - set(self.heldout))
@@ -110,6 +161,8 @@ class _Plan:
         return sorted(self.configs).index(side)
 
     def attempts_per_task(self, side: int) -> int:
+        if side == COST_MATCHED and self.heldout_best_of_n is not None:
+            return self.heldout_best_of_n.per_task
         return self.best_of_n.per_task if side == BEST_OF_N and self.best_of_n is not None else self.per_task
 
     def all_task_keys(self) -> list[str]:
@@ -165,6 +218,14 @@ def _served_as(spec: EvalSpec) -> dict[str, Any]:
     return {} if spec.dtype in (None, "serving") else {"serving.dtype": spec.dtype}
 
 
+def _with_cost_matched(sides: _Sides, configs: dict[int, Any], held: HeldoutBestOfNPlan | None) -> dict[int, Any]:
+    """`configs` and, with a heldout cost-matched plan, its side: the parent's configuration with its overrides."""
+    if held is None:
+        return configs
+    return {**configs, COST_MATCHED: _best_of_n_config(sides.parent, sides.configs[PARENT], held.overrides,
+                                                       _served_as(sides.spec))}
+
+
 def _with_best_of_n(sides: _Sides, overrides: dict[str, float]) -> dict[int, Any]:
     """The sides' configurations and the best-of-n side's: the parent's with the plan's sampling overrides."""
     return {**sides.configs, BEST_OF_N: _best_of_n_config(sides.parent, sides.configs[PARENT], overrides,
@@ -201,7 +262,9 @@ def _resumed_plan(store: Any, spec: EvalSpec) -> tuple[EvalSpec, dict[str, Any]]
     section = stored.eval
     resumed = EvalSpec.model_validate({**section.spec, "resume": spec.resume,
                                        "workers": spec.workers or section.spec.get("workers")})
-    return resumed, {**section.model_dump(), "configs": list(stored.configs)}
+    # a plan without the heldout cost-matched side reads as it did before that side existed
+    unused = {"heldout_best_of_n"} if section.heldout_best_of_n is None else set()
+    return resumed, {**section.model_dump(exclude=unused), "configs": list(stored.configs)}
 
 
 def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, seed: int, per_task: int) -> _Plan:
@@ -218,7 +281,11 @@ def _new_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str, see
     transfer = transfer_all if spec.limit_covered is None else transfer_all[: spec.limit_covered]
     best = _best_of_n_plan(store, sides, by_key, suite) if spec.best_of_n else None
     configs = _with_best_of_n(sides, best.overrides) if best is not None else sides.configs
-    return _Plan(new_run_id(), suite, seed, per_task, configs, heldout, covered, transfer, best)
+    held = (plan_heldout_best_of_n(spec.cost_matched_n, spec.cost_matched_basis,
+                                   sides.configs[PARENT].spec.harness.sampling.temperature)
+            if spec.cost_matched_n else None)
+    return _Plan(new_run_id(), suite, seed, per_task, _with_cost_matched(sides, configs, held), heldout, covered,
+                 transfer, best, held)
 
 
 def _best_of_n_plan(store: Any, sides: _Sides, by_key: dict[str, Any], suite: str) -> BestOfNPlan:
@@ -258,13 +325,15 @@ def _check_resumable(run_id: str, spec: EvalSpec, sides: _Sides, stored: dict[st
                      suite: str, seed: int, per_task: int) -> _Plan:
     best = BestOfNPlan(**stored["best_of_n"]) if stored.get("best_of_n") else None
     configs = _with_best_of_n(sides, best.overrides) if best is not None else sides.configs
+    held = HeldoutBestOfNPlan(**stored["heldout_best_of_n"]) if stored.get("heldout_best_of_n") else None
+    configs = _with_cost_matched(sides, configs, held)
     if stored["configs"] != [configs[j].config_hash for j in sorted(configs)]:
         # an unpinned ref (a bare NAME) may resolve to a newer revision than the one evaluated so far
         raise UserInputError(
             f"evaluation {run_id}: {spec.candidate} / {spec.parent} no longer resolve to the configurations "
             "it started with", hint="evaluate pinned revisions (NAME@rN), or start a new evaluation")
     plan = _Plan(run_id, suite, seed, per_task, configs, list(stored["heldout"]), list(stored["covered"]),
-                 list(stored.get("transfer", [])), best)
+                 list(stored.get("transfer", [])), best, held)
     missing = [k for k in plan.all_task_keys() if k not in by_key]
     if missing:
         raise UserInputError(f"evaluation {run_id}: tasks {', '.join(missing[:5])} left suite {suite!r}")

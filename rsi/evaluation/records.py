@@ -44,6 +44,12 @@ class EvalSpec(BaseModel):
     best_of_n: bool = Field(default=False, description=(
         "Job 3: the parent's configuration as best-of-n (a greedy one sampled when n > 1) on the train tasks the transfer runs tried, with "
         "about the attempts they spent: the cost-matched baseline beside union coverage. Needs transfer_runs."))
+    cost_matched_n: int | None = Field(default=None, ge=1, le=64, description=(
+        "The cost-matched alternative on heldout: the parent's configuration as best-of-n with this many attempts per "
+        "heldout task (a greedy one sampled when n > 1), scored like the sides (any attempt passed), its lift against "
+        "the parent beside the candidate's. Choose n so the parent spends the candidate's tokens per task "
+        "(`cost_matched_per_task`; `rsi eval --cost-matched-from EVAL_ID` derives it). None: no such side."))
+    cost_matched_basis: str = Field(default="", description="How cost_matched_n was derived, in words (shown).")
     dtype: EvalDtype | None = Field(default=None, description=(
         "Number format every side is served in ('serving': each contract's own [serving] dtype). Default: the "
         "parent's [evaluation] dtype. Resolved when the evaluation is planned and stored with it, so a resumed "
@@ -150,6 +156,23 @@ class CostMatchedSummary(BaseModel):
     candidate_solved: int = Field(description="Of those, what the candidate solves (what would ship).")
 
 
+class HeldoutCostMatchedSummary(BaseModel):
+    """The parent spending about the candidate's tokens per heldout task another way: best-of-n of its own
+    configuration on the same heldout tasks, any attempt passing by the hidden verifier (an oracle choice among
+    the n, so an upper bound on what that spend buys a deployable parent). Its lift against the parent is the
+    spend the candidate's lift is read beside."""
+
+    job_index: int = Field(description="The evaluation run's job of this side (the last one).")
+    per_task: int = Field(description="n: attempts per heldout task.")
+    basis: str = Field(description="How n was derived (from which measured token ratio, or given).")
+    sampling: str = Field(description="How the side sampled (the parent's own, or the greedy parent sampled).")
+    tasks: int = Field(description="Heldout tasks with a counted attempt on this side.")
+    attempts: int = Field(description="Counted attempts spent (n x tasks planned).")
+    pass_rate: float = Field(description="Share of the heldout tasks with any passing attempt.")
+    completion_tokens_per_task: float = Field(description="Its completion tokens per heldout task, as spent.")
+    lift: LiftSummary = Field(description="This side minus the parent on the heldout tasks (paired).")
+
+
 class AppliedDecision(BaseModel):
     """What `apply_decision` wrote: the parent's new revision, or the rejection and why."""
 
@@ -180,6 +203,8 @@ class EvalOutcome(BaseModel):
     retention: RetentionSummary
     transfer: TransferSummary | None = None
     cost_matched: CostMatchedSummary | None = Field(default=None, description="With best_of_n: the cost-matched baseline.")
+    cost_matched_heldout: HeldoutCostMatchedSummary | None = Field(
+        default=None, description="With cost_matched_n: the parent as best-of-n on the heldout tasks (the spend).")
     costs: dict[str, SideCost] = Field(default_factory=dict, description="Per side (parent, candidate, control): pass "
                                        "rate, completion tokens and seconds per heldout task.")
     per_task: dict[str, dict[str, bool]] = Field(description="task -> {'candidate': solved, 'parent': solved[, 'control']}.")

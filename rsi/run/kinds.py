@@ -86,6 +86,7 @@ class EvalSection(BaseModel):
     covered: list[str]
     transfer: list[str] = Field(default_factory=list)
     best_of_n: dict[str, Any] | None = None
+    heldout_best_of_n: dict[str, Any] | None = None  # rsi.evaluation.plan.HeldoutBestOfNPlan as JSON
 
 
 class EvalPlan(RunPlan):

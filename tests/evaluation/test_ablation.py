@@ -70,10 +70,13 @@ def test_each_carrier_is_measured_against_the_candidate_without_it(workspace, se
                                                                    scripted_env) -> None:
     state, candidate_ref = generation
     assert carriers_of(resolve_ref(workspace, candidate_ref).spec) == ["tools", "adapter"]
+    # against its parent, the tool library is a change of harness too (tests/evaluation/test_carriers_apart.py)
+    assert carriers_of(resolve_ref(workspace, candidate_ref), resolve_ref(workspace, "default@r2")) == [
+        "tools", "adapter", "harness"]
     fn = FullOrAblated(workspace.root, setup["solutions"], wrong_script(tmp_path / "w.json", [t.id for t in setup["tasks"]]))
     record = ablate_generation(workspace, AblationSpec(limit_heldout=2, workers=2, carriers=["tools", "adapter", "exemplars"]),
                                attempt_fn=fn)
-    assert record.generation == "g0001" and record.carried == ["tools", "adapter"]
+    assert record.generation == "g0001" and record.carried == ["tools", "adapter", "harness"]
     assert [row.carrier for row in record.rows] == ["tools", "adapter"]  # exemplars asked for, but not carried
     for row in record.rows:
         assert row.lift is not None and row.lift.table.candidate_only == 2 and row.lift.table.both == 0
@@ -84,7 +87,8 @@ def test_each_carrier_is_measured_against_the_candidate_without_it(workspace, se
     assert adapter_off.harness.tool_library == "r1" and not adapter_off.specialists and not adapter_off.routing.specialist
     assert fn.sides.count(True) == 4 and fn.sides.count(False) == 4  # 2 heldout tasks x 2 sides x 2 carriers
 
-    again = ablate_generation(workspace, AblationSpec(), attempt_fn=fn)  # measured: nothing runs, nothing is written
+    again = ablate_generation(workspace, AblationSpec(carriers=["tools", "adapter"]), attempt_fn=fn)  # measured: nothing
+    # runs, nothing is written
     assert len(fn.sides) == 8 and again == read_ablation(workspace, "g0001") == record
     shown = cli("lineage", cwd=workspace.root, env=scripted_env)
     assert shown.returncode == 0, shown.stderr
