@@ -40,8 +40,15 @@ def _v1(conn: Connection) -> None:
     SQLModel.metadata.create_all(conn)
 
 
+def _v2(conn: Connection) -> None:
+    """The response cache's figures per attempt (rsi.models.cache): hits, misses, tokens not spent."""
+    for column in ("cache_hits", "cache_misses", "tokens_not_spent"):
+        conn.exec_driver_sql(f"ALTER TABLE attempts ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema: runs, jobs, configurations, tasks, attempts, attempt_stats", _v1),
+    Migration(2, "attempts: the response cache's hits, misses and tokens not spent", _v2),
 ]
 
 

@@ -23,8 +23,8 @@ def v3_broken(conn) -> None:
     raise RuntimeError("boom")
 
 
-def seed_v1(url: str) -> str:
-    """A version-1 database holding one run with one attempt."""
+def seed_latest(url: str) -> str:
+    """A database at this rsi's latest version holding one run with one attempt."""
     from rsi.store import AttemptRecord
     from rsi.verdict import Verdict
 
@@ -36,6 +36,16 @@ def seed_v1(url: str) -> str:
     store.record_attempt(run.id, 0, AttemptRecord(task_key="s/t1", verdict=Verdict.PASSED))
     store.close()
     return run.id
+
+
+def downgrade_to_v1(url: str) -> None:
+    """Make a latest-version database what version 1 was: drop the columns later migrations added."""
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        for column in ("cache_hits", "cache_misses", "tokens_not_spent"):  # migration 2
+            conn.execute(text(f"ALTER TABLE attempts DROP COLUMN {column}"))
+        conn.execute(text("UPDATE schema_version SET version = 1"))
+    engine.dispose()
 
 
 def version_of(url: str) -> int | None:
@@ -53,29 +63,42 @@ def test_fresh_database_is_stamped_with_the_latest_version(store_url):
     assert version_of(store_url) == mig.latest_version()
 
 
-def test_a_v1_database_is_upgraded_when_a_migration_is_added(store_url, monkeypatch):
-    run_id = seed_v1(store_url)
-    assert version_of(store_url) == 1
-    monkeypatch.setattr(mig, "MIGRATIONS", [*mig.MIGRATIONS[:1], mig.Migration(2, "attempt notes", v2_add_attempt_note)])
+def test_a_database_is_upgraded_when_a_migration_is_added(store_url, monkeypatch):
+    run_id = seed_latest(store_url)
+    latest = mig.latest_version()
+    assert version_of(store_url) == latest
+    monkeypatch.setattr(mig, "MIGRATIONS", [*mig.MIGRATIONS, mig.Migration(latest + 1, "attempt notes", v2_add_attempt_note)])
     store = open_store(store_url)  # open applies the pending migration
-    assert version_of(store_url) == 2
+    assert version_of(store_url) == latest + 1
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT note FROM attempts")).scalars().all() == ["from v1"]
         names = {ix["name"] for ix in inspect(conn).get_indexes("attempts")}
     assert "ix_attempts_note" in names
     assert store.covered_tasks("s") == {"s/t1"} and store.get_run(run_id).suite == "s"
     store.close()
-    open_store(store_url).close()  # already at 2: the migration is not applied twice
-    assert version_of(store_url) == 2
+    open_store(store_url).close()  # already there: the migration is not applied twice
+    assert version_of(store_url) == latest + 1
+
+
+def test_a_v1_database_gains_the_cache_figures_and_keeps_its_rows(store_url):
+    run_id = seed_latest(store_url)
+    downgrade_to_v1(store_url)
+    assert version_of(store_url) == 1
+    store = open_store(store_url)
+    assert version_of(store_url) == mig.latest_version()
+    [row] = store.list_attempts(run_id)
+    assert (row.task_key, row.cache_hits, row.cache_misses, row.tokens_not_spent) == ("s/t1", 0, 0, 0)
+    store.close()
 
 
 def test_a_failing_migration_rolls_back_and_keeps_the_old_version(store_url, monkeypatch):
-    seed_v1(store_url)
-    chain = [*mig.MIGRATIONS[:1], mig.Migration(2, "attempt notes", v2_add_attempt_note), mig.Migration(3, "broken", v3_broken)]
+    seed_latest(store_url)
+    n = mig.latest_version()
+    chain = [*mig.MIGRATIONS, mig.Migration(n + 1, "attempt notes", v2_add_attempt_note), mig.Migration(n + 2, "broken", v3_broken)]
     monkeypatch.setattr(mig, "MIGRATIONS", chain)
-    with pytest.raises(StoreError, match="migration 3 .*boom"):
+    with pytest.raises(StoreError, match=f"migration {n + 2} .*boom"):
         open_store(store_url)
-    assert version_of(store_url) == 2  # 2 committed on its own; 3 left nothing behind
+    assert version_of(store_url) == n + 1  # n + 1 committed on its own; n + 2 left nothing behind
     engine = make_engine(store_url)
     with engine.connect() as conn:
         assert "half_done" not in {c["name"] for c in inspect(conn).get_columns("runs")}
@@ -83,10 +106,11 @@ def test_a_failing_migration_rolls_back_and_keeps_the_old_version(store_url, mon
 
 
 def test_a_newer_database_is_refused(store_url, monkeypatch):
-    seed_v1(store_url)
-    monkeypatch.setattr(mig, "MIGRATIONS", [*mig.MIGRATIONS[:1], mig.Migration(2, "attempt notes", v2_add_attempt_note)])
+    seed_latest(store_url)
+    shipped = list(mig.MIGRATIONS)
+    monkeypatch.setattr(mig, "MIGRATIONS", [*shipped, mig.Migration(len(shipped) + 1, "attempt notes", v2_add_attempt_note)])
     open_store(store_url).close()
-    monkeypatch.setattr(mig, "MIGRATIONS", mig.MIGRATIONS[:1])
+    monkeypatch.setattr(mig, "MIGRATIONS", shipped)
     with pytest.raises(StoreError, match="newer than this rsi"):
         open_store(store_url)
 
