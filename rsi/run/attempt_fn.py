@@ -74,11 +74,9 @@ def _shared_model(config: Any, workspace_root: str) -> ChatModel:
     with _lock:
         model = _models.get(key)
         if model is None:
-            from rsi.models.factory import make_model
-            from rsi.workspace import Workspace
-
             from rsi.models.cache import with_cache
-            from rsi.models.factory import specialist_paths
+            from rsi.models.factory import make_model, specialist_paths
+            from rsi.workspace import Workspace
 
             workspace = Workspace(Path(workspace_root))
             model = make_model(config.spec, workspace)
