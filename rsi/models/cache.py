@@ -108,9 +108,12 @@ class ModelIdentity:
 
     def key(self, request: GenerationRequest) -> str:
         adapter = self.adapters.get(request.specialist) if request.specialist is not None else None
+        asked = request.model_dump(mode="json")
+        if request.temperature == 0.0:  # greedy rows keep the argmax: the seed and top_p decide nothing
+            asked.update(seed=None, top_p=1.0)
         material = {
             "backend": self.backend, "base": self.base_digest, "dtype": self.dtype, "numerics": self.numerics,
-            "adapter": adapter, "request": request.model_dump(mode="json"),
+            "adapter": adapter, "request": asked,
         }
         return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
 
@@ -283,7 +286,10 @@ class CachedModel:
         self.stats = CacheStats()
 
     def lookup(self, request: GenerationRequest) -> tuple[str | None, GenerationResult | None]:
-        """(key, cached result): key None when the request is not exact; result None on a miss."""
+        """(key, cached result): key None when the request is not exact or the cache was turned off since
+        the model was made (a process serves many runs); result None on a miss."""
+        if not cache_enabled():
+            return None, None
         if not self.identity.exact(request):
             self.stats.add(uncacheable=1)
             return None, None

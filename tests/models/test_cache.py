@@ -64,12 +64,24 @@ def test_the_key_changes_with_weights_dtype_seed_and_sampling() -> None:
         "base": identity(base_digest="d" * 64).key(request(temperature=0.7, seed=3)),
         "numerics": identity(numerics="torch=y").key(request(temperature=0.7, seed=3)),
         "seed": base.key(request(temperature=0.7, seed=4)),
+        "greedy": base.key(request(seed=3)),
         "temperature": base.key(request(temperature=0.8, seed=3)),
         "max_tokens": base.key(request(temperature=0.7, seed=3, max_tokens=17)),
         "n": base.key(request(temperature=0.7, seed=3, n=2)),
     }
     assert key not in others.values()
     assert len(set(others.values())) == len(others)
+    # greedy rows keep the argmax: the seed and top_p change nothing, so they do not split the key
+    assert base.key(request(seed=3)) == base.key(request(seed=9, top_p=0.5)) == base.key(request())
+
+
+def test_rsi_cache_off_asks_the_model_and_keeps_nothing(cache: ReplyCache, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = CachedModel(counting_model(), cache, identity(), origin="r")
+    monkeypatch.setenv("RSI_CACHE", "off")
+    texts = [model.generate(request()).completions[0].text for _ in range(2)]
+    assert texts == ["reply 0", "reply 1"] and cache.summary() == []
+    monkeypatch.delenv("RSI_CACHE")
+    assert model.generate(request()).cache == "miss" and model.generate(request()).cache == "hit"
 
 
 def test_a_greedy_request_is_served_from_the_cache_the_second_time(cache: ReplyCache) -> None:
