@@ -17,6 +17,7 @@ import typer
 from rsi import __version__
 from rsi.cli import (
     cmd_attempt,
+    cmd_cache,
     cmd_doctor,
     cmd_experience,
     cmd_generation,
@@ -63,13 +64,21 @@ def root(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Ask the model every time: serve nothing from the response cache and "
+                           "keep nothing in it (sets RSI_CACHE=off, which workers inherit; see `rsi cache`).")
+    ] = False,
 ) -> None:
     state.debug = debug
     state.workspace_dir = workspace
+    if no_cache:
+        from rsi.models.cache import ENV_CACHE
+
+        os.environ[ENV_CACHE] = "off"
 
 
 for module in (
-    cmd_workspace, cmd_hcp, cmd_portfolio, cmd_tasks, cmd_doctor, cmd_attempt, cmd_serve, cmd_run, cmd_promote,
+    cmd_workspace, cmd_hcp, cmd_portfolio, cmd_tasks, cmd_doctor, cmd_attempt, cmd_cache, cmd_serve, cmd_run, cmd_promote,
     cmd_trajectories, cmd_train, cmd_specialists, cmd_harvest, cmd_experience, cmd_generation, cmd_router,
 ):
     module.register(app)

@@ -145,6 +145,11 @@ def _print_outcome(outcome: Any) -> None:
         f"infrastructure errors {outcome.errors}, coverage {outcome.coverage_text}, tokens {outcome.tokens} "
         f"(prompt + completion), wall time {outcome.elapsed_s:.0f}s"
     )
+    from rsi.run.totals import CacheCounts
+
+    cache = CacheCounts(outcome.cache_hits, outcome.cache_misses, outcome.tokens_not_spent).text()
+    if cache:
+        console.print(f"  {cache}")
     if outcome.report_path:
         console.print(f"  report: {outcome.report_path}")
 

@@ -49,6 +49,9 @@ class AttemptResult(BaseModel):
     error_class: str = Field(default="", description="Exception class for infrastructure errors.")
     tokens: int = Field(default=0, ge=0, description="Prompt + completion tokens the attempt spent.")
     completion_tokens: int = Field(default=0, ge=0, description="The completion tokens among them (what the model wrote).")
+    cache_hits: int = Field(default=0, ge=0, description="Replies served from the response cache (rsi.models.cache).")
+    cache_misses: int = Field(default=0, ge=0, description="Cacheable replies the model made (and the cache kept).")
+    tokens_not_spent: int = Field(default=0, ge=0, description="Of `tokens`, those the cache's replies did not spend.")
     wall_s: float = Field(default=0.0, ge=0.0)
     trajectory_path: str = ""
     final_code_hash: str = ""

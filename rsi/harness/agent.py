@@ -19,6 +19,7 @@ comparisons).
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 import time
@@ -110,7 +111,8 @@ def _threaded_call(model: ChatModel, request: GenerationRequest, model_s: float)
         except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
             box["error"] = error
 
-    worker = threading.Thread(target=target, name="model-call", daemon=True)
+    # The caller's context travels with the call (the response cache reads which run is asking from it).
+    worker = threading.Thread(target=contextvars.copy_context().run, args=(target,), name="model-call", daemon=True)
     worker.start()
     worker.join(model_s)
     if worker.is_alive():
@@ -233,6 +235,7 @@ def run_repl_loop(
             completion_tokens=result.completion_tokens,
             latency_s=round(result.latency_s, 4),
             finish_reason=completion.finish_reason,
+            cache=result.cache, cached_from=result.cached_from,
         )
         code, observation, execution, ended_by = _act(
             reply, completion.finish_reason, session, harness, trajectory, turn, clock, outcome

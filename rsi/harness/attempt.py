@@ -75,6 +75,9 @@ class AttemptOutcome(AttemptEnding):
     attempt_id: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    tokens_not_spent: int = 0
     turns: int = 0
     wall_s: float = 0.0
     trajectory_path: Path | None = None
@@ -179,6 +182,9 @@ def run_attempt(
         attempt_id=attempt_id,
         prompt_tokens=totals.prompt_tokens,
         completion_tokens=totals.completion_tokens,
+        cache_hits=totals.cache_hits,
+        cache_misses=totals.cache_misses,
+        tokens_not_spent=totals.tokens_not_spent,
         turns=totals.turns,
         wall_s=round(time.monotonic() - clock, 4),
         trajectory_path=written,
@@ -305,6 +311,11 @@ def _totals(trajectory: Trajectory, clock: float, agent_clock: AgentClock) -> Fi
         if step.metrics is not None:
             totals.prompt_tokens += step.metrics.prompt_tokens
             totals.completion_tokens += step.metrics.completion_tokens
+            if step.metrics.cache == "hit":
+                totals.cache_hits += 1
+                totals.tokens_not_spent += step.metrics.prompt_tokens + step.metrics.completion_tokens
+            elif step.metrics.cache == "miss":
+                totals.cache_misses += 1
         if step.turn is not None:
             totals.turns = max(totals.turns, step.turn)
     return totals

@@ -61,13 +61,16 @@ def run_single_attempt(
     on_step: Callable[[Trajectory, Step], None] | None = None,
 ) -> AttemptOutcome:
     """Build the contract's model and the sandbox, run one attempt, release the model."""
-    from rsi.models.factory import make_model
+    from rsi.models.cache import with_cache
+    from rsi.models.factory import make_model, specialist_paths
     from rsi.sandbox.select import make_sandbox
 
     sandbox = make_sandbox(sandbox_name)
     attempt_id = new_attempt_id(task, configuration, seed)
     out = out_dir or workspace.runs_dir / "attempts" / attempt_id
     model = make_model(configuration.spec, workspace)  # ModelError here: nothing was attempted
+    model = with_cache(model, configuration.spec, workspace.root, specialist_paths(configuration.spec, workspace),
+                       origin=f"attempt:{attempt_id}")
     try:
         return run_attempt(
             configuration, task, model, sandbox, out, seed, attempt_id, tools_root=workspace.runs_dir / "tools", on_step=on_step

@@ -153,6 +153,7 @@ def _candidate(
             completion_tokens=completion.completion_tokens,
             latency_s=round(result.latency_s, 4),
             finish_reason=finish_reason,
+            cache=result.cache, cached_from=result.cached_from,
         ),
     )
     return Candidate(text=text, code=code, step=step, dropped=dropped)

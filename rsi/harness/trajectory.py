@@ -87,6 +87,9 @@ class StepMetrics(_Model):
     completion_tokens: int = 0
     latency_s: float = 0.0
     finish_reason: str = ""
+    cache: Literal["", "hit", "miss"] = Field(default="", description="The response cache's part in this reply: "
+                                              "'hit' (served from it), 'miss' (made now and kept), '' (not cached).")
+    cached_from: str | None = Field(default=None, description="On a hit: the run (or evaluation) that first made it.")
 
 
 class Execution(_Model):
@@ -203,6 +206,10 @@ class FinalOutcome(_Model, AttemptEnding):
 class FinalMetrics(_Model):
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cache_hits: int = Field(default=0, description="Replies served from the response cache (rsi.models.cache).")
+    cache_misses: int = Field(default=0, description="Cacheable replies the model made now (and the cache kept).")
+    tokens_not_spent: int = Field(default=0, description="Prompt + completion tokens of the cache's replies: counted "
+                                  "in the tokens above (the configuration's price), not spent by the model this time.")
     turns: int = 0
     wall_s: float = 0.0
     model_wait_s: float = Field(default=0.0, description="Of wall_s, the time spent queued for or waiting on the "

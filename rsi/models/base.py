@@ -59,6 +59,9 @@ class GenerationResult(BaseModel):
     completion_tokens: int = 0
     specialist: str | None = None
     latency_s: float = 0.0
+    cache: Literal["", "hit", "miss"] = Field(
+        default="", description="The response cache's part (rsi.models.cache): '' when the request was not cached.")
+    cached_from: str | None = Field(default=None, description="On a hit: what first made this reply (a run id).")
 
 
 @runtime_checkable

@@ -44,6 +44,7 @@ from rsi.errors import UserInputError
 from rsi.executors.base import AttemptFn, AttemptResult, AttemptSpec
 from rsi.executors.noop import NoopAttempt
 from rsi.models.base import ChatModel
+from rsi.models.cache import CACHE_ORIGIN
 from rsi.run.layout import staging_dir
 from rsi.tasks.spec import Task
 from rsi.verdict import Verdict
@@ -73,10 +74,14 @@ def _shared_model(config: Any, workspace_root: str) -> ChatModel:
     with _lock:
         model = _models.get(key)
         if model is None:
-            from rsi.models.factory import make_model
+            from rsi.models.cache import with_cache
+            from rsi.models.factory import make_model, specialist_paths
             from rsi.workspace import Workspace
 
-            model = make_model(config.spec, Workspace(Path(workspace_root)))
+            workspace = Workspace(Path(workspace_root))
+            model = make_model(config.spec, workspace)
+            # Exact requests are answered from the workspace's response cache (rsi.models.cache).
+            model = with_cache(model, config.spec, workspace.root, specialist_paths(config.spec, workspace), origin="run")
             _models[key] = model
     return model
 
@@ -204,6 +209,9 @@ def _result_from(spec: AttemptSpec, outcome: Any, out_dir: Path, tmp_dir: Path, 
         error_class=str(outcome.error_class or ""),
         tokens=int(outcome.prompt_tokens) + int(outcome.completion_tokens),
         completion_tokens=int(outcome.completion_tokens),
+        cache_hits=int(getattr(outcome, "cache_hits", 0)),
+        cache_misses=int(getattr(outcome, "cache_misses", 0)),
+        tokens_not_spent=int(getattr(outcome, "tokens_not_spent", 0)),
         wall_s=float(outcome.wall_s),
         trajectory_path=trajectory,
         final_code_hash=hashlib.sha256(code.encode("utf-8")).hexdigest()[:16] if code else "",
@@ -242,12 +250,14 @@ class HarnessAttempt(BaseModel):
         tmp_dir = staging_dir(out_dir, f"{os.getpid()}-{threading.get_ident()}")
         remove_tree(tmp_dir)
         tmp_dir.mkdir(parents=True)
+        origin = CACHE_ORIGIN.set(spec.run_id)  # a reply made now is recorded as this run's
         try:
             outcome = run_attempt(spec.config, task, model, sandbox, tmp_dir, spec.seed)
             result = _result_from(spec, outcome, out_dir, tmp_dir, started)
             _tame_workdir(tmp_dir)
             _replace_dir(tmp_dir, out_dir)
         finally:
+            CACHE_ORIGIN.reset(origin)
             remove_tree(tmp_dir)
         return result
 

@@ -126,6 +126,7 @@ class RunSession:
         # Quarantine starts empty in every session: a resume usually follows a fix of the cause.
         totals = RunTotals()
         for row in self.store.list_attempts(self.run_id):
+            totals.cache.add(row.cache_hits, row.cache_misses, row.tokens_not_spent)
             if row.counted:
                 totals.count(row.configuration_hash, row.task_key, row.passed, row.wall_s, row.tokens)
             else:
@@ -171,6 +172,7 @@ class RunSession:
             covered=self.covered(), tasks=len(self.target_keys), tokens=t.tokens,
             elapsed_s=self.ended_s if self.ended_s is not None else self.elapsed_s(),
             split=self.opened.resolved.split, budget=describe_budgets(self.opened.resolved),
+            cache_hits=t.cache.hits, cache_misses=t.cache.misses, tokens_not_spent=t.cache.tokens_not_spent,
         )
 
     # -- the loop ---------------------------------------------------------------------------------
@@ -418,6 +420,8 @@ class RunSession:
             AttemptRecord(
                 task_key=spec.task_key, attempt_index=spec.attempt_index, verdict=result.verdict, seed=spec.seed,
                 reason=result.reason, error_class=result.error_class, tokens=result.tokens, wall_s=result.wall_s,
+                cache_hits=result.cache_hits, cache_misses=result.cache_misses,
+                tokens_not_spent=result.tokens_not_spent,
                 trajectory_path=result.trajectory_path, final_code_hash=result.final_code_hash,
                 started=result.started, finished=result.finished,
             )
@@ -436,6 +440,7 @@ class RunSession:
             counts = result.verdict.counts_as_attempt
             passed = result.verdict is Verdict.PASSED
             if not outcome.ignored:
+                self.totals.cache.add(result.cache_hits, result.cache_misses, result.tokens_not_spent)
                 if counts:
                     self.totals.count(job.row.configuration_hash, spec.task_key, passed, result.wall_s, result.tokens)
                     self.session_counted += 1

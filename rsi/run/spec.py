@@ -200,6 +200,9 @@ class RunOutcome(BaseModel):
     budget: str = Field(default="", description="Every active budget and where it came from (the start line's words).")
     report_path: str = Field(default="", description="The report `rsi run` wrote after the run returned ('': none).")
     model_use: list[str] = Field(default_factory=list, description="Per in-process model: how busy the run kept it.")
+    cache_hits: int = Field(default=0, description="Replies served from the response cache (rsi.models.cache).")
+    cache_misses: int = Field(default=0, description="Cacheable replies the model made and the cache kept.")
+    tokens_not_spent: int = Field(default=0, description="Of `tokens`, those of the replies the cache served.")
 
     @property
     def coverage_text(self) -> str:

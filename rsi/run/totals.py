@@ -23,6 +23,29 @@ class Spent:
 
 
 @dataclass
+class CacheCounts:
+    """What the response cache (rsi.models.cache) did for a run's attempts, errors included (their replies
+    were served or made all the same)."""
+
+    hits: int = 0
+    misses: int = 0
+    tokens_not_spent: int = 0
+
+    def add(self, hits: int, misses: int, tokens_not_spent: int) -> None:
+        self.hits += hits
+        self.misses += misses
+        self.tokens_not_spent += tokens_not_spent
+
+    def text(self) -> str:
+        """One phrase for end lines: '' when nothing was cacheable."""
+        asked = self.hits + self.misses
+        if not asked:
+            return ""
+        return (f"cache {self.hits}/{asked} replies served ({self.hits / asked:.0%}), "
+                f"{self.tokens_not_spent} tokens not spent")
+
+
+@dataclass
 class RunTotals:
     """This run's totals so far (rebuilt from the store on resume)."""
 
@@ -34,6 +57,7 @@ class RunTotals:
     history: list[tuple[str, str, bool]] = field(default_factory=list)  # the scheduler's input
     quarantined: set[str] = field(default_factory=set)  # tasks with an attempt out of error retries
     spent: dict[str, Spent] = field(default_factory=dict)  # per configuration: what its attempts cost
+    cache: CacheCounts = field(default_factory=lambda: CacheCounts())  # the response cache's part, every attempt
 
     def count(self, config_hash: str, task_key: str, passed: bool, wall_s: float, tokens: int) -> None:
         """One counted attempt (passed, failed or timeout) into every total."""

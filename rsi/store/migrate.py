@@ -46,9 +46,16 @@ def _v2(conn: Connection) -> None:
     table.create(conn, checkfirst=True)
 
 
+def _v3(conn: Connection) -> None:
+    """The response cache's figures per attempt (rsi.models.cache): hits, misses, tokens not spent."""
+    for column in ("cache_hits", "cache_misses", "tokens_not_spent"):
+        conn.exec_driver_sql(f"ALTER TABLE attempts ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema: runs, jobs, configurations, tasks, attempts, attempt_stats", _v1),
     Migration(2, "the look ledger: looks (one row per evaluation that read heldout or test verdicts)", _v2),
+    Migration(3, "attempts: the response cache's hits, misses and tokens not spent", _v3),
 ]
 
 

@@ -26,6 +26,9 @@ class AttemptRecord(BaseModel):
     reason: str = ""
     error_class: str = Field(default="", description="Exception class name for error verdicts.")
     tokens: int = Field(default=0, ge=0)
+    cache_hits: int = Field(default=0, ge=0, description="Replies served from the response cache.")
+    cache_misses: int = Field(default=0, ge=0, description="Cacheable replies the model made (and the cache kept).")
+    tokens_not_spent: int = Field(default=0, ge=0, description="Of `tokens`, those of the cache's replies.")
     wall_s: float = Field(default=0.0, ge=0)
     trajectory_path: str = ""
     final_code_hash: str = ""

@@ -131,6 +131,9 @@ class AttemptRow(SQLModel, table=True):
     reason: str = ""
     error_class: str = ""
     tokens: int = 0
+    cache_hits: int = Field(default=0, description="Replies served from the response cache (rsi.models.cache).")
+    cache_misses: int = Field(default=0, description="Cacheable replies the model made (and the cache kept).")
+    tokens_not_spent: int = Field(default=0, description="Of `tokens`, those of replies served from the cache.")
     wall_s: float = 0.0
     trajectory_path: str = ""
     final_code_hash: str = ""

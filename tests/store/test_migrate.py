@@ -23,17 +23,12 @@ def v3_broken(conn) -> None:
     raise RuntimeError("boom")
 
 
-def seed_v1(url: str) -> str:
-    """A version-1 database holding one run with one attempt."""
-    from rsi.store import AttemptRecord, Store
-    from rsi.store.rows import LookRow
+def seed_latest(url: str) -> str:
+    """A database at this rsi's latest version holding one run with one attempt."""
+    from rsi.store import AttemptRecord
     from rsi.verdict import Verdict
 
-    engine = make_engine(url)
-    mig.migrate(engine, mig.MIGRATIONS[:1])  # stamped 1; its create_all made today's tables: drop the later ones
-    with engine.begin() as conn:
-        LookRow.__table__.drop(conn)
-    store = Store(engine)
+    store = open_store(url)
     store.record_configurations([ConfigInfo("c1", "alpha")])
     store.record_tasks([TaskInfo("s", "t1")])
     run = store.create_run(portfolio="p", suite="s")
@@ -41,6 +36,19 @@ def seed_v1(url: str) -> str:
     store.record_attempt(run.id, 0, AttemptRecord(task_key="s/t1", verdict=Verdict.PASSED))
     store.close()
     return run.id
+
+
+def downgrade_to_v1(url: str) -> None:
+    """Make a latest-version database what version 1 was: drop what later migrations added."""
+    from rsi.store.rows import LookRow
+
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        LookRow.__table__.drop(conn)  # migration 2
+        for column in ("cache_hits", "cache_misses", "tokens_not_spent"):  # migration 3
+            conn.execute(text(f"ALTER TABLE attempts DROP COLUMN {column}"))
+        conn.execute(text("UPDATE schema_version SET version = 1"))
+    engine.dispose()
 
 
 def version_of(url: str) -> int | None:
@@ -58,26 +66,39 @@ def test_fresh_database_is_stamped_with_the_latest_version(store_url):
     assert version_of(store_url) == mig.latest_version()
 
 
-def test_a_v1_database_is_upgraded_when_a_migration_is_added(store_url, monkeypatch):
-    run_id = seed_v1(store_url)
-    assert version_of(store_url) == 1
-    monkeypatch.setattr(mig, "MIGRATIONS", [*mig.MIGRATIONS[:1], mig.Migration(2, "attempt notes", v2_add_attempt_note)])
+def test_a_database_is_upgraded_when_a_migration_is_added(store_url, monkeypatch):
+    run_id = seed_latest(store_url)
+    latest = mig.latest_version()
+    assert version_of(store_url) == latest
+    monkeypatch.setattr(mig, "MIGRATIONS", [*mig.MIGRATIONS, mig.Migration(latest + 1, "attempt notes", v2_add_attempt_note)])
     store = open_store(store_url)  # open applies the pending migration
-    assert version_of(store_url) == 2
+    assert version_of(store_url) == latest + 1
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT note FROM attempts")).scalars().all() == ["from v1"]
         names = {ix["name"] for ix in inspect(conn).get_indexes("attempts")}
     assert "ix_attempts_note" in names
     assert store.covered_tasks("s") == {"s/t1"} and store.get_run(run_id).suite == "s"
     store.close()
-    open_store(store_url).close()  # already at 2: the migration is not applied twice
-    assert version_of(store_url) == 2
+    open_store(store_url).close()  # already there: the migration is not applied twice
+    assert version_of(store_url) == latest + 1
+
+
+def test_a_v1_database_gains_the_cache_figures_and_keeps_its_rows(store_url):
+    run_id = seed_latest(store_url)
+    downgrade_to_v1(store_url)
+    assert version_of(store_url) == 1
+    store = open_store(store_url)
+    assert version_of(store_url) == mig.latest_version()
+    [row] = store.list_attempts(run_id)
+    assert (row.task_key, row.cache_hits, row.cache_misses, row.tokens_not_spent) == ("s/t1", 0, 0, 0)
+    store.close()
 
 
 def test_a_v1_database_gains_the_look_ledger_and_keeps_its_rows(store_url):
     from rsi.store.looks import Look, count_looks, record_look
 
-    run_id = seed_v1(store_url)
+    run_id = seed_latest(store_url)
+    downgrade_to_v1(store_url)
     assert version_of(store_url) == 1
     store = open_store(store_url)  # migration 2: the looks table
     assert version_of(store_url) == mig.latest_version() >= 2
@@ -91,12 +112,13 @@ def test_a_v1_database_gains_the_look_ledger_and_keeps_its_rows(store_url):
 
 
 def test_a_failing_migration_rolls_back_and_keeps_the_old_version(store_url, monkeypatch):
-    seed_v1(store_url)
-    chain = [*mig.MIGRATIONS[:1], mig.Migration(2, "attempt notes", v2_add_attempt_note), mig.Migration(3, "broken", v3_broken)]
+    seed_latest(store_url)
+    n = mig.latest_version()
+    chain = [*mig.MIGRATIONS, mig.Migration(n + 1, "attempt notes", v2_add_attempt_note), mig.Migration(n + 2, "broken", v3_broken)]
     monkeypatch.setattr(mig, "MIGRATIONS", chain)
-    with pytest.raises(StoreError, match="migration 3 .*boom"):
+    with pytest.raises(StoreError, match=f"migration {n + 2} .*boom"):
         open_store(store_url)
-    assert version_of(store_url) == 2  # 2 committed on its own; 3 left nothing behind
+    assert version_of(store_url) == n + 1  # n + 1 committed on its own; n + 2 left nothing behind
     engine = make_engine(store_url)
     with engine.connect() as conn:
         assert "half_done" not in {c["name"] for c in inspect(conn).get_columns("runs")}
@@ -104,10 +126,11 @@ def test_a_failing_migration_rolls_back_and_keeps_the_old_version(store_url, mon
 
 
 def test_a_newer_database_is_refused(store_url, monkeypatch):
-    seed_v1(store_url)
-    monkeypatch.setattr(mig, "MIGRATIONS", [*mig.MIGRATIONS[:1], mig.Migration(2, "attempt notes", v2_add_attempt_note)])
+    seed_latest(store_url)
+    shipped = list(mig.MIGRATIONS)
+    monkeypatch.setattr(mig, "MIGRATIONS", [*shipped, mig.Migration(len(shipped) + 1, "attempt notes", v2_add_attempt_note)])
     open_store(store_url).close()
-    monkeypatch.setattr(mig, "MIGRATIONS", mig.MIGRATIONS[:1])
+    monkeypatch.setattr(mig, "MIGRATIONS", shipped)
     with pytest.raises(StoreError, match="newer than this rsi"):
         open_store(store_url)
 
