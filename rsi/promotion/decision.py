@@ -38,7 +38,6 @@ from pydantic import BaseModel, Field
 from rsi.contracts.hashing import canonical_json, sha256_text
 from rsi.contracts.schema import ContractSpec
 from rsi.promotion import price
-from rsi.promotion.price import AttemptCost, SidePrice
 from rsi.promotion.evidence import (
     ALL_TAGS,
     ConfigEvidence,
@@ -49,6 +48,7 @@ from rsi.promotion.evidence import (
     task_outcomes,
     wilson_interval,
 )
+from rsi.promotion.price import AttemptCost, SidePrice
 
 CiMethod = Literal["newcombe", "bootstrap"]
 

@@ -50,7 +50,8 @@ def test_two_consecutive_generations(workspace, shim, scripted_env) -> None:
     assert lineage["metrics"]["steps"] == 2 and lineage["parent_contract"]["ref"] == train["parent_ref"]
     evaluate = g1["steps"]["evaluate"]["outputs"]
     assert evaluate["lift"]["tasks"] == 2 and evaluate["lift"]["lift"] == 0.0  # same scripted answers both sides
-    assert evaluate["retention"]["covered"] == min(2, run["covered"])
+    assert evaluate["retention_in_sample"]["covered"] == min(2, run["covered"])  # the covered train tasks
+    assert evaluate["retention"]["split"] == "heldout"  # the gate's retention
     assert g1["steps"]["promote_adapter"]["outputs"]["state"] == "rejected"
     status = json.loads((workspace.adapters_dir / train["adapter_id"] / "status.json").read_text())
     assert status["state"] == "rejected" and status["evaluation"]["eval_id"] == evaluate["eval_id"]
