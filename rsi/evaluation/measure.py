@@ -105,7 +105,8 @@ def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any,
         ok = lift.lift > 0
         return EvalDecision(promote=ok, reason=("gate disabled: lift " + f"{lift.lift:+.3f}" +
                                                 (" > 0" if ok else " is not positive")), gate=gate_summary)
-    problems, held = [], []
+    problems: list[str] = []
+    held: list[str] = []
     if not lift.ci.low > gate.min_lift:
         problems.append(f"lift {lift.lift:+.3f} CI95 [{lift.ci.low:.3f}, {lift.ci.high:.3f}] does not lie above "
                         f"min_lift {gate.min_lift}")

@@ -129,7 +129,7 @@ def price_text(candidate: Priced | None, base: Priced | None, against: str = "pa
     check seconds per heldout task'."""
     if candidate is None or base is None:
         return ""
-    parts = []
+    parts: list[str] = []
     for kind in TOKEN_KINDS:
         ratio = token_ratio(candidate, base, kind)
         numbers = f"({tokens_of(candidate, kind):.0f} vs {tokens_of(base, kind):.0f})"
