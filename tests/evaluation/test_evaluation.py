@@ -353,3 +353,16 @@ def test_the_outcomes_records_are_typed_and_stored_as_before() -> None:
     assert EvalOutcome.model_validate(stored).applied == promoted
     with pytest.raises(ValueError):
         AppliedDecision.model_validate({"state": "maybe"})
+
+
+def test_eval_comparisons_count_equal_attempts_per_task() -> None:
+    """Attempt i of a task counts only where both sides have a counted outcome for it (an error on one side
+    never leaves the other side an extra try)."""
+    from rsi.evaluation import paired_solved
+
+    candidate = {"s/a": {0: False, 1: True}, "s/b": {0: True}, "s/c": {0: True}}
+    parent = {"s/a": {0: False}, "s/b": {0: False, 1: True}}
+    cand, base, left_out = paired_solved(candidate, parent, ["s/a", "s/b", "s/c"])
+    # s/a: the candidate's pass came on attempt 1, which the parent has no counted outcome for
+    assert cand == {"s/a": False, "s/b": True} and base == {"s/a": False, "s/b": False}
+    assert left_out == 3  # s/a attempt 1, s/b's parent attempt 1, s/c (no parent attempt at all)
