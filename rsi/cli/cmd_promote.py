@@ -29,13 +29,25 @@ def _render_decision(decision: PromotionDecision, targets: list[str]) -> None:
             f"{config.pass_ci.as_text()}  solved {len(config.tasks_solved):>3}  marginal {len(config.marginal)}",
             markup=False,
         )
+    if decision.heldout_halves is not None:
+        choosing, gating = decision.heldout_halves
+        console.print(f"heldout fallback: {choosing} heldout tasks chose the candidate; the other {gating} gate it "
+                      "(split by a seeded hash of the task key)", markup=False)
     if decision.lift is not None:
         lift = decision.lift
         console.print(
             f"heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
-            f"lift {lift.lift:+.3f} CI95 {lift.ci.as_text()} ({lift.method}); retention {lift.retention:.3f}",
+            f"lift {lift.lift:+.3f} CI95 {lift.ci.as_text()} ({lift.method}); retention {lift.retention_text()}",
             markup=False,
         )
+    if decision.prices:
+        from rsi.promotion.price import price_text
+
+        console.print(f"price: {price_text(decision.prices.get('candidate'), decision.prices.get('parent'))}",
+                      markup=False)
+    if decision.unequal_attempts:
+        console.print(f"equal attempts: {decision.unequal_attempts} counted heldout attempt(s) left out so both sides "
+                      "count as many attempts per task", markup=False)
     for route in decision.routing:
         console.print(f"route: {route.tag} -> {route.config_name} ({route.solved}/{route.tasks})", markup=False)
 
@@ -103,7 +115,8 @@ def promote(
             for key, value in outcome.trailers.items():
                 console.print(f"  {key}: {value}", markup=False)
         else:
-            console.print(f"[red]not promoted:[/] {outcome.decision.reason}")
+            console.print("[red]not promoted:[/] ", end="")
+            console.print(outcome.decision.reason, markup=False)
             if outcome.decision.hint:
                 console.print(f"[dim]hint: {outcome.decision.hint}[/]")
         for note in outcome.notes:

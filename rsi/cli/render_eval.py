@@ -9,9 +9,10 @@ from rsi.evaluation.records import CostMatchedSummary, EvalOutcome, HeldoutCostM
 
 def eval_lines(outcome: EvalOutcome) -> list[str]:
     """What `rsi eval` prints: what ships (the deployed configuration) beside what the search reached."""
-    lift, retention = outcome.lift, outcome.retention
+    lift = outcome.lift
     price = price_text(outcome.costs)
-    # The price rides on the first line: a lift bought with ten times the tokens says so where it is read first.
+    # The price rides on the first line, in its three currencies: a lift bought with ten times the tokens (or
+    # the prompts, or our CPU for its checks) says so where it is read first.
     lines = [f"evaluation {outcome.eval_id}: {outcome.candidate.ref} vs {outcome.parent.ref}{_served_text(outcome)}: "
              f"lift {lift.lift:+.3f}" + (f" {price}" if price else ""),
              f"  heldout: candidate {lift.candidate_rate:.3f} vs parent {lift.parent_rate:.3f} on {lift.tasks} tasks; "
@@ -19,15 +20,14 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
     for name, cost in outcome.costs.items():
         depth = f"; {cost.k_needed:.2f} candidates needed per solved task" if cost.k_needed is not None else ""
         lines.append(f"  {name}: pass rate {cost.pass_rate:.3f}, {cost.completion_tokens_per_task:.0f} completion "
-                     f"tokens and {cost.seconds_per_task:.1f} s per heldout task ({cost.tasks} tasks){depth}")
+                     f"tokens, {cost.prompt_tokens_per_task:.0f} prompt tokens, {cost.check_seconds_per_task:.2f} "
+                     f"check seconds and {cost.seconds_per_task:.1f} s per heldout task ({cost.tasks} tasks){depth}")
     if outcome.lift_vs_control is not None:
         versus = outcome.control.ref if outcome.control else outcome.parent.ref
         c = outcome.lift_vs_control
         lines.append(f"  vs generation 0 ({versus}): candidate {c.candidate_rate:.3f} vs {c.parent_rate:.3f}; "
                      f"lift {c.as_text()}")
-    lines.append(f"  retention: of {retention.covered} covered train tasks the parent solved {retention.parent_resolved}, "
-                 f"the candidate {retention.kept} of those ({retention.retention:.3f}) and {retention.still_solved} "
-                 "in all")
+    lines += retention_lines(outcome)
     if outcome.transfer is not None:
         t = outcome.transfer
         lines.append(f"  transfer: the deployed configuration solves {t.candidate_solved}/{t.portfolio_covered} of the "
@@ -39,6 +39,26 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
         lines.append(heldout_cost_matched_line(outcome.cost_matched_heldout, outcome))
     lines[1:1] = look_lines(outcome)  # how worn the split is, right under the verdict (rsi/evaluation/looks.py)
     return marked(outcome, lines)
+
+
+def retention_lines(outcome: EvalOutcome) -> list[str]:
+    """The gate's retention (heldout, against the parent and generation 0) and, apart, the in-sample figure."""
+    r = outcome.retention
+    lines = [f"  retention (heldout, gated): {r.as_text()} - of the {r.parent_resolved} heldout tasks the parent "
+             f"solved, the candidate still solves {r.kept}"]
+    if outcome.retention_vs_control is not None:
+        c = outcome.retention_vs_control
+        lines.append(f"  retention vs generation 0 (heldout, gated): {c.as_text()} - of the {c.parent_resolved} "
+                     f"heldout tasks generation 0 solved, the candidate still solves {c.kept}")
+    if outcome.retention_in_sample is not None:
+        i = outcome.retention_in_sample
+        lines.append(f"  retention in-sample (covered train tasks, the adapter's training data; not gated): "
+                     f"{i.as_text()} - of {i.covered} covered train tasks the parent solved {i.parent_resolved}, the "
+                     f"candidate {i.kept} of those and {i.still_solved} in all")
+    if outcome.unpaired_attempts:
+        lines.append(f"  equal attempts: {outcome.unpaired_attempts} counted attempt(s) left out of the comparisons, "
+                     "their other side having no counted outcome for the same task and attempt")
+    return lines
 
 
 def _served_text(outcome: EvalOutcome) -> str:

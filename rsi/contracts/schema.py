@@ -141,7 +141,9 @@ TrainingMethodName = Annotated[str, AfterValidator(training_method_name)]
 LATER_HARNESS_DEFAULTS: dict[str, object] = {"check": "off", "repair_turns": 0, "exemplars": 0, "experience": "",
                                              "experience_sha256": ""}
 LATER_SAMPLING_DEFAULTS: dict[str, object] = {"greedy_first": False}
-LATER_GATE_DEFAULTS: dict[str, object] = {"max_token_ratio": None, "min_lift_per_1k_tokens": None}
+# max_token_ratio's default moved from None (no bound) to 10: a contract that never set it hashed without it and
+# still does, and now gates on price (issue 47: a 7.8x candidate was promoted with no word about its price).
+LATER_GATE_DEFAULTS: dict[str, object] = {"max_token_ratio": 10.0, "min_lift_per_1k_tokens": None}
 LATER_TRAINING_DEFAULTS: dict[str, object] = {"specialists_by": "none", "clusters": 3, "min_partition_examples": 4}
 LATER_ROUTING_DEFAULTS: dict[str, object] = {"router": "", "router_sha256": ""}
 
@@ -281,14 +283,16 @@ class GateSpec(_Strict):
     """`[evaluation.gate]`: when a candidate may replace its parent."""
 
     min_lift: float = Field(default=0.0, description="Required lower bound of the 95% CI of the pass-rate lift.")
-    retention_min: float = Field(default=0.9, ge=0.0, le=1.0, description="Share of covered tasks still solved.")
+    retention_min: float = Field(default=0.9, ge=0.0, le=1.0, description="Share of the heldout tasks the parent (and "
+                                 "generation 0) solved that the candidate must still solve.")
     enabled: bool = Field(default=True, description="False promotes on evidence alone (not recommended).")
     max_token_ratio: float | None = Field(
-        default=None, gt=0, description="The price bound: the candidate's completion tokens per heldout task may be at "
-        "most this multiple of the parent's (None: no bound).")
+        default=10.0, gt=0, description="The price bound: the candidate's completion tokens and its prompt tokens per "
+        "heldout task may each be at most this multiple of the parent's (`inf`: no bound).")
     min_lift_per_1k_tokens: float | None = Field(
-        default=None, ge=0, description="The price bound per token: where the candidate spends more completion tokens "
-        "per heldout task than the parent, its lift per extra thousand tokens per task must reach this (None: none).")
+        default=None, ge=0, description="The price bound per token: where the candidate spends more prompt + completion "
+        "tokens per heldout task than the parent, the lift's 95% CI lower end per extra thousand tokens per task must "
+        "reach this (None: none).")
     stop_on_regression: bool = Field(
         default=True, description="`rsi nightly` proposes no new generation once the latest one's heldout lift against "
         "generation 0 has its whole 95% CI below zero.")

@@ -12,8 +12,11 @@ and a verifier verdict:
 - **heldout tasks** of the suite (never trained on: the export refuses them) -> the **lift**, the
   paired difference of solve rates (per task: any attempt passed) with Newcombe's 95% interval,
   exactly `rsi.promotion.decision.paired_lift`;
+- the same **heldout tasks** -> the gate's **retention**: of the heldout tasks the parent (and the control)
+  solved, the share the candidate still solves ("no tasks" where that side solved none);
 - **previously covered train tasks** (tasks the parent's configuration solved in stored runs, or the
-  coverage of `covered_runs`) -> the **retention**, the share of them the candidate still solves;
+  coverage of `covered_runs`) -> the **in-sample retention**, the share of them the candidate still solves:
+  the adapter's own training data, so it is shown beside the gate's and never gates;
 - **portfolio-covered train tasks** (what any configuration of `transfer_runs` solved: the union
   coverage of the search) -> the **transfer**, the share of them the one deployed configuration now
   solves. Union coverage is what the portfolio reached; transfer is what ships;
@@ -61,6 +64,7 @@ from rsi.evaluation.measure import (
     cost_matched_of,
     decide_adapter,
     heldout_cost_matched_of,
+    paired_solved,
     price_problems,
     retention_of,
     side_costs,
@@ -101,6 +105,7 @@ from rsi.evaluation.records import (
     RetentionSummary,
     SideCost,
     TransferSummary,
+    heldout_retention,
     price_text,
 )
 
@@ -109,7 +114,7 @@ __all__ = [
     "SIDES", "AppliedDecision", "BestOfNPlan", "ContractSide", "CostMatchedSummary", "EvalDecision", "EvalOutcome",
     "EvalSpec", "GateSummary", "RetentionEstimate", "RetentionSummary", "SideCost", "TransferSummary", "_Solved",
     "_resumed_plan", "apply_decision", "best_of_n_overrides", "best_of_n_per_task", "cost_matched_of",
-    "decide_adapter", "evaluate", "load_eval_outcome", "plan_best_of_n", "price_problems", "price_text",
+    "decide_adapter", "evaluate", "heldout_retention", "load_eval_outcome", "paired_solved", "plan_best_of_n", "price_problems", "price_text",
     "retention_of", "side_costs", "submitted_depth", "transfer_of",
     # the heldout cost-matched side (issue 47, carriers apart)
     "COST_MATCHED", "HeldoutBestOfNPlan", "HeldoutCostMatchedSummary", "cost_matched_basis", "cost_matched_from",

@@ -40,6 +40,8 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
     records = decided_adapters(workspace, outcome)
     numbers = {"eval_id": outcome.eval_id, "lift": outcome.lift.model_dump(mode="json"),
                "retention": outcome.retention.model_dump(mode="json"),
+               "retention_in_sample": (outcome.retention_in_sample.model_dump(mode="json")
+                                       if outcome.retention_in_sample is not None else None),
                "decision": outcome.decision.model_dump(mode="json"), "candidate": outcome.candidate.model_dump(mode="json"),
                "parent": outcome.parent.model_dump(mode="json"), "at": datetime.now(UTC).isoformat(timespec="seconds")}
     applied: AppliedDecision
@@ -48,15 +50,24 @@ def apply_decision(workspace: Workspace, outcome: EvalOutcome) -> EvalOutcome:
         trailers = {
             "Eval-Lift": f"{lift.lift:+.4f} CI95 [{lift.lift_ci95[0]:.3f}, {lift.lift_ci95[1]:.3f}] "
                          f"{lift.method} on {lift.tasks} heldout tasks",
-            "Eval-Retention": f"{retention.retention:.4f} ({retention.kept}/{retention.parent_resolved} of the covered "
-                              "train tasks the parent solved)",
-            "Eval-Gate": f"min_lift={outcome.decision.gate.min_lift} retention_min={outcome.decision.gate.retention_min}",
+            "Eval-Retention": f"{retention.as_text()} of the heldout tasks the parent solved",
+            "Eval-Gate": (f"min_lift={outcome.decision.gate.min_lift} retention_min={outcome.decision.gate.retention_min} "
+                          f"max_token_ratio={outcome.decision.gate.max_token_ratio} "
+                          f"min_lift_per_1k_tokens={outcome.decision.gate.min_lift_per_1k_tokens}"),
         }
+        if outcome.retention_vs_control is not None:
+            trailers["Eval-Retention-Control"] = (f"{outcome.retention_vs_control.as_text()} of the heldout tasks "
+                                                  "generation 0 solved")
+        if outcome.retention_in_sample is not None:
+            trailers["Eval-Retention-In-Sample"] = (f"{outcome.retention_in_sample.as_text()} of the covered train "
+                                                    "tasks the parent solved (not gated)")
         cand, parent = outcome.costs.get("candidate"), outcome.costs.get("parent")
         if cand is not None and parent is not None:
-            trailers["Eval-Cost"] = (f"{cand.completion_tokens_per_task:.1f} completion tokens/task vs parent "
-                                     f"{parent.completion_tokens_per_task:.1f}; {cand.seconds_per_task:.2f} s/task vs "
-                                     f"{parent.seconds_per_task:.2f}")
+            trailers["Eval-Cost"] = (f"{cand.completion_tokens_per_task:.1f} completion and "
+                                     f"{cand.prompt_tokens_per_task:.1f} prompt tokens/task vs parent "
+                                     f"{parent.completion_tokens_per_task:.1f} and {parent.prompt_tokens_per_task:.1f}; "
+                                     f"{cand.check_seconds_per_task:.2f} check s/task vs {parent.check_seconds_per_task:.2f}; "
+                                     f"{cand.seconds_per_task:.2f} s/task vs {parent.seconds_per_task:.2f}")
         body = f"gate passed: {outcome.decision.reason}"
         written = promote_adapter(workspace, outcome.parent.name, outcome.candidate.ref, outcome.eval_id,
                                   trailers, body)

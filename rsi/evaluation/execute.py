@@ -34,6 +34,7 @@ from rsi.evaluation.plan import (
 )
 from rsi.evaluation.records import EVAL_FILE, EvalOutcome, EvalSpec
 from rsi.progress import Tracker
+from rsi.promotion.price import AttemptCost, trajectory_cost
 from rsi.run.kinds import EvalPlan, EvalSection
 from rsi.run.planned import PlannedRun, PlannedScheduler
 from rsi.run.setup import OpenedRun
@@ -116,14 +117,18 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     for row in rows:
         if not row.counted:
             continue
-        served, completion, depth = _attempt_facts(workspace, row.trajectory_path)
+        served, cost, depth = _attempt_facts(workspace, row.trajectory_path)
         solved.served[served] = solved.served.get(served, 0) + 1
         j = plan.side_of(row.job_index)
+        solved.outcomes.setdefault(j, {}).setdefault(row.task_key, {})[row.attempt_index] = bool(row.passed)
         if row.passed and depth is not None:  # the shallowest passing attempt of the task counts
             depths = solved.depth.setdefault(j, {})
             depths[row.task_key] = min(depth, depths.get(row.task_key, depth))
         spent_tokens, spent_s = solved.completion.setdefault(j, {}), solved.seconds.setdefault(j, {})
-        spent_tokens[row.task_key] = spent_tokens.get(row.task_key, 0) + completion
+        spent_tokens[row.task_key] = spent_tokens.get(row.task_key, 0) + cost.completion_tokens
+        prompt, checks = solved.prompt.setdefault(j, {}), solved.checks.setdefault(j, {})
+        prompt[row.task_key] = prompt.get(row.task_key, 0) + cost.prompt_tokens
+        checks[row.task_key] = checks.get(row.task_key, 0.0) + cost.check_s
         spent_s[row.task_key] = spent_s.get(row.task_key, 0.0) + (row.wall_s or 0.0)
         solved.spent[j] = solved.spent.get(j, 0) + 1
         solved.tokens += row.tokens or 0
@@ -132,20 +137,20 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     return solved
 
 
-def _attempt_facts(workspace: Workspace, trajectory_path: str) -> tuple[str, int, int | None]:
-    """The number format one attempt's trajectory records ("" when it does not say or is not there), its
-    completion tokens (every candidate and repair turn), and the submitted candidate's position among those
-    checked (None: no candidate was checked)."""
+def _attempt_facts(workspace: Workspace, trajectory_path: str) -> tuple[str, AttemptCost, int | None]:
+    """The number format one attempt's trajectory records ("" when it does not say or is not there), what it
+    spent (prompt and completion tokens of every candidate and repair turn, public check seconds), and the
+    submitted candidate's position among those checked (None: no candidate was checked)."""
     from rsi.harness.trajectory import read_trajectory, stored_trajectory_path
 
     path = stored_trajectory_path(trajectory_path, workspace.runs_dir)
     if path is None:
-        return "", 0, None
+        return "", AttemptCost(), None
     try:
         trajectory = read_trajectory(path)
     except UserInputError:
-        return "", 0, None
-    return trajectory.model.dtype, trajectory.final_metrics.completion_tokens, submitted_depth(trajectory)
+        return "", AttemptCost(), None
+    return trajectory.model.dtype, trajectory_cost(trajectory), submitted_depth(trajectory)
 
 
 

@@ -2,13 +2,21 @@
 
 - the **lift**: the paired difference of solve rates on the heldout tasks with its 95% interval, exactly
   `rsi.promotion.decision.paired_lift`, against the parent and (with a control) against generation 0;
-- the **retention** (`retention_of`): of the covered train tasks the parent solves again, the share the
-  candidate solves too;
+- the **retention** (`heldout_retention`, the gate's): of the heldout tasks the parent (and the control) solved,
+  the share the candidate still solves; beside it the **in-sample retention** (`retention_of`) over the covered
+  train tasks, the adapter's own training data, shown and never gated;
 - the **transfer** (`transfer_of`): of the portfolio's union coverage, the share one configuration solves;
-- the **cost-matched** best-of-n (`cost_matched_of`) beside them; each side's **price** (`side_costs`).
+- the **cost-matched** best-of-n (`cost_matched_of`) beside them; each side's **price** (`side_costs`:
+  prompt and completion tokens and check seconds per heldout task).
+
+Every comparison counts **equal attempts per task** on its two sides (`paired_solved`): attempt i of a task
+counts only where both sides have a counted outcome for it (with paired seeds, the same seed on both sides), so
+an infrastructure error on one side never leaves the other side more tries at the task.
 
 The gate is the parent's `[evaluation.gate]`: promote only if the lift's CI lower bound is above `min_lift`,
-retention >= `retention_min` and the price is inside the bounds it sets (`decide_adapter`, `price_problems`).
+heldout retention >= `retention_min` against the parent and the control (vacuous where that side solved no
+heldout task: the reason says "no tasks"), and the price is inside the bounds it sets (`decide_adapter`,
+`price_problems`, rsi.promotion.price).
 """
 
 from __future__ import annotations
@@ -39,7 +47,9 @@ from rsi.evaluation.records import (
     RetentionEstimate,
     SideCost,
     TransferSummary,
+    heldout_retention,
 )
+from rsi.promotion import price
 
 
 def retention_of(covered: list[str], candidate: dict[str, bool], parent: dict[str, bool]) -> RetentionEstimate:
@@ -89,26 +99,30 @@ def heldout_cost_matched_of(held: HeldoutBestOfNPlan, heldout: list[str], ran: _
 
 
 def price_problems(lift: Any, costs: dict[str, SideCost], gate: Any) -> list[str]:
-    """Where the candidate's price breaks the gate's bounds (pure; no bound set: none)."""
-    cand, parent = costs.get("candidate"), costs.get("parent")
-    if cand is None or parent is None or not parent.completion_tokens_per_task:
-        return []
-    problems = []
-    ratio = cand.completion_tokens_per_task / parent.completion_tokens_per_task
-    if gate.max_token_ratio is not None and ratio > gate.max_token_ratio:
-        problems.append(f"price {ratio:.2f}x the parent's completion tokens per task is above max_token_ratio "
-                        f"{gate.max_token_ratio}")
-    extra_k = (cand.completion_tokens_per_task - parent.completion_tokens_per_task) / 1000
-    if gate.min_lift_per_1k_tokens is not None and extra_k > 0 and lift.lift / extra_k < gate.min_lift_per_1k_tokens:
-        problems.append(f"lift per extra 1k completion tokens per task {lift.lift / extra_k:+.3f} is below "
-                        f"min_lift_per_1k_tokens {gate.min_lift_per_1k_tokens}")
-    return problems
+    """Where the candidate's price breaks the gate's bounds (pure; rsi.promotion.price): each token kind against
+    `max_token_ratio`, the lift's CI lower end per extra 1k tokens against `min_lift_per_1k_tokens`."""
+    return price.price_problems(lift.ci.low, costs.get("candidate"), costs.get("parent"), gate.max_token_ratio,
+                                gate.min_lift_per_1k_tokens)
+
+
+def _retention_condition(retention: RetentionEstimate, gate: Any) -> tuple[str | None, str]:
+    """(the problem or None, the words for the reason) of one heldout retention figure against `retention_min`.
+    Over zero tasks the condition is vacuous: the other side solved no heldout task, so there is nothing for the
+    candidate to lose; it passes, and the reason says it was not measured rather than pretending 1.0."""
+    whose = "the parent" if retention.against == "parent" else "generation 0"
+    if retention.retention is None:
+        return None, f"retention vs {whose}: no tasks (it solved no heldout task; vacuous)"
+    text = f"heldout retention vs {whose} {retention.as_text()}"
+    if retention.retention < gate.retention_min:
+        return f"{text} is below retention_min {gate.retention_min}", text
+    return None, f"{text} >= {gate.retention_min}"
 
 
 def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any,
-                   costs: dict[str, SideCost] | None = None) -> EvalDecision:
-    """Promote only if the lift's CI is above `min_lift`, retention >= `retention_min` and the price is inside
-    the gate's bounds, where it sets any (pure)."""
+                   costs: dict[str, SideCost] | None = None,
+                   retention_vs_control: RetentionEstimate | None = None) -> EvalDecision:
+    """Promote only if the lift's CI is above `min_lift`, heldout retention (against the parent, and against the
+    control when there is one) >= `retention_min`, and the price is inside the gate's bounds (pure)."""
     gate_summary = GateSummary(enabled=gate.enabled, min_lift=gate.min_lift, retention_min=gate.retention_min,
                                max_token_ratio=gate.max_token_ratio, min_lift_per_1k_tokens=gate.min_lift_per_1k_tokens)
     if lift.tasks == 0:
@@ -117,22 +131,41 @@ def decide_adapter(lift: Any, retention: RetentionEstimate, gate: Any,
         ok = lift.lift > 0
         return EvalDecision(promote=ok, reason=("gate disabled: lift " + f"{lift.lift:+.3f}" +
                                                 (" > 0" if ok else " is not positive")), gate=gate_summary)
-    problems = []
+    problems: list[str] = []
+    held: list[str] = []
     if not lift.ci.low > gate.min_lift:
         problems.append(f"lift {lift.lift:+.3f} CI95 [{lift.ci.low:.3f}, {lift.ci.high:.3f}] does not lie above "
                         f"min_lift {gate.min_lift}")
-    if retention.retention < gate.retention_min:
-        problems.append(f"retention {retention.retention:.3f} ({retention.kept}/{retention.parent_resolved}) "
-                        f"is below retention_min {gate.retention_min}")
+    for figure in (retention, retention_vs_control):
+        if figure is None:
+            continue
+        problem, words = _retention_condition(figure, gate)
+        (problems if problem else held).append(problem or words)
     problems += price_problems(lift, costs or {}, gate)
     if problems:
         return EvalDecision(promote=False, reason="; ".join(problems), gate=gate_summary)
+    priced = price.price_text((costs or {}).get("candidate"), (costs or {}).get("parent"))
     return EvalDecision(
         promote=True,
         reason=(f"lift {lift.lift:+.3f} CI95 [{lift.ci.low:.3f}, {lift.ci.high:.3f}] above {gate.min_lift}, "
-                f"retention {retention.retention:.3f} >= {gate.retention_min}"),
+                + ", ".join(held) + (f", {priced} within max_token_ratio {gate.max_token_ratio}" if priced else "")),
         gate=gate_summary,
     )
+
+
+def paired_solved(candidate: dict[str, dict[int, bool]], other: dict[str, dict[int, bool]],
+                  tasks: list[str]) -> tuple[dict[str, bool], dict[str, bool], int]:
+    """Per task of `tasks`, did any attempt pass, on each side, counting only the attempts (by index) both sides
+    have a counted outcome for: equal attempts per task on both sides. Also: the attempts left out (pure)."""
+    cand, base, left_out = {}, {}, 0
+    for task in tasks:
+        mine, theirs = candidate.get(task, {}), other.get(task, {})
+        both = set(mine) & set(theirs)
+        left_out += len(mine) + len(theirs) - 2 * len(both)
+        if both:
+            cand[task] = any(mine[i] for i in both)
+            base[task] = any(theirs[i] for i in both)
+    return cand, base, left_out
 
 
 
@@ -145,12 +178,21 @@ class _Solved:
     tokens: int
     served: dict[str, int]  # number format -> counted attempts (from their trajectories)
     completion: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> task -> completion tokens
+    prompt: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> task -> prompt tokens
+    checks: dict[int, dict[str, float]] = field(default_factory=dict)  # side -> task -> public check seconds
+    outcomes: dict[int, dict[str, dict[int, bool]]] = field(default_factory=dict)  # side -> task -> attempt -> passed
     seconds: dict[int, dict[str, float]] = field(default_factory=dict)  # side -> task -> attempt wall seconds
     depth: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> solved task -> submitted candidate's position
 
     @property
     def attempts(self) -> int:
         return sum(self.spent.values())
+
+    def attempts_of(self, side: int) -> dict[str, dict[int, bool]]:
+        """task -> attempt index -> passed (without per-attempt outcomes: one attempt per task, as solved)."""
+        if side in self.outcomes:
+            return self.outcomes[side]
+        return {k: {0: passed} for k, passed in self.by_side.get(side, {}).items()}
 
 
 
@@ -170,11 +212,14 @@ def side_costs(plan: Any, ran: _Solved) -> dict[str, SideCost]:
         if not tasks:
             continue
         tokens, seconds = ran.completion.get(j, {}), ran.seconds.get(j, {})
+        prompt, checks = ran.prompt.get(j, {}), ran.checks.get(j, {})
         depths = [d for k, d in ran.depth.get(j, {}).items() if k in tasks]
         costs[SIDES[j]] = SideCost(
             tasks=len(tasks), pass_rate=round(sum(ran.by_side[j][k] for k in tasks) / len(tasks), 4),
             completion_tokens_per_task=round(sum(tokens.get(k, 0) for k in tasks) / len(tasks), 1),
             seconds_per_task=round(sum(seconds.get(k, 0.0) for k in tasks) / len(tasks), 2),
+            prompt_tokens_per_task=round(sum(prompt.get(k, 0) for k in tasks) / len(tasks), 1),
+            check_seconds_per_task=round(sum(checks.get(k, 0.0) for k in tasks) / len(tasks), 2),
             k_needed=round(sum(depths) / len(depths), 2) if depths else None)
     return costs
 
@@ -188,14 +233,29 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
 
     gate = GatePolicy.from_contract(sides.parent.spec, spec.ci_method)
 
-    def lift_against(other: int, side: int = CANDIDATE) -> Any:
-        cand, base = solved[side], solved[other]
-        return paired_lift({k: cand[k] for k in plan.heldout if k in cand}, {k: base[k] for k in plan.heldout if k in base},
-                           spec.ci_method, gate.resamples, gate.seed)
+    left_out = 0
+
+    def paired(other: int, tasks: list[str]) -> tuple[dict[str, bool], dict[str, bool]]:
+        nonlocal left_out
+        cand, base, dropped = paired_solved(ran.attempts_of(CANDIDATE), ran.attempts_of(other), tasks)
+        left_out += dropped
+        return cand, base
+
+    def lift_against(other: int) -> Any:
+        return paired_lift(*paired(other, plan.heldout), spec.ci_method, gate.resamples, gate.seed)
+
+    def spend_lift() -> Any:
+        """The cost-matched side spends n attempts a task on purpose: all of them count, not pairs by index."""
+        spend, base = solved[COST_MATCHED], solved[PARENT]
+        return paired_lift({k: spend[k] for k in plan.heldout if k in spend},
+                           {k: base[k] for k in plan.heldout if k in base}, spec.ci_method, gate.resamples, gate.seed)
 
     lift_estimate = lift_against(PARENT)
-    retention = retention_of(plan.covered, solved[CANDIDATE], solved[PARENT])
+    retention = heldout_retention(lift_estimate, "parent")
+    in_sample = retention_of(plan.covered, *paired(PARENT, [k for k in plan.covered if k not in plan.heldout]))
     has_control = CONTROL in plan.configs
+    versus_control = lift_against(CONTROL) if has_control else None
+    retention_vs_control = heldout_retention(versus_control, "control") if versus_control is not None else None
     candidate = sides.candidate
     adapter = next((s.sha256 for s in candidate.spec.specialists if s.name == candidate.spec.routing.specialist), "")
     sides_of_task = [j for j in (PARENT, CANDIDATE, CONTROL) if j in plan.configs]  # best-of-n: its own summary
@@ -208,7 +268,7 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
                                        plan.job_index_of(BEST_OF_N))
     held = plan.heldout_best_of_n
     cost_matched_heldout = None if held is None else heldout_cost_matched_of(
-        held, plan.heldout, ran, lift_against(PARENT, side=COST_MATCHED),
+        held, plan.heldout, ran, spend_lift(),
         _sampling_text(plan.configs[COST_MATCHED], held.overrides), plan.job_index_of(COST_MATCHED))
     return EvalOutcome(
         eval_id=plan.run_id, suite=plan.suite,
@@ -218,12 +278,15 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
         heldout_tasks=plan.heldout, covered_tasks=plan.covered, transfer_tasks=plan.transfer,
         lift=lift_estimate.summary(),
         # without a separate control, the parent is generation 0 (or no control was asked for)
-        lift_vs_control=lift_against(CONTROL).summary() if has_control else (lift_estimate.summary() if spec.control else None),
+        lift_vs_control=versus_control.summary() if versus_control is not None else (
+            lift_estimate.summary() if spec.control else None),
         retention=retention.summary(),
+        retention_vs_control=retention_vs_control.summary() if retention_vs_control is not None else None,
+        retention_in_sample=in_sample.summary(), unpaired_attempts=left_out,
         transfer=transfer, cost_matched=cost_matched, cost_matched_heldout=cost_matched_heldout, costs=costs,
         per_task={k: {SIDES[j]: solved[j].get(k, False) for j in sides_of_task if k in plan.task_keys(j)}
                   for k in plan.task_keys(CANDIDATE)},
-        decision=decide_adapter(lift_estimate, retention, gate, costs),
+        decision=decide_adapter(lift_estimate, retention, gate, costs, retention_vs_control),
     )
 
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rsi.contracts.records import EMPTY_IS_NONE, RevisionWritten, none_as_empty
 from rsi.contracts.schema import EvalDtype
-from rsi.promotion.decision import LiftSummary
+from rsi.promotion import price
+from rsi.promotion.decision import LiftEstimate, LiftSummary
 from rsi.sandbox.select import SandboxName
 
 EVAL_FILE = "eval.json"
@@ -68,21 +69,27 @@ class GateSummary(BaseModel):
 
     enabled: bool
     min_lift: float = Field(description="The lift's CI lower bound must lie above this.")
-    retention_min: float
-    max_token_ratio: float | None = Field(default=None, description="Price bound: candidate / parent tokens per task.")
-    min_lift_per_1k_tokens: float | None = Field(default=None, description="Price bound: lift per extra 1k tokens/task.")
+    retention_min: float = Field(description="Heldout retention (against the parent, and the control) must reach this.")
+    max_token_ratio: float | None = Field(default=None, description="Price bound: candidate / parent tokens per heldout "
+                                          "task, completion and prompt tokens each (rsi.promotion.price).")
+    min_lift_per_1k_tokens: float | None = Field(default=None, description="Price bound: the lift's CI lower end per "
+                                                 "extra 1k prompt + completion tokens per heldout task.")
 
 
 class SideCost(BaseModel):
     """What one side solved and spent on the heldout tasks: the price beside the pass rate.
 
-    Completion tokens are every completion the side's attempts asked for (all candidates, repair turns);
-    seconds are attempt wall time (model, checks and verifier), per heldout task."""
+    Per heldout task: completion tokens are every completion the side's attempts asked for (all candidates,
+    repair turns), prompt tokens every prompt they sent, check seconds the wall time of the public checks run
+    on their candidates, seconds the attempts' whole wall time (model, checks and verifier). Records made before
+    prompt tokens and check seconds were kept hold 0 for them (shown as unmeasured, never gated)."""
 
     tasks: int = Field(description="Heldout tasks with a counted attempt on this side.")
     pass_rate: float
     completion_tokens_per_task: float
     seconds_per_task: float
+    prompt_tokens_per_task: float = 0.0
+    check_seconds_per_task: float = 0.0
     k_needed: float | None = Field(default=None, description=(
         "Candidates needed: over the heldout tasks this side solved with a checked submission, the mean position "
         "of the submitted candidate among those the harness sampled (1: the first; what an adapter can lower at "
@@ -90,13 +97,9 @@ class SideCost(BaseModel):
 
 
 def price_text(costs: dict[str, SideCost], against: str = "parent") -> str:
-    """'at 9.8x the parent's completion tokens per heldout task (812 vs 83)' ('' without both sides)."""
-    cand, base = costs.get("candidate"), costs.get(against)
-    if cand is None or base is None or not base.completion_tokens_per_task:
-        return ""
-    ratio = cand.completion_tokens_per_task / base.completion_tokens_per_task
-    return (f"at {ratio:.1f}x the {against}'s completion tokens per heldout task "
-            f"({cand.completion_tokens_per_task:.0f} vs {base.completion_tokens_per_task:.0f})")
+    """'at 9.8x the parent's completion tokens (812 vs 83), 1.2x its prompt tokens (410 vs 342) and 0.31 vs 0.00
+    check seconds per heldout task' ('' without both sides): rsi.promotion.price.price_text."""
+    return price.price_text(costs.get("candidate"), costs.get(against), against)
 
 
 class EvalDecision(BaseModel):
@@ -116,15 +119,38 @@ class ContractSide(BaseModel):
 
 
 class RetentionSummary(BaseModel):
-    """Of the covered train tasks the parent solves in this evaluation, how many the candidate still solves."""
+    """Of the tasks the other side (the parent, or the generation-0 control) solves in this evaluation, how many
+    the candidate still solves. `split` says which tasks: `heldout` is the gate's retention (tasks no side trained
+    on), `train` the in-sample figure over the covered train tasks (the adapter's own training data, so it nearly
+    always holds; shown, never gated). Over zero tasks there is no retention: `retention` is None ("no tasks")."""
 
-    covered: int
-    still_solved: int = Field(description="Covered train tasks the candidate solves (whether or not the parent does).")
-    retention: float = Field(description="kept / parent_resolved (1.0 when the parent solved none); records "
-                             "without `kept` (before it existed) hold still_solved / covered.")
-    parent_resolved: int = Field(description="How many of them the parent solved again in this evaluation.")
+    covered: int = Field(description="Tasks the figure is over: heldout tasks both sides attempted with equal "
+                         "attempts, or (train) the covered train tasks.")
+    still_solved: int = Field(description="Of them, the tasks the candidate solves (whether or not the other side does).")
+    retention: float | None = Field(description="kept / parent_resolved; None when the other side solved none (no "
+                                    "tasks). Records without `kept` (before it existed) hold still_solved / covered.")
+    parent_resolved: int = Field(description="How many of them the other side solved in this evaluation.")
     kept: int | None = Field(default=None, description="Of the parent_resolved tasks, how many the candidate "
                              "solves too (None in records made before it existed).")
+    split: Literal["heldout", "train"] = Field(default="train", description="heldout: the gate's retention; train: "
+                                               "in-sample (records made before heldout retention existed: train).")
+    against: str = Field(default="parent", description="The side whose solved tasks are counted: parent or control.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_retention_over_zero_tasks(cls, data: object) -> object:
+        # records written before said 1.0 over zero tasks; read back, they say what they measured: nothing
+        if isinstance(data, dict) and data.get("kept") is not None and data.get("parent_resolved") == 0:
+            return {**data, "retention": None}
+        return data
+
+    def as_text(self) -> str:
+        """'0.906 (29/32)', or 'no tasks'."""
+        if self.retention is None:
+            return "no tasks"
+        kept = self.kept if self.kept is not None else self.still_solved
+        total = self.parent_resolved if self.kept is not None else self.covered
+        return f"{self.retention:.3f} ({kept}/{total})"
 
 
 class TransferSummary(BaseModel):
@@ -196,11 +222,21 @@ class EvalOutcome(BaseModel):
         "cannot say): what `dtype` asked for, as it happened (RSI_DTYPE overrides it)."))
     seeds: dict[str, int] = Field(default_factory=dict)
     heldout_tasks: list[str]
-    covered_tasks: list[str] = Field(description="Train tasks the parent had covered (retention).")
+    covered_tasks: list[str] = Field(description="Train tasks the parent had covered (in-sample retention).")
     transfer_tasks: list[str] = Field(default_factory=list, description="Train tasks the portfolio had covered (transfer).")
     lift: LiftSummary
     lift_vs_control: LiftSummary | None = Field(default=None, description="Candidate against the generation-0 control.")
-    retention: RetentionSummary
+    retention: RetentionSummary = Field(description="The gate's retention: of the heldout tasks the parent solved, "
+                                        "the share the candidate still solves (split 'heldout').")
+    retention_vs_control: RetentionSummary | None = Field(default=None, description=(
+        "With a control: of the heldout tasks generation 0 solved, the share the candidate still solves (gated too)."))
+    retention_in_sample: RetentionSummary | None = Field(default=None, description=(
+        "In-sample, not gated: of the covered train tasks (the adapter's training data) the parent solved, the share "
+        "the candidate solves."))
+    unpaired_attempts: int = Field(default=0, description=(
+        "Counted attempts left out of a comparison because its other side has no counted outcome for the same task "
+        "and attempt (an infrastructure error), summed over the comparisons: both sides of a comparison count "
+        "equal attempts per task."))
     transfer: TransferSummary | None = None
     cost_matched: CostMatchedSummary | None = Field(default=None, description="With best_of_n: the cost-matched baseline.")
     cost_matched_heldout: HeldoutCostMatchedSummary | None = Field(
@@ -223,29 +259,70 @@ class EvalOutcome(BaseModel):
     applied: Annotated[AppliedDecision | None, EMPTY_IS_NONE, none_as_empty(exclude_defaults=True)] = Field(
         default=None, description="What apply_decision wrote (JSON: {} before).")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _retention_was_in_sample(cls, data: object) -> object:
+        return upgrade_retention(data)
+
     @property
     def promote(self) -> bool:
         return self.decision.promote
 
 
+def upgrade_retention(data: object) -> object:
+    """A record written when `retention` was the in-sample figure (no `split`): that figure moves to
+    `retention_in_sample`, and `retention` becomes the heldout one, read from the lift's paired table
+    (both / (both + parent only): exactly what heldout retention is). Used by every record that stores them."""
+    if not isinstance(data, dict):
+        return data
+    old = data.get("retention")
+    if not isinstance(old, dict) or "split" in old:
+        return data
+    upgraded = {**data, "retention_in_sample": data.get("retention_in_sample") or {**old, "split": "train"}}
+    lift = data.get("lift")
+    table = lift.get("table") if isinstance(lift, dict) else lift.table.model_dump() if isinstance(lift, LiftSummary) else None
+    if isinstance(table, dict) and table:
+        both, cand_only, parent_only = table["both"], table["candidate_only"], table["parent_only"]
+        upgraded["retention"] = RetentionEstimate(
+            covered=sum(table.values()), still_solved=both + cand_only, parent_resolved=both + parent_only, kept=both,
+            split="heldout").summary().model_dump()
+    else:
+        upgraded["retention"] = None
+    return upgraded
+
+
 @dataclass(frozen=True)
 class RetentionEstimate:
-    """What the candidate kept of what the parent can do. The denominator is the covered tasks the parent solves
-    in the same evaluation, not all covered tasks: a portfolio covers tasks only a sampled or otherwise
-    different configuration solved, and a candidate that merely matches the deployed parent must not read as
-    having lost them (that share is transfer, reported on its own)."""
+    """What the candidate kept of what the other side can do. The denominator is the tasks the other side solves
+    in the same evaluation, not all tasks: on covered train tasks a portfolio covers tasks only a sampled or
+    otherwise different configuration solved, and a candidate that merely matches the deployed parent must not
+    read as having lost them (that share is transfer, reported on its own). No tasks solved: no retention (None)."""
 
     covered: int
     still_solved: int
     parent_resolved: int
     kept: int
+    split: Literal["heldout", "train"] = "train"
+    against: str = "parent"
 
     @property
-    def retention(self) -> float:
-        return self.kept / self.parent_resolved if self.parent_resolved else 1.0
+    def retention(self) -> float | None:
+        return self.kept / self.parent_resolved if self.parent_resolved else None
 
     def summary(self) -> RetentionSummary:
+        retention = self.retention
         return RetentionSummary(covered=self.covered, still_solved=self.still_solved,
-                                retention=round(self.retention, 4), parent_resolved=self.parent_resolved,
-                                kept=self.kept)
+                                retention=round(retention, 4) if retention is not None else None,
+                                parent_resolved=self.parent_resolved, kept=self.kept, split=self.split,
+                                against=self.against)
 
+    def as_text(self) -> str:
+        return self.summary().as_text()
+
+
+def heldout_retention(lift: LiftEstimate, against: str = "parent") -> RetentionEstimate:
+    """The gate's retention from a paired heldout comparison: of the heldout tasks the other side solved
+    (both + other only), those the candidate solves too (both)."""
+    return RetentionEstimate(covered=lift.tasks, still_solved=lift.both + lift.candidate_only,
+                             parent_resolved=lift.both + lift.parent_only, kept=lift.both, split="heldout",
+                             against=against)

@@ -238,7 +238,7 @@ class Generation:
             losses = f", loss {train.first_loss:.3f} -> {train.final_loss:.3f}" if train.final_loss is not None else ""
             return f": adapter {train.adapter_id[:12]}{losses}, candidate {train.candidate_ref}"
         if name == "evaluate" and (measured := s.outputs(EvaluateOutput)).lift and measured.retention:
-            return f": lift {measured.lift.as_text()}, retention {measured.retention.retention:.3f}"
+            return f": lift {measured.lift.as_text()}, heldout retention {measured.retention.as_text()}"
         if name == "promote_adapter" and (applied := s.outputs(PromoteAdapterOutput)).state:
             return f": adapter {applied.state}"
         return ""
@@ -523,7 +523,9 @@ class Generation:
         outcome = evaluate(self.workspace, eval_spec, on_note=lambda m: self.note(f"eval: {m}"),
                            on_created=lambda eid: self.record(EvaluateOutput(eval_id=eid)))
         self.record(EvaluateOutput(eval_id=outcome.eval_id, lift=outcome.lift, lift_vs_control=outcome.lift_vs_control,
-                                   retention=outcome.retention, transfer=outcome.transfer, decision=outcome.decision,
+                                   retention=outcome.retention, retention_vs_control=outcome.retention_vs_control,
+                                   retention_in_sample=outcome.retention_in_sample, transfer=outcome.transfer,
+                                   decision=outcome.decision,
                                    costs=outcome.costs, attempts=outcome.attempts, tokens=outcome.tokens, wall_s=outcome.wall_s))
         return None
 
@@ -564,6 +566,8 @@ class Generation:
             lift=measured.lift,
             lift_vs_control=measured.lift_vs_control,
             retention=measured.retention,
+            retention_vs_control=measured.retention_vs_control,
+            retention_in_sample=measured.retention_in_sample,
             transfer=measured.transfer,
             costs=dict(measured.costs),
             adapter=s.outputs(PromoteAdapterOutput).state or "none",

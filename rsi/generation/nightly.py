@@ -70,7 +70,7 @@ def summary_line(summary: GenerationSummary | None) -> str:
     if versus:
         parts.append(f"vs generation 0 {versus.as_text()}")
     if retention:
-        parts.append(f"retention {retention.retention:.3f}")
+        parts.append(f"heldout retention {retention.as_text()}")
     if transfer:
         parts.append(f"transfer {transfer.transfer:.3f}")
     return ", ".join(parts)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rsi.contracts.records import RevisionWritten
 from rsi.evaluation import EvalDecision, RetentionSummary, SideCost, TransferSummary
+from rsi.evaluation.records import upgrade_retention
 from rsi.promotion.decision import LiftSummary
 from rsi.trajectories.tool_growth import ToolGrowth
 
@@ -129,7 +130,9 @@ class EvaluateOutput(StepOutput):
     eval_id: str = ""
     lift: LiftSummary | None = None
     lift_vs_control: LiftSummary | None = None
-    retention: RetentionSummary | None = None
+    retention: RetentionSummary | None = Field(default=None, description="The gate's: heldout, against the parent.")
+    retention_vs_control: RetentionSummary | None = None
+    retention_in_sample: RetentionSummary | None = Field(default=None, description="Covered train tasks; not gated.")
     transfer: TransferSummary | None = None
     decision: EvalDecision | None = None
     costs: dict[str, SideCost] = Field(default_factory=dict, description="Per side: pass rate, completion tokens and "
@@ -137,6 +140,11 @@ class EvaluateOutput(StepOutput):
     attempts: int | None = None
     tokens: int | None = None
     wall_s: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retention_was_in_sample(cls, data: Any) -> Any:
+        return upgrade_retention(data)
 
 
 class PromoteAdapterOutput(StepOutput):
@@ -175,10 +183,17 @@ class GenerationSummary(BaseModel):
     eval_id: str | None = None
     lift: LiftSummary | None = None
     lift_vs_control: LiftSummary | None = None
-    retention: RetentionSummary | None = None
+    retention: RetentionSummary | None = Field(default=None, description="The gate's: heldout, against the parent.")
+    retention_vs_control: RetentionSummary | None = None
+    retention_in_sample: RetentionSummary | None = Field(default=None, description="Covered train tasks; not gated.")
     transfer: TransferSummary | None = None
     costs: dict[str, SideCost] = Field(default_factory=dict)
     adapter: str = Field(default="none", description="The adapter's fate: promoted, rejected or none.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retention_was_in_sample(cls, data: Any) -> Any:
+        return upgrade_retention(data)
 
 
 Output = TypeVar("Output", bound=StepOutput)

@@ -5,7 +5,8 @@ Flow (every step before the write is read-only):
 1. read the run's attempts from the store; read the parent contract **as committed at HEAD** (not the
    working tree: after a crash the working tree may hold a half-finished revision); refuse evidence
    from weakly isolated attempts unless allowed (rsi/promotion/isolation.py);
-2. decide (pure: rsi.promotion.decision) — candidate, heldout gate, routing;
+2. decide (pure: rsi.promotion.decision) — candidate, heldout gate (lift, heldout retention, and the price
+   read from the heldout attempts' trajectories: rsi.promotion.price), routing;
 3. idempotency: if a commit in the contract's history carries this decision's `Decision-Hash`
    trailer, the decision is already written: make sure its tag exists and report it;
 4. refuse with the reason when the decision does not promote;
@@ -30,7 +31,8 @@ from rsi.errors import RevisionError, RsiError, UserInputError
 from rsi.promotion.changes import promotion_sets
 from rsi.promotion.decision import CiMethod, GatePolicy, PromotionDecision, decide_promotion
 from rsi.promotion.isolation import IsolationCheck, check_isolation, read_isolation
-from rsi.promotion.stored import RunAttempts, load_run_attempts
+from rsi.promotion.price import price_text
+from rsi.promotion.stored import RunAttempts, load_run_attempts, read_attempt_costs
 from rsi.verdict import Verdict
 from rsi.workspace import Workspace
 
@@ -141,13 +143,17 @@ def evidence_trailers(decision: PromotionDecision, parent_revision: int) -> dict
     }
     if decision.lift is not None:
         lift = decision.lift
+        retention = f"{lift.retention:.4f}" if lift.retention is not None else "no tasks"
         trailers["Evidence-Heldout"] = (
             f"{lift.candidate_rate:.4f} vs {lift.parent_rate:.4f} on {lift.tasks} tasks; lift {lift.lift:+.4f} "
-            f"CI95 {lift.ci.as_text()} {lift.method}; retention {lift.retention:.4f}"
+            f"CI95 {lift.ci.as_text()} {lift.method}; retention {retention}"
         )
+    if decision.prices:
+        trailers["Evidence-Price"] = price_text(decision.prices.get("candidate"), decision.prices.get("parent"))
     gate = decision.gate
     trailers["Evidence-Gate"] = (
-        f"enabled={str(gate.enabled).lower()} min_lift={gate.min_lift} retention_min={gate.retention_min} method={gate.method}"
+        f"enabled={str(gate.enabled).lower()} min_lift={gate.min_lift} retention_min={gate.retention_min} "
+        f"max_token_ratio={gate.max_token_ratio} min_lift_per_1k_tokens={gate.min_lift_per_1k_tokens} method={gate.method}"
     )
     return trailers
 
@@ -224,7 +230,9 @@ def promote_run(
     isolation = evidence_isolation(stored, allow_weak_isolation)
     parent_config = configuration_from_contract(parent)
     gate = GatePolicy.from_contract(parent.spec, method)
-    decision = decide_promotion(list(stored.attempts), contract, parent_config.config_hash, gate, routing)
+    # the price of the heldout attempts the gate may compare (one trajectory read each)
+    costs = read_attempt_costs(a for a in stored.attempts if a.split == "heldout" and a.verdict.counts_as_attempt)
+    decision = decide_promotion(list(stored.attempts), contract, parent_config.config_hash, gate, routing, costs)
     base = {"decision": decision, "contract": contract, "parent_revision": parent.revision, "isolation": isolation}
     if decision.decision_hash:
         found = find_decision_commit(workspace, contract, decision.decision_hash)

@@ -6,13 +6,14 @@ the task table), and gives back the stored configurations as `rsi.config.Configu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rsi.config import Configuration
 from rsi.errors import StoreError, UserInputError
 from rsi.promotion.evidence import ScoredAttempt
+from rsi.promotion.price import AttemptCost, trajectory_cost
 from rsi.store.rows import planned_keys
 from rsi.verdict import Verdict
 
@@ -92,3 +93,19 @@ def load_run_attempts(store: object, run_ids: Sequence[str], runs_dir: Path | No
         heldout_hashes=frozenset(info.content_hash for info in heldout if info.content_hash),
         heldout_keys=frozenset(info.key for info in heldout),
     )
+
+
+def read_attempt_costs(attempts: Iterable[ScoredAttempt]) -> dict[str, AttemptCost]:
+    """What each attempt spent (prompt and completion tokens, check seconds), from its trajectory file; an
+    attempt without a readable trajectory is left out (its price is unmeasured, not free)."""
+    from rsi.harness.trajectory import read_trajectory
+
+    costs = {}
+    for attempt in attempts:
+        if not attempt.trajectory_path:
+            continue
+        try:
+            costs[attempt.attempt_id] = trajectory_cost(read_trajectory(Path(attempt.trajectory_path)))
+        except UserInputError:
+            continue
+    return costs

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rsi.evaluation.records import upgrade_retention
 from rsi.generation.lineage import LineageRow
 from rsi.promotion.evidence import wilson_interval
 
@@ -66,7 +67,10 @@ class LineageReport(BaseModel):
 
 
 def _retention(evaluate: dict[str, Any]) -> tuple[int | None, int | None, list[float] | None]:
-    retention = evaluate.get("retention") or {}
+    """The gate's (heldout) retention: what the parent solved, what the candidate kept, and its Wilson interval. A
+    record from when `retention` was the in-sample figure is read as upgrade_retention reads it."""
+    upgraded = upgrade_retention(evaluate)
+    retention = (upgraded.get("retention") if isinstance(upgraded, dict) else None) or {}
     if isinstance(retention.get("kept"), int):  # what the parent solved, and of it what the candidate kept
         covered, kept = retention.get("parent_resolved"), retention.get("kept")
     else:  # a record from before `kept` existed: its retention was still_solved / covered

@@ -48,7 +48,7 @@ def test_the_shipped_contract_evaluates_every_side_in_float32_under_its_own_iden
               for ref in ("default@r2", setup["candidate"])}
     assert fn.served == {("float32", h) for h in hashes}
     # the parent's covered train tasks were found by its unchanged hash: retention was measured on them
-    assert outcome.retention.covered == 2
+    assert outcome.retention_in_sample is not None and outcome.retention_in_sample.covered == 2
     assert outcome.dtype == "float32"
     stored = json.loads((workspace.run_dir(outcome.eval_id) / EVAL_FILE).read_text())
     assert stored["dtype"] == "float32"

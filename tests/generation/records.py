@@ -19,8 +19,10 @@ def lift_record(value: float, low: float, high: float) -> dict[str, Any]:
 
 
 def retention_record(retention: float, covered: int = 20) -> dict[str, Any]:
+    """A stored heldout RetentionSummary (the gate's); without `split` it would read as a record from when
+    `retention` was the in-sample figure (rsi.evaluation.records.upgrade_retention)."""
     return {"covered": covered, "still_solved": round(retention * covered), "retention": retention,
-            "parent_resolved": covered}
+            "parent_resolved": covered, "split": "heldout"}
 
 
 def transfer_record(transfer: float, covered: int = 10) -> dict[str, Any]:

@@ -102,7 +102,8 @@ def test_two_consecutive_generations(workspace, shim, scripted_env, tmp_path) ->
     assert evaluate["lift"]["parent_rate"] == 0.0 and evaluate["lift"]["lift"] == 1.0
     # the checks chose past the first reply: the second candidate sampled is the one submitted
     assert evaluate["costs"]["candidate"]["k_needed"] == 2.0 and evaluate["costs"]["parent"]["k_needed"] is None
-    assert evaluate["retention"]["covered"] == min(2, run["covered"])
+    assert evaluate["retention_in_sample"]["covered"] == min(2, run["covered"])  # the covered train tasks
+    assert evaluate["retention"]["split"] == "heldout"  # the gate's retention
     applied = g1["steps"]["promote_adapter"]["outputs"]["state"]
     assert applied == ("promoted" if evaluate["decision"]["promote"] else "rejected")
     status = json.loads((workspace.adapters_dir / train["adapter_id"] / "status.json").read_text())

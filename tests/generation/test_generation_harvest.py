@@ -159,7 +159,7 @@ def test_retention_and_transfer_use_the_pooled_runs_with_accumulate(workspace, c
     finally:
         store.close()
     assert len(pooled) == (5 if accumulate else 2)
-    assert measured.retention is not None and measured.transfer is not None
-    assert measured.retention.covered == measured.transfer.portfolio_covered == len(pooled)
+    assert measured.retention_in_sample is not None and measured.transfer is not None
+    assert measured.retention_in_sample.covered == measured.transfer.portfolio_covered == len(pooled)
     assert set(stored["covered"]) == set(stored["transfer"]) == pooled
     assert stored["spec"]["covered_runs"] == stored["spec"]["transfer_runs"] == generation.evaluation_runs()

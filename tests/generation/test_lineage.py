@@ -52,13 +52,13 @@ def test_summary_line_and_a_held_lock(workspace) -> None:
     state = _finished(workspace, 0.125, 0.9, 5)
     line = summary_line(state.summary)
     assert line == ("contract default r1 -> r1, coverage 5/10, harness refused, adapter aaaaaaaaaaaa rejected, "
-                    "lift +0.125 CI95 [-0.075, 0.325], retention 0.900")
+                    "lift +0.125 CI95 [-0.075, 0.325], heldout retention 0.900 (18/20)")
     assert state.summary is not None
     priced = GenerationSummary.model_validate({**state.summary.model_dump(mode="json"), "costs": {
         "parent": {"tasks": 10, "pass_rate": 0.1, "completion_tokens_per_task": 80.0, "seconds_per_task": 2.0},
         "candidate": {"tasks": 10, "pass_rate": 0.2, "completion_tokens_per_task": 800.0, "seconds_per_task": 9.0}}})
-    assert "lift +0.125 CI95 [-0.075, 0.325], at 10.0x the parent's completion tokens per heldout task (800 vs 80)" \
-        in summary_line(priced)
+    assert ("lift +0.125 CI95 [-0.075, 0.325], at 10.0x the parent's completion tokens (800 vs 80), prompt tokens 0 vs 0 "
+            "(the parent's unmeasured) and 0.00 vs 0.00 check seconds per heldout task") in summary_line(priced)
     folder = generations_dir(workspace)
     logged: list[str] = []
     with FileLock(str(folder / LOCK_FILE)):

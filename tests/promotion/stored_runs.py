@@ -145,7 +145,7 @@ class RunBuilder:
         trajectory.add_step("environment", message="submitted")
         trajectory.outcome = FinalOutcome(verdict=Verdict(p.verdict), ended_by="submit",
                                           final_code=code if p.verdict == "passed" else None)
-        trajectory.final_metrics = FinalMetrics(completion_tokens=p.tokens, turns=p.turns)
+        trajectory.final_metrics = FinalMetrics(prompt_tokens=50 * p.turns, completion_tokens=p.tokens, turns=p.turns)
         path = self.workspace.run_dir(run_id) / f"{attempt_id}" / "trajectory.json"
         return write_trajectory(trajectory, path)
 

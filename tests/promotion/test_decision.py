@@ -164,3 +164,77 @@ def test_decision_hash_ignores_parent_but_tracks_evidence() -> None:
     more = records + [rec("cand", "t7", "failed")]
     assert decide_promotion(more, "default", "h-parent").decision_hash != first.decision_hash
     assert decide_promotion(records, "other", "h-parent").decision_hash != first.decision_hash
+
+
+def test_decision_with_a_parent_that_solved_no_heldout_task_says_no_tasks() -> None:
+    decision = decide_promotion(_gate_records(10, 0), "default", "h-parent")
+    assert decision.promote and decision.lift.retention is None
+    assert "retention no tasks (vacuous: the parent solved none of them)" in decision.reason
+    assert decision.summary()["heldout"]["retention"] is None
+
+
+def test_both_sides_count_equal_attempts_per_heldout_task() -> None:
+    """Three candidate attempts against one parent attempt per task: only the candidate's first counts."""
+    records = [rec("cand", f"t{i}", "passed") for i in range(6)] + [rec("parent", f"t{i}", "failed") for i in range(6)]
+    for i in range(12):
+        records += [rec("cand", f"h{i}", v, split="heldout") for v in ("failed", "failed", "passed")]
+        records.append(rec("parent", f"h{i}", "failed", split="heldout"))
+    decision = decide_promotion(records, "default", "h-parent")
+    # any-pass over three tries against one would read as a lift of 1.0; with equal attempts there is none
+    assert decision.lift.tasks == 12 and decision.lift.lift == 0.0 and not decision.promote
+    assert decision.unequal_attempts == 24
+    # the candidate's error attempts are not attempts: they never count, nor unbalance
+    errors = [r for r in records if not (r.config_name == "cand" and r.split == "heldout")]
+    for i in range(12):
+        errors += [rec("cand", f"h{i}", "error", split="heldout"), rec("cand", f"h{i}", "passed", split="heldout")]
+    balanced = decide_promotion(errors, "default", "h-parent")
+    assert balanced.unequal_attempts == 0 and balanced.lift.lift == 1.0 and balanced.promote
+
+
+def test_the_heldout_fallback_never_gates_on_the_tasks_that_chose() -> None:
+    """A run with heldout attempts only: a seeded half of its tasks chooses the candidate, the other half alone
+    judges it. A candidate that wins only where it was chosen is refused."""
+    from rsi.promotion.decision import split_heldout
+
+    tasks = [f"s/h{i}" for i in range(40)]
+    choosing, gating = split_heldout(tasks, seed=0)
+    assert choosing and gating and not choosing & gating and choosing | gating == set(tasks)
+    assert split_heldout(tasks, seed=0) == (choosing, gating) and split_heldout(tasks, seed=1) != (choosing, gating)
+    records = []
+    for key in tasks:
+        name = key.partition("/")[2]
+        wins = key in choosing  # strong where it is chosen, no better than the parent where it is judged
+        records.append(rec("cand", name, "passed" if wins else "failed", split="heldout"))
+        records.append(rec("parent", name, "failed", split="heldout"))
+    decision = decide_promotion(records, "default", "h-parent")
+    assert decision.selection_split == "heldout" and decision.candidate.config_name == "cand"
+    assert decision.heldout_halves == (len(choosing), len(gating))
+    assert set(decision.evidence.tasks) == choosing  # only the choosing half ranked the configurations
+    assert decision.lift.tasks == len(gating) and decision.lift.lift == 0.0  # only the gating half judged
+    assert not decision.promote and f"the other {len(gating)} judge it" in decision.reason
+    # had it chosen and gated on the same 40 tasks, it would have passed: lift 0.5 with a CI above zero
+    assert paired_lift({k: k in choosing for k in tasks}, {k: False for k in tasks}).ci.low > 0
+
+
+def test_the_price_gates_a_promotion_by_default() -> None:
+    """12x the parent's completion tokens per heldout task: refused by the default gate, the price in the reason;
+    the per-1k rule reads the lift's lower end."""
+    from rsi.promotion.price import AttemptCost
+
+    records = _gate_records(10, 1)
+    costs = {r.attempt_id: AttemptCost(prompt_tokens=300, completion_tokens=1200 if r.config_name == "cand" else 100,
+                                       check_s=0.5 if r.config_name == "cand" else 0.0)
+             for r in records if r.split == "heldout"}
+    decision = decide_promotion(records, "default", "h-parent", costs=costs)
+    assert not decision.promote
+    assert ("price 12.00x the parent's completion tokens per heldout task (1200 vs 100) is above max_token_ratio 10"
+            in decision.reason)
+    assert decision.prices["candidate"].check_seconds_per_task == 0.5
+    assert decision.summary()["gate"]["max_token_ratio"] == 10.0
+    assert decide_promotion(records, "default", "h-parent", GatePolicy(max_token_ratio=12.5), costs=costs).promote
+    # 1100 extra tokens per task; lift 0.75 but its CI95 lower end is about 0.36: 0.33 per 1k, not the point's 0.68
+    low = decide_promotion(records, "default", "h-parent", GatePolicy(max_token_ratio=None, min_lift_per_1k_tokens=0.5),
+                           costs=costs)
+    assert not low.promote and "lower end +0.3" in low.reason and "1100 extra prompt and completion tokens" in low.reason
+    # without trajectories the price is unmeasured: not applied, and the reason says so
+    assert "price unmeasured" in decide_promotion(records, "default", "h-parent").reason

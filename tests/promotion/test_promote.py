@@ -22,11 +22,11 @@ def runs(builder, planned):
     cand = builder.config("repl-stepwise", **{"harness.prompt_style": "stepwise", "harness.max_turns": 6})
     train, heldout = builder.train_ids(), builder.heldout_ids()
 
-    def make(cand_heldout_passes: int, parent_heldout_passes: int, heldout_tasks: int = 12) -> str:
+    def make(cand_heldout_passes: int, parent_heldout_passes: int, heldout_tasks: int = 12, cand_tokens: int = 200) -> str:
         plan = [planned(cand, t, verdict="passed" if i < 8 else "failed") for i, t in enumerate(train[:10])]
         plan += [planned(parent, t, verdict="passed" if i < 3 else "failed") for i, t in enumerate(train[:10])]
         for i, t in enumerate(heldout[:heldout_tasks]):
-            plan.append(planned(cand, t, verdict="passed" if i < cand_heldout_passes else "failed"))
+            plan.append(planned(cand, t, verdict="passed" if i < cand_heldout_passes else "failed", tokens=cand_tokens))
             plan.append(planned(parent, t, verdict="passed" if i < parent_heldout_passes else "failed"))
         return builder.run(plan)
 
@@ -88,6 +88,29 @@ def test_promotes_better_configuration_with_trailers_and_tag(builder, runs) -> N
     assert again.status == "already" and again.revision == 2 and again.commit == outcome.commit
     assert head(ws) == outcome.commit and "hcp/default/r3" not in tags(ws)
     assert decision_commits(ws, outcome.decision.decision_hash) == [outcome.commit]
+
+
+def test_a_12x_candidate_is_refused_by_default_with_its_price(builder, runs, promote_cli) -> None:
+    """The shipped contract's gate (max_token_ratio 10) applied by `rsi promote`: the price is read from the heldout
+    attempts' trajectories (12x the parent's completion tokens per task), and the refusal names it."""
+    make, parent, cand = runs
+    run_id = make(10, 1, cand_tokens=2400)
+    ws = builder.workspace
+    before = head(ws)
+    outcome = promote_run(ws, [run_id])
+    assert outcome.status == "refused" and head(ws) == before
+    assert ("price 12.00x the parent's completion tokens per heldout task (2400 vs 200) is above max_token_ratio 10"
+            in outcome.decision.reason)
+    assert outcome.decision.prices["parent"].prompt_tokens_per_task == 50.0  # the prompt is priced too
+    done = promote_cli("promote", run_id, cwd=ws.root)
+    assert done.returncode == 1 and "not promoted" in done.stdout, done.stderr
+    assert "price 12.00x the parent's completion tokens" in done.stdout.replace("\n", " ")
+    assert "at 12.0x the parent's completion tokens (2400 vs 200), 1.0x its prompt tokens (50 vs 50)" in done.stdout
+    # a promotion within the price records it in the commit
+    cheap = promote_run(ws, [make(10, 1)])
+    assert cheap.status == "promoted", cheap.decision.reason
+    assert cheap.trailers["Evidence-Price"].startswith("at 1.0x the parent's completion tokens (200 vs 200)")
+    assert "max_token_ratio=10.0" in cheap.trailers["Evidence-Gate"]
 
 
 def test_refuses_when_candidate_not_better_on_heldout(builder, runs) -> None:

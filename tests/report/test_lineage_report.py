@@ -13,6 +13,7 @@ from rsi.generation.generation import GenerationSpec, start_or_resume
 from rsi.generation.lineage import LineageRow
 from rsi.generation.outputs import GenerationSummary
 from rsi.generation.state import write_state
+from rsi.promotion.decision import paired_lift
 from rsi.report.lineage import KNOWN_FIELDS, build_lineage_report, load_lineage_report
 from rsi.report.lineage_page import render_lineage_page
 from tests.generation.records import lift_record, retention_record
@@ -94,8 +95,14 @@ def test_cli_writes_the_lineage_report(workspace, cli, with_generation) -> None:
 def test_retention_interval_uses_what_the_parent_solved_and_reads_older_records() -> None:
     from rsi.report.lineage import _retention
 
-    current = {"retention": {"covered": 10, "still_solved": 9, "parent_resolved": 8, "kept": 7, "retention": 0.875}}
+    current = {"retention": {"covered": 10, "still_solved": 9, "parent_resolved": 8, "kept": 7, "retention": 0.875,
+                             "split": "heldout"}}
     base, kept, interval = _retention(current)
     assert (base, kept) == (8, 7) and interval is not None and interval[0] < 7 / 8 < interval[1]
-    older = {"retention": {"covered": 10, "still_solved": 9, "parent_resolved": 8, "retention": 0.9}}  # before `kept`
-    assert _retention(older)[:2] == (10, 9)
+    # a record from when `retention` was in-sample (no `split`): the gate's heldout figure is read from its lift's
+    # paired table (the parent solved 6 heldout tasks, the candidate kept 5 of them), never from the train figure
+    lift = paired_lift({f"t{i}": i != 0 and i < 8 for i in range(10)}, {f"t{i}": i < 6 for i in range(10)})
+    older = {"lift": lift.summary().model_dump(mode="json"),
+             "retention": {"covered": 10, "still_solved": 9, "parent_resolved": 8, "retention": 0.9}}
+    assert _retention(older)[:2] == (6, 5)
+    assert _retention({"retention": older["retention"]}) == (None, None, None)  # no lift, no heldout figure

@@ -127,7 +127,7 @@ def test_train_register_and_evaluate_real_adapter(workspace, cli, shim, scripted
                      "--covered-run", run_id, "--workers", "4", "--json", cwd=workspace.root, env=real_env)
     assert evaluated.returncode in (0, 1), evaluated.stderr + evaluated.stdout
     result = json.loads(evaluated.stdout)
-    assert result["lift"]["tasks"] == 2 and result["retention"]["covered"] == 1
+    assert result["lift"]["tasks"] == 2 and result["retention_in_sample"]["covered"] == 1
     assert result["attempts"] == 6 and result["errors"] == 0
     if not os.environ.get("RSI_DTYPE"):  # the shipped contract's [evaluation] dtype, as the trajectories record it
         assert result["dtype"] == "float32" and result["served"] == {"float32": 6}
