@@ -82,7 +82,7 @@ def load_run_attempts(store: object, run_ids: Sequence[str], runs_dir: Path | No
                 trajectory_path=trajectory,
             )
         )
-    heldout = [info for info in tasks.values() if info.split == "heldout"]
+    heldout = [info for info in tasks.values() if info.split != "train"]  # heldout, test: every protected split
     return RunAttempts(
         run_ids=tuple(run_ids),
         suite=suite,
