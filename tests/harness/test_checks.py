@@ -20,6 +20,8 @@ from rsi.verdict import Verdict
 CORRECT = "```python\ndef add(a, b):\n    return a + b\n```"
 MINUS = "```python\ndef add(a, b):\n    return a - b\n```"
 ALWAYS_FIVE = "```python\ndef add(a, b):\n    return 5\n```"
+# The same wrong candidate as MINUS with many more tokens (so every candidate's tokens can be told apart).
+WORDY_MINUS = "```python\ndef add(a, b):\n    # the difference of a and b, which is not what was asked for\n    return a - b\n```"
 ANSWERS_SIX = "```python\ndef add(a, b):\n    return 6 if (a, b) == (2, 3) else 0\n```"
 
 
@@ -71,13 +73,19 @@ def test_checking_picks_a_later_passing_candidate_where_no_checks_would_submit_t
     config_factory, pyfuncs, sandbox, open_tmp
 ):
     task = with_public(pyfuncs["add-two"], ("add(2, 3)", "5"), ("add(-1, 1)", "0"))
-    checked, _ = attempt(text_config(config_factory), task, ScriptedModel([MINUS, CORRECT]), sandbox, open_tmp / "on")
-    unchecked, trajectory = attempt(text_config(config_factory, "off"), task, ScriptedModel([MINUS, CORRECT]),
+    checked, on = attempt(text_config(config_factory), task, ScriptedModel([WORDY_MINUS, CORRECT]), sandbox,
+                          open_tmp / "on")
+    unchecked, trajectory = attempt(text_config(config_factory, "off"), task, ScriptedModel([WORDY_MINUS, CORRECT]),
                                     sandbox, open_tmp / "off")
     assert (checked.verdict, unchecked.verdict) == (Verdict.PASSED, Verdict.FAILED)
     assert all(step.check is None for step in agent_steps(trajectory))
-    # Every candidate's tokens count, whichever was written.
-    assert checked.completion_tokens == unchecked.completion_tokens > 0
+    # Every candidate's tokens count, whichever was written: the two candidates' counts differ, so a total of
+    # only the written one (CORRECT when checked, WORDY_MINUS when not) or only the first would not match.
+    for outcome, record in ((checked, on), (unchecked, trajectory)):
+        tokens = [step.metrics.completion_tokens for step in agent_steps(record)]
+        assert len(tokens) == 2 and tokens[0] > tokens[1] > 0
+        assert outcome.completion_tokens == sum(tokens)
+    assert checked.completion_tokens == unchecked.completion_tokens
 
 
 def test_greedy_first_asks_for_samples_only_when_the_greedy_reply_fails(config_factory, pyfuncs, sandbox, open_tmp):
