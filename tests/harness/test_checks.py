@@ -203,3 +203,43 @@ def test_an_unordered_public_example_accepts_any_order(pyfuncs, sandbox, open_tm
     assert run_public_checks(task, work, sandbox).all_passed
     (work / "solution.py").write_text("def subsets(xs):\n    return [[1, 2], [2], [1]] if xs else [[]]\n")
     assert not run_public_checks(task, work, sandbox).all_passed
+
+
+def _nest(top: Path, depth: int, name: str, leaf: str) -> None:
+    """`depth` folders called `name` under `top`, a file `leaf` at the bottom (through descriptors: no path limit)."""
+    import os
+
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir(name, dir_fd=fd)
+        child = os.open(name, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = child
+    os.close(os.open(leaf, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    os.close(fd)
+
+
+def test_a_workdir_nested_past_our_limits_costs_the_check_nothing_and_the_note_says_what_was_left_out(
+    pyfuncs, sandbox, open_tmp
+):
+    """2000 nested folders (a recursive copy dies of RecursionError) and a file whose path is past PATH_MAX (a copy
+    by path fails): the candidate is still checked, on the copy the verifier's rules allow, and the note names both."""
+    from rsi.harness.checks import CandidateChecker
+    from rsi.verifier.tree import remove_tree
+
+    task = with_public(pyfuncs["add-two"], ("add(2, 3)", "5"))
+    workdir = open_tmp / "workdir"
+    workdir.mkdir()
+    (workdir / "data.txt").write_text("kept\n")
+    _nest(workdir / "deep", 2000, "d", "bottom.py")
+    _nest(workdir / "long", 20, "p" * 250, "far.py")
+    checker = CandidateChecker(task, sandbox, workdir, open_tmp / "checks")
+    try:
+        record = checker.check(CORRECT.split("\n", 1)[1].rsplit("```", 1)[0])
+        assert (record.passed, record.total) == (1, 1)
+        assert "workdir nests deeper than 32 folders (1 left out)" in record.note
+        assert "path longer than PATH_MAX (4096 bytes) (1 left out)" in record.note
+        assert not (open_tmp / "checks" / "c1").exists()  # the scratch copy is gone, however deep it was
+    finally:
+        remove_tree(workdir)  # the fixture's own cleanup walks recursively
