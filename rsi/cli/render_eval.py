@@ -22,6 +22,10 @@ def eval_lines(outcome: EvalOutcome) -> list[str]:
         lines.append(f"  {name}: pass rate {cost.pass_rate:.3f}, {cost.completion_tokens_per_task:.0f} completion "
                      f"tokens, {cost.prompt_tokens_per_task:.0f} prompt tokens, {cost.check_seconds_per_task:.2f} "
                      f"check seconds and {cost.seconds_per_task:.1f} s per heldout task ({cost.tasks} tasks){depth}")
+    if any(c.share is not None for c in outcome.cache.values()):
+        # A side asked exactly before (generation 0, the parent) is read back, not recomputed: say so.
+        lines.append("  cache: " + "; ".join(f"{name} {c.as_text()}" for name, c in outcome.cache.items())
+                     + f"; {sum(c.tokens_not_spent for c in outcome.cache.values())} tokens not spent")
     if outcome.lift_vs_control is not None:
         versus = outcome.control.ref if outcome.control else outcome.parent.ref
         c = outcome.lift_vs_control

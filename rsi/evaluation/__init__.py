@@ -103,6 +103,7 @@ from rsi.evaluation.records import (
     HeldoutCostMatchedSummary,
     RetentionEstimate,
     RetentionSummary,
+    SideCache,
     SideCost,
     TransferSummary,
     heldout_retention,
@@ -112,7 +113,7 @@ from rsi.evaluation.records import (
 __all__ = [
     "BEST_OF_N", "BEST_OF_N_SAMPLING", "CANDIDATE", "CONTROL", "EVAL_FILE", "PARENT", "RETRY_BACKOFF_S", "SCHEDULER",
     "SIDES", "AppliedDecision", "BestOfNPlan", "ContractSide", "CostMatchedSummary", "EvalDecision", "EvalOutcome",
-    "EvalSpec", "GateSummary", "RetentionEstimate", "RetentionSummary", "SideCost", "TransferSummary", "_Solved",
+    "EvalSpec", "GateSummary", "RetentionEstimate", "RetentionSummary", "SideCache", "SideCost", "TransferSummary", "_Solved",
     "_resumed_plan", "apply_decision", "best_of_n_overrides", "best_of_n_per_task", "cost_matched_of",
     "decide_adapter", "evaluate", "heldout_retention", "load_eval_outcome", "paired_solved", "plan_best_of_n", "price_problems", "price_text",
     "retention_of", "side_costs", "submitted_depth", "transfer_of",

@@ -32,7 +32,7 @@ from rsi.evaluation.plan import (
     _resumed_plan,
     _Sides,
 )
-from rsi.evaluation.records import EVAL_FILE, EvalOutcome, EvalSpec
+from rsi.evaluation.records import EVAL_FILE, EvalOutcome, EvalSpec, SideCache
 from rsi.progress import Tracker
 from rsi.promotion.price import AttemptCost, trajectory_cost
 from rsi.run.kinds import EvalPlan, EvalSection
@@ -117,9 +117,14 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     for row in rows:
         if not row.counted:
             continue
-        served, cost, depth = _attempt_facts(workspace, row.trajectory_path)
+        served, cost, depth, made_by = _attempt_facts(workspace, row.trajectory_path)
         solved.served[served] = solved.served.get(served, 0) + 1
         j = plan.side_of(row.job_index)
+        cache = solved.cache.setdefault(j, SideCache())
+        cache.hits += row.cache_hits
+        cache.misses += row.cache_misses
+        cache.tokens_not_spent += row.tokens_not_spent
+        cache.made_by.extend(run for run in made_by if run not in cache.made_by)
         solved.outcomes.setdefault(j, {}).setdefault(row.task_key, {})[row.attempt_index] = bool(row.passed)
         if row.passed and depth is not None:  # the shallowest passing attempt of the task counts
             depths = solved.depth.setdefault(j, {})
@@ -137,20 +142,23 @@ def _solved(workspace: Workspace, plan: _Plan) -> _Solved:
     return solved
 
 
-def _attempt_facts(workspace: Workspace, trajectory_path: str) -> tuple[str, AttemptCost, int | None]:
+def _attempt_facts(workspace: Workspace, trajectory_path: str) -> tuple[str, AttemptCost, int | None, list[str]]:
     """The number format one attempt's trajectory records ("" when it does not say or is not there), what it
-    spent (prompt and completion tokens of every candidate and repair turn, public check seconds), and the
-    submitted candidate's position among those checked (None: no candidate was checked)."""
+    spent (prompt and completion tokens of every candidate and repair turn, public check seconds), the
+    submitted candidate's position among those checked (None: no candidate was checked), and the runs that
+    first made the replies the response cache served it."""
     from rsi.harness.trajectory import read_trajectory, stored_trajectory_path
 
     path = stored_trajectory_path(trajectory_path, workspace.runs_dir)
     if path is None:
-        return "", AttemptCost(), None
+        return "", AttemptCost(), None, []
     try:
         trajectory = read_trajectory(path)
     except UserInputError:
-        return "", AttemptCost(), None
-    return trajectory.model.dtype, trajectory_cost(trajectory), submitted_depth(trajectory)
+        return "", AttemptCost(), None, []
+    made_by = list(dict.fromkeys(s.metrics.cached_from for s in trajectory.steps
+                                 if s.metrics is not None and s.metrics.cached_from))
+    return trajectory.model.dtype, trajectory_cost(trajectory), submitted_depth(trajectory), made_by
 
 
 

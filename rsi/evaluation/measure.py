@@ -45,6 +45,7 @@ from rsi.evaluation.records import (
     GateSummary,
     HeldoutCostMatchedSummary,
     RetentionEstimate,
+    SideCache,
     SideCost,
     TransferSummary,
     heldout_retention,
@@ -183,6 +184,7 @@ class _Solved:
     outcomes: dict[int, dict[str, dict[int, bool]]] = field(default_factory=dict)  # side -> task -> attempt -> passed
     seconds: dict[int, dict[str, float]] = field(default_factory=dict)  # side -> task -> attempt wall seconds
     depth: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> solved task -> submitted candidate's position
+    cache: dict[int, SideCache] = field(default_factory=dict)  # side -> what the response cache served it
 
     @property
     def attempts(self) -> int:
@@ -284,6 +286,7 @@ def _measure(sides: _Sides, plan: _Plan, ran: _Solved, spec: EvalSpec) -> EvalOu
         retention_vs_control=retention_vs_control.summary() if retention_vs_control is not None else None,
         retention_in_sample=in_sample.summary(), unpaired_attempts=left_out,
         transfer=transfer, cost_matched=cost_matched, cost_matched_heldout=cost_matched_heldout, costs=costs,
+        cache={SIDES[j]: ran.cache[j] for j in sorted(ran.cache) if j in SIDES},
         per_task={k: {SIDES[j]: solved[j].get(k, False) for j in sides_of_task if k in plan.task_keys(j)}
                   for k in plan.task_keys(CANDIDATE)},
         decision=decide_adapter(lift_estimate, retention, gate, costs, retention_vs_control),

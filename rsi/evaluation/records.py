@@ -96,6 +96,30 @@ class SideCost(BaseModel):
         "the same pass rate). None where the harness checks no candidates."))
 
 
+class SideCache(BaseModel):
+    """What the response cache (rsi.models.cache) served one side of an evaluation: replies served and made,
+    the tokens the served replies did not spend, and which runs first made them. A side asked exactly before
+    (generation 0, the parent: their requests do not change between generations) is served whole."""
+
+    hits: int = 0
+    misses: int = 0
+    tokens_not_spent: int = 0
+    made_by: list[str] = Field(default_factory=list, description="The runs that first made the replies served.")
+
+    @property
+    def share(self) -> float | None:
+        """Served / cacheable replies (None: nothing was cacheable, e.g. bfloat16 or a remote backend)."""
+        asked = self.hits + self.misses
+        return self.hits / asked if asked else None
+
+    def as_text(self) -> str:
+        share = self.share
+        if share is None:
+            return "not cacheable"
+        made = f", made by {', '.join(self.made_by[:3])}" + (" ..." if len(self.made_by) > 3 else "") if self.made_by else ""
+        return f"{self.hits}/{self.hits + self.misses} replies from the cache ({share:.0%}{made})"
+
+
 def price_text(costs: dict[str, SideCost], against: str = "parent") -> str:
     """'at 9.8x the parent's completion tokens (812 vs 83), 1.2x its prompt tokens (410 vs 342) and 0.31 vs 0.00
     check seconds per heldout task' ('' without both sides): rsi.promotion.price.price_text."""
@@ -241,6 +265,8 @@ class EvalOutcome(BaseModel):
     cost_matched: CostMatchedSummary | None = Field(default=None, description="With best_of_n: the cost-matched baseline.")
     cost_matched_heldout: HeldoutCostMatchedSummary | None = Field(
         default=None, description="With cost_matched_n: the parent as best-of-n on the heldout tasks (the spend).")
+    cache: dict[str, SideCache] = Field(default_factory=dict, description="Per side: what the response cache served "
+                                        "(a side whose requests were asked before is read, not recomputed).")
     costs: dict[str, SideCost] = Field(default_factory=dict, description="Per side (parent, candidate, control): pass "
                                        "rate, completion tokens and seconds per heldout task.")
     per_task: dict[str, dict[str, bool]] = Field(description="task -> {'candidate': solved, 'parent': solved[, 'control']}.")

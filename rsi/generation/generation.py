@@ -526,7 +526,7 @@ class Generation:
                                    retention=outcome.retention, retention_vs_control=outcome.retention_vs_control,
                                    retention_in_sample=outcome.retention_in_sample, transfer=outcome.transfer,
                                    decision=outcome.decision,
-                                   costs=outcome.costs, attempts=outcome.attempts, tokens=outcome.tokens, wall_s=outcome.wall_s))
+                                   costs=outcome.costs, cache=outcome.cache, attempts=outcome.attempts, tokens=outcome.tokens, wall_s=outcome.wall_s))
         return None
 
     def step_promote_adapter(self) -> str | None:

@@ -58,6 +58,11 @@ class LineageRow(BaseModel):
     tokens_per_task: float | None = Field(default=None, description="The candidate's completion tokens per heldout task "
                                           "(what a lift costs where it ships).")
     token_ratio: float | None = Field(default=None, description="tokens_per_task over the parent's.")
+    prompt_tokens_per_task: float | None = Field(default=None, description="The candidate's prompt tokens per heldout task.")
+    seconds_per_task: float | None = Field(default=None, description="The candidate's attempt seconds per heldout task.")
+    cache_share: float | None = Field(default=None, description="Of the evaluation's cacheable replies, the share the "
+                                      "response cache served (None: nothing cacheable).")
+    tokens_not_spent: int | None = Field(default=None, description="Tokens of the evaluation's replies the cache served.")
     heldout_looks: int | None = Field(default=None, description="Looks the suite's heldout split had when this "
                                       "generation's evaluation read it, that one included (the look ledger).")
     k_needed: float | None = Field(default=None, description="The candidate's candidates needed per solved heldout task "
@@ -128,6 +133,8 @@ def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageR
     lift, versus_control = measured.lift, measured.lift_vs_control
     tokens = [t for t in (run.tokens, state.outputs(outputs.HarvestOutput).tokens, measured.tokens) if t is not None]
     cand, parent = measured.costs.get("candidate"), measured.costs.get("parent")
+    hits = sum(c.hits for c in measured.cache.values())
+    asked = hits + sum(c.misses for c in measured.cache.values())
     return LineageRow(
         generation=state.id, number=state.number, status=state.status,
         created=state.created.isoformat(timespec="seconds"), contract=state.inputs.get("contract", ""),
@@ -150,6 +157,10 @@ def _row(workspace: Workspace, state: Any, adapters: dict[str, Any]) -> LineageR
         tokens_per_task=cand.completion_tokens_per_task if cand else None,
         token_ratio=round(cand.completion_tokens_per_task / parent.completion_tokens_per_task, 2)
         if cand and parent and parent.completion_tokens_per_task else None,
+        prompt_tokens_per_task=cand.prompt_tokens_per_task if cand else None,
+        seconds_per_task=cand.seconds_per_task if cand else None,
+        cache_share=round(hits / asked, 4) if asked else None,
+        tokens_not_spent=sum(c.tokens_not_spent for c in measured.cache.values()) if measured.cache else None,
         k_needed=cand.k_needed if cand else None, parent_k_needed=parent.k_needed if parent else None,
         tokens=sum(tokens) if tokens else None, wall_s=_wall_s(state),
         steps={name: state.step(name).status for name in STEPS}, **_carriers(export),
@@ -262,7 +273,8 @@ def write_lineage_png(rows: list[LineageRow], path: Path) -> Path:
 
 
 LEDGER_COLUMNS = ("generation", "status", "harness", "adapter", "examples", "coverage", "transfer", "heldout",
-                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "heldout looks", "tokens/task (x parent)", "k needed (parent)", "retention",
+                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "heldout looks", "tokens/task (x parent)",
+                  "prompt tokens, s/task", "k needed (parent)", "retention", "eval cache served",
                   "library (+new)", "tools (validated/offered, used)", "tokens", "wall")
 
 
@@ -283,8 +295,10 @@ def ledger_cells(row: LineageRow) -> list[str]:
         number(row.heldout_rate, ".3f"), ci(row.lift, row.lift_ci95), ci(row.lift_vs_control, row.lift_vs_control_ci95),
         number(row.heldout_looks, "d"),
         number(row.tokens_per_task, ".0f") + (f" ({row.token_ratio:.1f}x)" if row.token_ratio is not None else ""),
+        f"{number(row.prompt_tokens_per_task, '.0f')}, {number(row.seconds_per_task, '.1f')}",
         number(row.k_needed, ".2f") + (f" ({row.parent_k_needed:.2f})" if row.parent_k_needed is not None else ""),
         number(row.retention, ".3f"),
+        "-" if row.cache_share is None else f"{row.cache_share:.0%} ({row.tokens_not_spent} tok)",
         f"{row.library} {row.library_entries} (+{row.library_added})" if row.library_entries is not None else "-",
         f"{row.tools or 'none'} {row.tools_helpers} ({row.tools_validated}/{row.tools_offered}, used {row.tools_used})"
         if row.tools_offered is not None else "-",

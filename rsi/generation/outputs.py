@@ -14,7 +14,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rsi.contracts.records import RevisionWritten
-from rsi.evaluation import EvalDecision, RetentionSummary, SideCost, TransferSummary
+from rsi.evaluation import EvalDecision, RetentionSummary, SideCache, SideCost, TransferSummary
 from rsi.evaluation.records import upgrade_retention
 from rsi.promotion.decision import LiftSummary
 from rsi.trajectories.tool_growth import ToolGrowth
@@ -137,6 +137,7 @@ class EvaluateOutput(StepOutput):
     decision: EvalDecision | None = None
     costs: dict[str, SideCost] = Field(default_factory=dict, description="Per side: pass rate, completion tokens and "
                                        "seconds per heldout task.")
+    cache: dict[str, SideCache] = Field(default_factory=dict, description="Per side: what the response cache served.")
     attempts: int | None = None
     tokens: int | None = None
     wall_s: float | None = None

@@ -172,8 +172,7 @@ class Submissions:
         """(check record, how the loop ends, observation) once the agent submitted."""
         if self.checker is None or ended_by not in ("submit", "end_marker"):
             return None, ended_by, observation
-        path = safe_solution_path(self.workdir, self.solution_file)
-        code = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        code = read_submitted(self.workdir, self.solution_file)
         record = self.checker.check(code)
         self.versions.append((code, record))
         if record.all_passed or self.repairs_used >= self.harness.repair_turns or not self.checker.declared:
@@ -190,7 +189,10 @@ class Submissions:
             return
         self.versions[chosen][1].selected = True
         if chosen != len(self.versions) - 1:
-            safe_solution_path(self.workdir, self.solution_file).write_text(self.versions[chosen][0], encoding="utf-8")
+            try:
+                safe_solution_path(self.workdir, self.solution_file).write_text(self.versions[chosen][0], encoding="utf-8")
+            except (ValueError, OSError):  # the agent made the solution file a link out or a folder: the verifier judges it
+                return
 
 
 def run_repl_loop(
@@ -314,6 +316,27 @@ def _act(
                 ended_by = "session_died"
                 outcome.note = f"the REPL died and could not be restarted: {error.message}"
     return code, observation, execution, ended_by
+
+
+def read_submitted(workdir: Path, solution_file: str, limit: int = 4 * 1024 * 1024) -> str:
+    """The solution file's text as submitted, '' when the agent left no regular file there (a link out of the working
+    directory, a FIFO, a folder, an unreadable file): the agent's own doing, so its check fails, never the attempt."""
+    import os
+    import stat
+
+    try:
+        path = safe_solution_path(workdir, solution_file)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symbolic link loop, on older Pythons
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        return os.read(fd, limit).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
 
 
 def safe_solution_path(workdir: Path, solution_file: str) -> Path:

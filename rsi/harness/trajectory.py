@@ -123,7 +123,8 @@ class CheckRecord(_Model):
     examples: list[ExampleCheck] = Field(default_factory=list)
     script_exit: int | None = Field(default=None, description="The public script's exit code (None: no script).")
     script_output: str = Field(default="", description="The public script's last output lines.")
-    note: str = Field(default="", description="Why the checks could not run at all ('' when they ran).")
+    note: str = Field(default="", description="Why the checks could not run at all, or what of the working directory "
+                      "they ran without (past the copy's depth, path length or size caps); '' when neither.")
     wall_s: float = 0.0
     selected: bool = Field(default=False, description="This candidate was the one submitted.")
 

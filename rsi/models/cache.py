@@ -244,6 +244,19 @@ class ReplyCache:
         self.engine.dispose()
 
 
+_open_caches: dict[str, ReplyCache] = {}
+_open_lock = threading.Lock()
+
+
+def open_cache(url: str) -> ReplyCache:
+    """This process's one `ReplyCache` for `url` (an engine and its pool per database, not per model)."""
+    with _open_lock:
+        cache = _open_caches.get(url)
+        if cache is None:
+            cache = _open_caches[url] = ReplyCache(url)
+        return cache
+
+
 def _aware(value: datetime | None) -> datetime | None:
     if value is not None and value.tzinfo is None:  # SQLite gives naive datetimes back
         return value.replace(tzinfo=UTC)
@@ -362,6 +375,17 @@ class CachedQueuedModel(CachedModel):
         return inner.submit(request).chained(lambda result: self.remember(key, result, origin))  # type: ignore[no-any-return]
 
 
+def scripted_model_with_cache(model: ChatModel, script: Path, workspace_root: Path) -> ChatModel:
+    """A scripted model (a testing hook) whose script declares itself exact, behind the workspace's cache:
+    its identity is the script file's digest, so another script is another model."""
+    if not cache_enabled():
+        return model
+    digest = hashlib.sha256(Path(script).read_bytes()).hexdigest()
+    identity = ModelIdentity(backend="scripted", model=f"scripted:{Path(script).name}", base_digest=digest,
+                             dtype="exact", numerics="", greedy_exact=True, seeded_exact=True)
+    return CachedModel(model, open_cache(cache_url(Path(workspace_root) / "runs")), identity, origin="run")
+
+
 def with_cache(model: ChatModel, spec: Any, workspace_root: Path | None, adapters: Mapping[str, Path],
                origin: str) -> ChatModel:
     """`model` behind the workspace's cache where the cache is on and some request of it can be exact."""
@@ -370,6 +394,6 @@ def with_cache(model: ChatModel, spec: Any, workspace_root: Path | None, adapter
     identity = identity_for(spec, workspace_root, adapters)
     if identity is None:
         return model
-    cache = ReplyCache(cache_url(Path(workspace_root) / "runs"))
+    cache = open_cache(cache_url(Path(workspace_root) / "runs"))
     wrapper = CachedQueuedModel if isinstance(model, QueuedModel) else CachedModel
     return wrapper(model, cache, identity, origin)

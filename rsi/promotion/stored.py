@@ -83,8 +83,7 @@ def load_run_attempts(store: object, run_ids: Sequence[str], runs_dir: Path | No
                 trajectory_path=trajectory,
             )
         )
-    # the sealed test split is decontaminated like heldout: no train-side use may copy one of its tasks
-    heldout = [info for info in tasks.values() if info.split in ("heldout", "test")]
+    heldout = [info for info in tasks.values() if info.split != "train"]  # heldout, test: every protected split
     return RunAttempts(
         run_ids=tuple(run_ids),
         suite=suite,

@@ -11,7 +11,8 @@ only regular files within the verifier's caps (`_tame_workdir`).
 Testing hooks (documented in docs, never set by a normal run):
 - `RSI_MODEL_OVERRIDE=scripted:<file.json>`: every attempt gets a fresh ScriptedModel replaying
   `{"replies": [...], "tasks": {"<task id>": [...]}}` (per-task replies win), instead of the
-  contract's model; the sandbox, harness and verifier stay real.
+  contract's model; the sandbox, harness and verifier stay real. With `"exact": true` its replies go
+  through the workspace's response cache, as float32 replies do (tests of what the cache saves).
 - `RSI_ATTEMPT_OVERRIDE=noop[:pass_rate[:sleep_s[:log_file]]]`: replace the whole attempt by
   `rsi.executors.noop.NoopAttempt` (no model, no sandbox) to test the orchestration alone; with
   a log file, each executed key is appended to it (crash tests count executions).
@@ -152,13 +153,20 @@ def close_shared(timeout_s: float = 120.0) -> None:
     closer.join(timeout_s)
 
 
-def _scripted_model(path: str, task_id: str) -> Any:
+def _scripted_model(path: str, task_id: str, workspace_root: str) -> Any:
     from rsi.models.scripted import ScriptedModel
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     replies = data.get("tasks", {}).get(task_id) or data.get("replies") or []
     # delay_s: each reply takes that long, so a test's run lasts long enough to be signalled mid-run.
-    return ScriptedModel(list(replies), name=f"scripted:{Path(path).name}", delay_s=float(data.get("delay_s", 0.0)))
+    model = ScriptedModel(list(replies), name=f"scripted:{Path(path).name}", delay_s=float(data.get("delay_s", 0.0)))
+    if not data.get("exact"):
+        return model
+    # "exact": true declares the script's replies a function of the request (a fresh model per attempt, replies in
+    # order, and the key holds the whole conversation): the response cache may serve them, as it serves float32.
+    from rsi.models.cache import scripted_model_with_cache
+
+    return scripted_model_with_cache(model, Path(path), Path(workspace_root))
 
 
 def _replace_dir(tmp: Path, final: Path) -> None:
@@ -242,7 +250,7 @@ class HarnessAttempt(BaseModel):
         if self.model_for is not None:
             model = self.model_for(spec, task)
         elif self.model_override.startswith("scripted:"):
-            model = _scripted_model(self.model_override.partition(":")[2], task.id)
+            model = _scripted_model(self.model_override.partition(":")[2], task.id, self.workspace_root)
         else:
             model = _shared_model(spec.config, self.workspace_root)
         sandbox = _shared_sandbox(self.sandbox)

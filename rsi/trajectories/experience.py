@@ -7,21 +7,25 @@ export: `rsi.promotion.stored.load_run_attempts`), its submitted file from its t
 instruction from the suite on disk, and adds the distinct solutions (normalized-code key) the parent
 revision lacks. Refused, and counted under their reason:
 
-- attempts on heldout tasks, by split, by key, or by content hash (a renamed copy of a heldout task); the
-  heldout sets are the store's and the suite's as it is on disk now;
+- attempts on heldout (or test) tasks, by split, by key, or by content hash (a renamed copy of a heldout task);
+  the protected sets are the store's and every suite's of the workspace as they are on disk now;
+- attempts on a train task that is a twin of a protected task of any suite (same function and instruction after
+  normalisation, `rsi.trajectories.twins`), counted under the reason that names both sides
+  ("pyfuncs/factorial duplicates pyfuncs2/factorial (heldout)");
 - attempts whose task changed since they ran (the stored content hash is not the task's now: the solution
   passed another version of the task), or whose task left the suite;
 - attempts without a readable trajectory or submitted file.
 
 The whole revision (parent entries included) is checked against the heldout sets again right before it is
-written (`check_train_only`), so a re-split suite cannot carry a now-heldout task forward. Nothing new: no
-revision is written and the parent is the result.
+written (`check_train_only`), so a re-split suite cannot carry a now-heldout task forward. A parent entry that
+is now a twin is left out of the new revision and counted under its reason. Nothing new: no revision is
+written and the parent is the result.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,7 +83,7 @@ class _Candidates:
 
 
 def collect_entries(attempts: Iterable[ScoredAttempt], tasks: dict[str, object], heldout_keys: set[str],
-                    heldout_hashes: set[str]) -> _Candidates:
+                    heldout_hashes: set[str], twins: Mapping[str, str] | None = None) -> _Candidates:
     """Library entries of the passing train attempts, and what was refused by reason (see the module docstring)."""
     from rsi.harness.trajectory import read_trajectory
     from rsi.trajectories.render import final_code_of
@@ -87,7 +91,7 @@ def collect_entries(attempts: Iterable[ScoredAttempt], tasks: dict[str, object],
 
     found = _Candidates()
     for record in attempts:
-        reason = _refusal(record, tasks, heldout_keys, heldout_hashes)
+        reason = _refusal(record, tasks, heldout_keys, heldout_hashes, twins or {})
         if reason:
             found.refused[reason] += 1
             continue
@@ -113,7 +117,8 @@ def _code_key(normalized: str) -> str:
     return sha256_text(normalized)[:16]
 
 
-def _refusal(record: ScoredAttempt, tasks: dict[str, object], heldout_keys: set[str], heldout_hashes: set[str]) -> str:
+def _refusal(record: ScoredAttempt, tasks: dict[str, object], heldout_keys: set[str], heldout_hashes: set[str],
+             twins: Mapping[str, str]) -> str:
     if not record.passed:
         return "not passed"
     if record.split == "heldout" or record.task_key in heldout_keys:
@@ -122,6 +127,8 @@ def _refusal(record: ScoredAttempt, tasks: dict[str, object], heldout_keys: set[
         return "heldout content hash"
     if record.split != "train":
         return f"split {record.split!r}"
+    if record.task_key in twins:
+        return twins[record.task_key]
     task = tasks.get(record.task_key)
     if task is None:
         return "task no longer in the suite"
@@ -147,10 +154,11 @@ class TrainAttempts:
     tasks: dict[str, object]
     heldout_keys: set[str]
     heldout_hashes: set[str]
+    twins: dict[str, str] = field(default_factory=dict)  # train task key -> the refusal naming its protected twin
 
     def refusal(self, record: ScoredAttempt) -> str:
         """Why this attempt is no train evidence ('' when it is a passing attempt on an unchanged train task)."""
-        return _refusal(record, self.tasks, self.heldout_keys, self.heldout_hashes)
+        return _refusal(record, self.tasks, self.heldout_keys, self.heldout_hashes, self.twins)
 
 
 def load_train_attempts(workspace: Workspace, run_ids: list[str]) -> TrainAttempts:
@@ -158,20 +166,20 @@ def load_train_attempts(workspace: Workspace, run_ids: list[str]) -> TrainAttemp
     from rsi.promotion.stored import load_run_attempts
     from rsi.store import open_store
     from rsi.tasks.load import load_suite
-    from rsi.trajectories.export import heldout_hashes_of_suite
+    from rsi.trajectories.twins import decontamination_for
 
     store = open_store(workspace.db_url)
     try:
         stored = load_run_attempts(store, run_ids, workspace.runs_dir)
     finally:
         store.close()
-    disk_hashes, disk_keys = heldout_hashes_of_suite(workspace, stored.suite)
     try:
-        tasks: dict[str, object] = {t.key: t for t in load_suite(workspace, stored.suite)}
+        suite = load_suite(workspace, stored.suite)
     except RsiError as error:
         raise UserInputError(f"suite {stored.suite}: cannot read the instructions: {error.message}") from None
-    return TrainAttempts(tuple(stored.attempts), tasks, set(stored.heldout_keys) | disk_keys,
-                         set(stored.heldout_hashes) | disk_hashes)
+    checked = decontamination_for(workspace, suite, stored.heldout_keys, stored.heldout_hashes)
+    tasks: dict[str, object] = {t.key: t for t in suite}
+    return TrainAttempts(tuple(stored.attempts), tasks, set(checked.keys), set(checked.hashes), checked.reasons)
 
 
 def build_experience(workspace: Workspace, run_ids: list[str], parent: str = "", root: Path | None = None) -> BuildOutcome:
@@ -179,18 +187,22 @@ def build_experience(workspace: Workspace, run_ids: list[str], parent: str = "",
     root = experience_root(root if root is not None else workspace.runs_dir / "experience")
     loaded = load_train_attempts(workspace, run_ids)
     tasks, heldout_keys, heldout_hashes = loaded.tasks, loaded.heldout_keys, loaded.heldout_hashes
-    found = collect_entries(loaded.attempts, tasks, heldout_keys, heldout_hashes)
+    found = collect_entries(loaded.attempts, tasks, heldout_keys, heldout_hashes, loaded.twins)
     base = read_library(root, parent) if parent else None
     parent_entries = base.entries if base else ()
-    entries = merge(parent_entries, found.entries)
+    for entry in parent_entries:  # an entry taken before its twin was protected (or before this check existed)
+        if entry.task_key in loaded.twins:
+            found.refused[f"parent entry: {loaded.twins[entry.task_key]}"] += 1
+    kept = tuple(e for e in parent_entries if e.task_key not in loaded.twins)
+    entries = merge(kept, found.entries)
     check_train_only(entries, heldout_keys, heldout_hashes)
     refused = dict(found.refused)
-    if len(entries) == len(parent_entries):
+    if len(entries) == len(parent_entries) and len(kept) == len(parent_entries):
         return BuildOutcome(revision=parent, parent=parent, entries=len(entries), tasks=len({e.task_key for e in entries}),
                             content_sha256=base.manifest.content_sha256 if base else "", sources=tuple(run_ids),
                             refused=refused)
-    manifest, text = new_manifest(parent, lineage_of(root, parent), entries, len(parent_entries),
-                                  {e.task_key for e in parent_entries}, list(run_ids), refused, heldout_keys, heldout_hashes)
+    manifest, text = new_manifest(parent, lineage_of(root, parent), entries, len(kept),
+                                  {e.task_key for e in kept}, list(run_ids), refused, heldout_keys, heldout_hashes)
     revision, written = write_revision(root, manifest, text)
     crash_point("experience:written")  # crash tests: a rerun must find this revision, not write a second
     return BuildOutcome(revision=revision, parent=parent, written=written, entries=manifest.entries, tasks=manifest.tasks,

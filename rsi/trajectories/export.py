@@ -5,7 +5,10 @@
                       conversational format; `datasets.load_dataset("json", data_files=...)` reads it)
       manifest.json   provenance: dataset sha256, source runs and attempts (line by line), the contract
                       revision, the selection policy and its parameters, counts per task, tag and
-                      configuration, what the policy dropped and why, the decontamination check, and
+                      configuration, what the policy dropped and why, the decontamination check
+                      (`decontamination`: the suites checked, the protected tasks of all of them, and
+                      `twins`: each train task refused as a twin of a protected task of any suite,
+                      rsi/trajectories/twins.py), and
                       the sandbox isolation of the exported attempts (`isolation.weak_allowed` is
                       true when weakly isolated evidence went in under --allow-weak-isolation), and
                       `rendering`: "found" (the conversation the configuration that found the solution
@@ -38,6 +41,7 @@ from rsi.trajectories.select import (
     check_decontaminated,
     select_trajectories,
 )
+from rsi.trajectories.twins import Decontamination, decontamination_for
 from rsi.workspace import Workspace
 
 DATASET_FILE = "train.jsonl"
@@ -58,17 +62,17 @@ class ExportOutcome:
     manifest: dict[str, Any]
 
 
-def heldout_hashes_of_suite(workspace: Workspace, suite: str) -> tuple[set[str], set[str]]:
-    """Content hashes and keys of the suite's heldout and sealed test tasks as they are on disk now ({} if it
-    won't load): nothing trained on may copy either."""
-    try:
-        from rsi.tasks.load import load_suite
+def decontamination_of(workspace: Workspace, stored: RunAttempts) -> Decontamination:
+    """The workspace-wide check for a run's suite: every suite's protected (heldout, test) keys and content hashes,
+    the store's for the run's suite, and the suite's train tasks that are twins of a protected task.
+    A suite that won't load has no train tasks to judge as twins (its attempts keep the per-suite checks)."""
+    from rsi.tasks.load import load_suite
 
-        tasks = load_suite(workspace, suite)
+    try:
+        tasks = load_suite(workspace, stored.suite)
     except RsiError:
-        return set(), set()
-    heldout = [t for t in tasks if t.spec.split in ("heldout", "test")]
-    return {t.content_hash for t in heldout}, {t.key for t in heldout}
+        tasks = []
+    return decontamination_for(workspace, tasks, stored.heldout_keys, stored.heldout_hashes)
 
 
 @dataclass(frozen=True)
@@ -153,15 +157,15 @@ def export_trajectories(
         stored: RunAttempts = load_run_attempts(store, run_ids, workspace.runs_dir)
     finally:
         store.close()
-    disk_hashes, disk_keys = heldout_hashes_of_suite(workspace, stored.suite)
-    heldout_hashes = set(stored.heldout_hashes) | disk_hashes
-    heldout_keys = set(stored.heldout_keys) | disk_keys
+    checked = decontamination_of(workspace, stored)
     gathered = gather_candidates(stored.attempts)
-    outcome = select_trajectories(gathered.candidates, policy, heldout_hashes)
-    check_decontaminated(outcome.selected, heldout_hashes, heldout_keys)
+    outcome = select_trajectories(gathered.candidates, policy, checked.hashes, checked.reasons)
+    check_decontaminated(outcome.selected, checked.hashes, checked.keys, checked.reasons)
     if not outcome.selected:
         raise UserInputError(
-            f"nothing to export: runs {', '.join(run_ids)} have no passing train attempt with a readable trajectory",
+            f"nothing to export: runs {', '.join(run_ids)} have no passing train attempt with a readable trajectory"
+            + (f" (refused: {'; '.join(f'{n} {why}' for why, n in sorted(outcome.dropped.items()))})"
+               if outcome.dropped else ""),
             hint="check `rsi coverage` for the run; heldout tasks are never exported",
         )
     isolation = check_isolation((gathered.isolation[c.record.attempt_id] for c in outcome.selected),
@@ -177,8 +181,7 @@ def export_trajectories(
     manifest = build_manifest(workspace, stored, outcome, policy, contract, gathered.failures, isolation)
     manifest["dataset"] = {"file": DATASET_FILE, "sha256": digest, "examples": len(lines), "format": "chat-messages"}
     manifest["rendering"] = rendering
-    manifest["decontamination"] = {"heldout_tasks": len(heldout_keys), "heldout_hashes": len(heldout_hashes),
-                                   "passed": True}
+    manifest["decontamination"] = {**checked.record, "passed": True}
     out_dir = Path(out_dir)
     dataset_path, manifest_path = out_dir / DATASET_FILE, out_dir / MANIFEST_FILE
     manifest_path.unlink(missing_ok=True)  # the manifest marks a complete export: remove it first

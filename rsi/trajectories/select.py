@@ -5,6 +5,9 @@ Policy `shortest-passing-train` (parameters in `SelectionPolicy`, recorded in ev
 1. Keep only attempts that **passed**, on the **train** split. An attempt on the heldout split, or on a
    task whose content hash is a heldout task's (the same task copied under another name), is refused
    and counted under its reason: training on the data that gates promotion would make the gate lie.
+   So is a train task that is a **twin** of a protected task of any suite in the workspace (same function
+   and instruction after normalisation, `rsi.trajectories.twins`), counted under the reason that names
+   both ("pyfuncs/factorial duplicates pyfuncs2/factorial (heldout)").
 2. Per task, rank the passing attempts by completion tokens (`rank_by="tokens"`, the cheapest first)
    or by model turns (`rank_by="turns"`), ties broken by the other measure and then the attempt id.
 3. Deduplicate per task by **normalized final code**: the solution parsed and unparsed by Python's
@@ -14,7 +17,7 @@ Policy `shortest-passing-train` (parameters in `SelectionPolicy`, recorded in ev
    configuration over the whole dataset. Examples are taken in rounds (every task's best, then every
    task's second best, ...) so a configuration's cap is spent across many tasks, not a few.
 
-`check_decontaminated` repeats the heldout check on the final selection; the exporter calls it
+`check_decontaminated` repeats the heldout (and twin) check on the final selection; the exporter calls it
 right before writing, so even a selection built by other code cannot leak a heldout task.
 """
 
@@ -23,7 +26,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Literal
 
@@ -97,9 +100,12 @@ def select_trajectories(
     candidates: Iterable[TrajectoryCandidate],
     policy: SelectionPolicy | None = None,
     heldout_hashes: Iterable[str] = (),
+    twins: Mapping[str, str] | None = None,
 ) -> SelectionOutcome:
-    """Apply the selection policy; deterministic for the same candidates in any order."""
+    """Apply the selection policy; deterministic for the same candidates in any order. `twins` maps a train task
+    key to the refusal naming the protected task it duplicates (`rsi.trajectories.twins.Decontamination.reasons`)."""
     policy = policy or SelectionPolicy()
+    twins = twins or {}
     heldout = set(heldout_hashes)
     dropped: Counter[str] = Counter()
     by_task: dict[str, list[TrajectoryCandidate]] = defaultdict(list)
@@ -113,6 +119,8 @@ def select_trajectories(
             dropped["heldout content hash"] += 1
         elif record.split != "train":
             dropped[f"split {record.split!r}"] += 1
+        elif record.task_key in twins:
+            dropped[twins[record.task_key]] += 1
         else:
             by_task[record.task_key].append(candidate)
     ranked: dict[str, list[TrajectoryCandidate]] = {}
@@ -157,21 +165,25 @@ def select_trajectories(
 
 
 def check_decontaminated(
-    selected: Iterable[TrajectoryCandidate], heldout_hashes: Iterable[str], heldout_keys: Iterable[str] = ()
+    selected: Iterable[TrajectoryCandidate], heldout_hashes: Iterable[str], heldout_keys: Iterable[str] = (),
+    twins: Mapping[str, str] | None = None,
 ) -> None:
-    """Raise ContaminationError if any example is a heldout task (by split, key or content hash)."""
+    """Raise ContaminationError if any example is a protected task (by split, key or content hash) or a twin of one."""
+    twins = twins or {}
     hashes, keys = set(heldout_hashes), set(heldout_keys)
     leaks = sorted(
         {
-            c.record.task_key
+            twins.get(c.record.task_key, c.record.task_key)
             for c in selected
-            if c.record.split in ("heldout", "test") or c.record.task_hash in hashes or c.record.task_key in keys
+            if c.record.split != "train" or c.record.task_hash in hashes or c.record.task_key in keys
+            or c.record.task_key in twins
         }
     )
     if leaks:
         raise ContaminationError(
-            f"refusing to export: {len(leaks)} selected task(s) are heldout: {', '.join(leaks[:5])}",
-            hint="heldout tasks gate promotion and must never be trained on",
+            f"refusing to export: {len(leaks)} selected task(s) are heldout or test tasks, or twins of one: "
+            f"{', '.join(leaks[:5])}",
+            hint="heldout and test tasks (of any suite) gate promotion and must never be trained on",
         )
 
 

@@ -9,6 +9,7 @@ through directory fds with O_NOFOLLOW, so swapping a file for a link mid-copy do
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -24,6 +25,7 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_TOTAL_BYTES = 32 * 1024 * 1024
 MAX_DEPTH = 32
 MAX_DIRS = 2000
+PATH_MAX = 4096  # Linux's limit on a path given to one call: a longer one cannot be written where we copy to
 # Names that make a Python or pytest process run code or change configuration on its own.
 HIJACK_NAMES = frozenset(
     {
@@ -221,7 +223,7 @@ def _stage_folder(
         if (reserved_names and refused_name(name)) or (not rel and name in exclude_top):
             staged.refused.append(f"{shown}/: reserved name")
         elif len(rel) + 1 >= MAX_DEPTH:
-            staged.refused.append(f"{shown}/: deeper than {MAX_DEPTH} folders")
+            staged.refused.append(f"{shown}/: workdir nests deeper than {MAX_DEPTH} folders")
         elif folders[0] >= MAX_DIRS:
             staged.refused.append(f"{shown}/: folder count cap reached")
         else:
@@ -238,10 +240,15 @@ def _stage_folder(
         if len(staged.copied) >= MAX_FILES:
             staged.refused.append(f"{shown}: file count cap reached")
             continue
+        target = dest / rel_file
+        if len(os.fsencode(target)) >= PATH_MAX:  # the agent's path, under our folder, is past what one call takes
+            staged.refused.append(f"{shown}: path longer than PATH_MAX ({PATH_MAX} bytes)")
+            continue
         try:
-            reason = _copy_one(name, fd, dest / rel_file, budget)
-        except OSError as error:  # e.g. a path too long to write under the fresh root
-            reason = f"cannot copy ({error.strerror})"
+            reason = _copy_one(name, fd, target, budget)
+        except OSError as error:  # e.g. a name too long for the destination's file system
+            reason = ("path longer than PATH_MAX" if error.errno == errno.ENAMETOOLONG else "cannot copy") + \
+                f" ({error.strerror})"
         if reason:
             staged.refused.append(f"{shown}: {reason}")
         else:

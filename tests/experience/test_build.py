@@ -59,7 +59,33 @@ def test_a_first_build_holds_the_distinct_passing_train_solutions_with_their_pro
     assert manifest.refused == {"heldout task": 2, "not passed": 1}
     assert (manifest.entries, manifest.tasks, manifest.added_entries, manifest.tasks_new) == (2, 2, 2, 2)
     assert manifest.sources == [first] and manifest.lineage == [] and outcome.sets["harness.experience"] == "r1"
-    assert set(manifest.heldout_keys) == {builder.tasks[t].key for t in builder.heldout_ids()}
+    # the check covers every suite of the workspace: pyfuncs' heldout tasks and pyfuncs2's alike
+    assert {builder.tasks[t].key for t in builder.heldout_ids()} < set(manifest.heldout_keys)
+    assert "pyfuncs2/factorial" in manifest.heldout_keys
+
+
+def test_a_train_task_twin_of_another_suites_heldout_task_is_refused_and_named(builder, planned) -> None:
+    """pyfuncs/factorial (train) asks for the function pyfuncs2/factorial (heldout) asks for: never in the library,
+    and a parent revision that holds it (built before the check) does not carry it forward."""
+    a = builder.config("repl-greedy")
+    clean = builder.train_ids()[0]
+    run = builder.run([planned(a, "factorial", tokens=30), planned(a, clean, tokens=40)])
+    outcome = build_experience(builder.workspace, [run])
+    reason = "pyfuncs/factorial duplicates pyfuncs2/factorial (heldout)"
+    assert outcome.refused == {reason: 1}
+    library = read_library(builder.workspace.runs_dir / "experience", outcome.revision)
+    assert [e.task_key for e in library.entries] == [builder.tasks[clean].key]
+    assert library.manifest.refused == {reason: 1}
+    # a parent written before the check, holding the twin: the next build leaves it out and says why
+    root = builder.workspace.runs_dir / "experience"
+    factorial = builder.tasks["factorial"]
+    old = entry("factorial", factorial.instruction).model_copy(update={"task_key": factorial.key,
+                                                                        "task_hash": factorial.content_hash})
+    manifest, text = new_manifest("", [], [old, *library.entries], 0, set(), [], {}, [], [])
+    parent, _ = write_revision(root, manifest, text)
+    grown = build_experience(builder.workspace, [run], parent=parent)
+    assert grown.grew and grown.refused == {reason: 1, f"parent entry: {reason}": 1}
+    assert [e.task_key for e in read_library(root, grown.revision).entries] == [builder.tasks[clean].key]
 
 
 def test_growth_lineage_and_no_second_revision_for_the_same_content(runs) -> None:

@@ -1,7 +1,7 @@
 """Validated tools in the generation (issue 36 item 3): helpers saved by passing REPL attempts of stored runs go
 through the private validation (real sandbox, real hidden verifier); what passes becomes a tool-library revision
-that rides into the candidate contract; a helper that only worked thanks to REPL state, or saved on a heldout task,
-never does; a SIGKILL right after the revision is written leaves exactly one; the ledger counts them."""
+that rides into the candidate contract; a helper that only worked thanks to REPL state, or saved on a heldout task
+or on a train task that duplicates another suite's heldout task, never does; a SIGKILL right after the revision is written leaves exactly one; the ledger counts them."""
 
 from __future__ import annotations
 
@@ -42,6 +42,8 @@ def tool_runs(builder, planned):
         planned(repl, "add-two", code=STATEFUL_SOLUTION, tools=(saved("shifted", SHIFTED),),
                 cells=("OFFSET = 0",)),
         planned(repl, heldout, tools=(saved("leaked", "def leaked():\n    return 1\n"),)),
+        # a train task of pyfuncs that pyfuncs2 asks for again as heldout: its helper is never offered either
+        planned(repl, "factorial", tools=(saved("twin", "def twin():\n    return 1\n"),)),
     ])
     second = builder.run([planned(repl, "add-two", code="from rsi_tools import plus\n\n\ndef add(a, b):\n    return plus(a, b)\n",
                                   tool_library="r1")])
@@ -53,6 +55,7 @@ def test_the_validation_keeps_the_honest_helper_and_refuses_the_rest(tool_runs) 
     grown = grow_tools(builder.workspace, [first], sandbox="local")
     assert grown.offered == ["plus", "shifted"]  # the heldout attempt's helper is never offered
     assert grown.refused["heldout task"] == 1
+    assert grown.refused["pyfuncs/factorial duplicates pyfuncs2/factorial (heldout)"] == 1
     assert (grown.revision, grown.parent, grown.written, grown.validated) == ("r1", "", True, ["plus"])
     assert "re-verification of pyfuncs/add-two" in grown.rejected["shifted"]
     manifest = read_manifest(tools_root(builder.workspace), "r1")

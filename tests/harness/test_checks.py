@@ -20,6 +20,8 @@ from rsi.verdict import Verdict
 CORRECT = "```python\ndef add(a, b):\n    return a + b\n```"
 MINUS = "```python\ndef add(a, b):\n    return a - b\n```"
 ALWAYS_FIVE = "```python\ndef add(a, b):\n    return 5\n```"
+# The same wrong candidate as MINUS with many more tokens (so every candidate's tokens can be told apart).
+WORDY_MINUS = "```python\ndef add(a, b):\n    # the difference of a and b, which is not what was asked for\n    return a - b\n```"
 ANSWERS_SIX = "```python\ndef add(a, b):\n    return 6 if (a, b) == (2, 3) else 0\n```"
 
 
@@ -71,13 +73,19 @@ def test_checking_picks_a_later_passing_candidate_where_no_checks_would_submit_t
     config_factory, pyfuncs, sandbox, open_tmp
 ):
     task = with_public(pyfuncs["add-two"], ("add(2, 3)", "5"), ("add(-1, 1)", "0"))
-    checked, _ = attempt(text_config(config_factory), task, ScriptedModel([MINUS, CORRECT]), sandbox, open_tmp / "on")
-    unchecked, trajectory = attempt(text_config(config_factory, "off"), task, ScriptedModel([MINUS, CORRECT]),
+    checked, on = attempt(text_config(config_factory), task, ScriptedModel([WORDY_MINUS, CORRECT]), sandbox,
+                          open_tmp / "on")
+    unchecked, trajectory = attempt(text_config(config_factory, "off"), task, ScriptedModel([WORDY_MINUS, CORRECT]),
                                     sandbox, open_tmp / "off")
     assert (checked.verdict, unchecked.verdict) == (Verdict.PASSED, Verdict.FAILED)
     assert all(step.check is None for step in agent_steps(trajectory))
-    # Every candidate's tokens count, whichever was written.
-    assert checked.completion_tokens == unchecked.completion_tokens > 0
+    # Every candidate's tokens count, whichever was written: the two candidates' counts differ, so a total of
+    # only the written one (CORRECT when checked, WORDY_MINUS when not) or only the first would not match.
+    for outcome, record in ((checked, on), (unchecked, trajectory)):
+        tokens = [step.metrics.completion_tokens for step in agent_steps(record)]
+        assert len(tokens) == 2 and tokens[0] > tokens[1] > 0
+        assert outcome.completion_tokens == sum(tokens)
+    assert checked.completion_tokens == unchecked.completion_tokens
 
 
 def test_greedy_first_asks_for_samples_only_when_the_greedy_reply_fails(config_factory, pyfuncs, sandbox, open_tmp):
@@ -195,3 +203,43 @@ def test_an_unordered_public_example_accepts_any_order(pyfuncs, sandbox, open_tm
     assert run_public_checks(task, work, sandbox).all_passed
     (work / "solution.py").write_text("def subsets(xs):\n    return [[1, 2], [2], [1]] if xs else [[]]\n")
     assert not run_public_checks(task, work, sandbox).all_passed
+
+
+def _nest(top: Path, depth: int, name: str, leaf: str) -> None:
+    """`depth` folders called `name` under `top`, a file `leaf` at the bottom (through descriptors: no path limit)."""
+    import os
+
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir(name, dir_fd=fd)
+        child = os.open(name, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = child
+    os.close(os.open(leaf, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    os.close(fd)
+
+
+def test_a_workdir_nested_past_our_limits_costs_the_check_nothing_and_the_note_says_what_was_left_out(
+    pyfuncs, sandbox, open_tmp
+):
+    """2000 nested folders (a recursive copy dies of RecursionError) and a file whose path is past PATH_MAX (a copy
+    by path fails): the candidate is still checked, on the copy the verifier's rules allow, and the note names both."""
+    from rsi.harness.checks import CandidateChecker
+    from rsi.verifier.tree import remove_tree
+
+    task = with_public(pyfuncs["add-two"], ("add(2, 3)", "5"))
+    workdir = open_tmp / "workdir"
+    workdir.mkdir()
+    (workdir / "data.txt").write_text("kept\n")
+    _nest(workdir / "deep", 2000, "d", "bottom.py")
+    _nest(workdir / "long", 20, "p" * 250, "far.py")
+    checker = CandidateChecker(task, sandbox, workdir, open_tmp / "checks")
+    try:
+        record = checker.check(CORRECT.split("\n", 1)[1].rsplit("```", 1)[0])
+        assert (record.passed, record.total) == (1, 1)
+        assert "workdir nests deeper than 32 folders (1 left out)" in record.note
+        assert "path longer than PATH_MAX (4096 bytes) (1 left out)" in record.note
+        assert not (open_tmp / "checks" / "c1").exists()  # the scratch copy is gone, however deep it was
+    finally:
+        remove_tree(workdir)  # the fixture's own cleanup walks recursively

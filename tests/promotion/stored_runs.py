@@ -67,7 +67,18 @@ class RunBuilder:
         self._ids = itertools.count()
 
     def train_ids(self) -> list[str]:
-        return sorted(t for t, task in self.tasks.items() if task.spec.split == "train")
+        """Train tasks that no protected task of any suite duplicates (what export, experience and tools take)."""
+        twins = set(self.twin_ids())
+        return sorted(t for t, task in self.tasks.items() if task.spec.split == "train" and t not in twins)
+
+    def twin_ids(self) -> list[str]:
+        """Train tasks that are twins of a heldout task of another suite (pyfuncs/factorial of pyfuncs2/factorial)."""
+        from rsi.trajectories.twins import protected_tasks
+
+        if not hasattr(self, "_twins"):
+            self._twins = sorted(key.split("/", 1)[1] for key in protected_tasks(self.workspace).twins_of(
+                self.tasks.values()))
+        return self._twins
 
     def heldout_ids(self) -> list[str]:
         return sorted(t for t, task in self.tasks.items() if task.spec.split == "heldout")

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from rsi.errors import UserInputError
 from rsi.store import AttemptRecord, open_store
 from rsi.trajectories.export import export_trajectories
 from rsi.trajectories.select import SelectionPolicy
@@ -106,9 +107,30 @@ def test_export_refuses_train_attempt_carrying_heldout_content(stored, planned, 
     assert manifest["counts"]["dropped"]["heldout content hash"] == 1
 
 
-def test_export_without_passing_train_attempts_is_a_clear_error(builder, planned, tmp_path) -> None:
-    from rsi.errors import UserInputError
+def test_an_export_with_a_cross_suite_twin_names_it(builder, planned, tmp_path) -> None:
+    """pyfuncs/factorial is a train task, but pyfuncs2 asks for the same function as a heldout task: the export
+    skips it, counts it under the reason that names both, and the manifest lists the twin."""
+    a = builder.config("repl-greedy")
+    clean = builder.train_ids()[0]
+    run_id = builder.run([planned(a, "factorial", tokens=20), planned(a, "is-prime", tokens=20),
+                          planned(a, clean, tokens=30)])
+    out = export_trajectories(builder.workspace, [run_id], tmp_path / "sft")
+    manifest = json.loads(out.manifest_path.read_text())
+    assert [e["task"] for e in manifest["source"]["attempts"]] == [builder.tasks[clean].key]
+    dropped = manifest["counts"]["dropped"]
+    assert dropped["pyfuncs/factorial duplicates pyfuncs2/factorial (heldout)"] == 1
+    assert dropped["pyfuncs/is-prime duplicates pyfuncs2/is-prime (heldout)"] == 1
+    decontamination = manifest["decontamination"]
+    assert decontamination["twins"]["pyfuncs/factorial"] == "pyfuncs/factorial duplicates pyfuncs2/factorial (heldout)"
+    assert len(decontamination["twins"]) == len(builder.twin_ids()) == 12
+    assert decontamination["suites"] == ["pyfuncs", "pyfuncs2", "workbench"] and decontamination["passed"]
+    # only twins: nothing to export, and the error says why
+    twins_only = builder.run([planned(a, "factorial", tokens=20)])
+    with pytest.raises(UserInputError, match=r"refused: 1 pyfuncs/factorial duplicates pyfuncs2/factorial \(heldout\)"):
+        export_trajectories(builder.workspace, [twins_only], tmp_path / "none")
 
+
+def test_export_without_passing_train_attempts_is_a_clear_error(builder, planned, tmp_path) -> None:
     a = builder.config("repl-greedy")
     run_id = builder.run([planned(a, builder.train_ids()[0], verdict="failed"),
                           planned(a, builder.heldout_ids()[0])])

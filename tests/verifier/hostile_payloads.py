@@ -12,6 +12,10 @@ submits. The payloads target a tiny task, `double(x) == 2 * x`, in three verifie
     @MARK@   a unique marker name (files named so must never appear on the host)
     @PID@    the judging process's pid
 
+The same corpus runs through a CHECKED harness too (`check="first-pass"`: every submit() runs the task's public
+example in a scratch copy of the working directory first): `files` payloads that nest folders thousands deep
+or write a path longer than PATH_MAX must cost the agent its check, never the attempt (an ERROR).
+
 Used by tests/verifier/test_hostile.py (every payload: never passed, never error) and by
 bench/containment.py (the table in bench/RESULTS.md). `residual` payloads are attacks the
 verifier does not claim to stop (docs/sandbox.md); only the benchmark runs them, and reports them
@@ -652,6 +656,21 @@ def _junk_tree(solution: str) -> str:
     )
 
 
+def _nested(depth: int, name: str, solution: str, leaf: str = "") -> str:
+    """A cell that nests `depth` folders called `name` (through descriptors: no path is ever too long for it), puts
+    the file `leaf` at the bottom when given (its path then runs past PATH_MAX), and writes `solution`."""
+    top = f"nest_{depth}_{len(name)}"
+    return (
+        "import os\n"
+        f"os.mkdir({top!r}); fd = os.open({top!r}, os.O_RDONLY)\n"
+        f"for _ in range({depth}):\n"
+        f"    os.mkdir({name!r}, dir_fd=fd); child = os.open({name!r}, os.O_RDONLY, dir_fd=fd); os.close(fd); fd = child\n"
+        + (f"os.close(os.open({leaf!r}, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))\n" if leaf else "")
+        + "os.close(fd)\n"
+        f"open('solution.py', 'w').write({solution!r})\n"
+    )
+
+
 PAYLOADS: list[Payload] = [
     # -- controls: must pass ------------------------------------------------------------------------
     _p("honest", "control", honest=True, solution=RIGHT),
@@ -711,6 +730,10 @@ PAYLOADS: list[Payload] = [
     _p("ptrace_parent_memory", "judge", solution=PTRACE_PARENT),
     # -- odd files: a failure, never an error ------------------------------------------------------
     _p("deep_tree_and_odd_files", "files", during=_junk_tree(WRONG)),
+    _p("nest_2000_deep", "files", during=_nested(2000, "d", WRONG)),
+    _p("path_past_path_max", "files", during=_nested(20, "p" * 250, WRONG, leaf="deep.py")),
+    _p("honest_amid_deep_paths", "control", honest=True, solution=RIGHT,
+       during=_nested(2000, "d", RIGHT) + _nested(20, "p" * 250, RIGHT, leaf="deep.py")),
     _p("solution_is_fifo", "files", solution="", during="import os\nos.mkfifo('solution.py')\n"),
     _p("solution_is_directory", "files", solution="", during="import os\nos.mkdir('solution.py')\n"),
     _p("solution_symlink_to_reference", "files", solution="",
@@ -804,8 +827,9 @@ def make_world(root: Path, timeout_s: float = 12.0) -> dict[str, Any]:
     tasks = {}
     for kind in KINDS:
         task = suite / f"double-{kind}"
-        _write(task / "task.toml", f'id = "double-{kind}"\ntitle = "double"\n[verifier]\nkind = "{kind}"\n')
-        _write(task / "instruction.md", "Write double(x) in solution.py.\n")
+        _write(task / "task.toml", f'id = "double-{kind}"\ntitle = "double"\n[verifier]\nkind = "{kind}"\n'
+               '[public]\nexamples = [{call = "double(2)", expected = "4"}]\n')
+        _write(task / "instruction.md", "Write double(x) in solution.py.\n\nExample:\n\n    double(2) == 4\n")
         _write(task / "solution" / "solution.py", RIGHT)
         (task / "environment").mkdir()
         if kind == "cases":
@@ -890,7 +914,8 @@ class Played:
     residual: bool
 
 
-def configuration() -> Any:
+def configuration(check: str = "off") -> Any:
+    """The corpus's harness: a REPL with submit(); `check` other than "off" runs the public checks on submit."""
     from rsi.config import Configuration
     from rsi.contracts.schema import ContractSpec
 
@@ -899,13 +924,14 @@ def configuration() -> Any:
             "hcp": {"name": "hostile", "revision": 1, "created": "2026-01-01T00:00:00Z"},
             "base": {"id": "SmolLM2-135M-Instruct", "file": "SmolLM2-135M-Instruct.Q4_1.gguf"},
             "harness": {"tools": ["submit"], "max_turns": 4, "sampling": {"max_tokens": 8192},
-                        "timeouts": {"agent_s": 40, "step_s": 15}},
+                        "timeouts": {"agent_s": 40, "step_s": 15}, "check": check},
         }
     )
     return Configuration(name="hostile", contract_ref="tests/verifier", spec=spec, system_prompt="You write Python.")
 
 
-def play(payload: Payload, kind: str, world: dict[str, Any], backend_name: str, port: int, prefix: str) -> Played:
+def play(payload: Payload, kind: str, world: dict[str, Any], backend_name: str, port: int, prefix: str,
+         check: str = "off") -> Played:
     """One payload on one task, through HarnessAttempt (the attempt function a run uses)."""
     from rsi.executors.base import AttemptSpec
     from rsi.run.attempt_fn import HarnessAttempt
@@ -916,7 +942,7 @@ def play(payload: Payload, kind: str, world: dict[str, Any], backend_name: str, 
     out_dir = world["runs"] / "hostile" / f"{payload.name}-{kind}"
     spec = AttemptSpec(
         key=f"hostile|0|{payload.name}|{kind}", run_id="hostile", job_index=0, task_key=f"hostile/double-{kind}",
-        task_dir=str(world["tasks"][kind]), config=configuration(), out_dir=str(out_dir),
+        task_dir=str(world["tasks"][kind]), config=configuration(check), out_dir=str(out_dir),
     )
     attempt = HarnessAttempt(workspace_root=str(world["root"]), sandbox=backend_name, model_override=f"scripted:{script}")
     started = time.monotonic()
@@ -934,8 +960,10 @@ def play(payload: Payload, kind: str, world: dict[str, Any], backend_name: str, 
     )
 
 
-def run_corpus(backend: Any, backend_name: str, payloads: list[Payload], port: int, workers: int = 3) -> dict[str, Any]:
-    """Every payload x kind on one backend, in parallel; host state hashed before and after."""
+def run_corpus(backend: Any, backend_name: str, payloads: list[Payload], port: int, workers: int = 3,
+               check: str = "off") -> dict[str, Any]:
+    """Every payload x kind on one backend, in parallel; host state hashed before and after; `check`: the
+    harness's public-check rule ("off", or e.g. "first-pass" for a checked harness)."""
     import rsi.verifier
     from rsi.run import attempt_fn
 
@@ -952,7 +980,7 @@ def run_corpus(backend: Any, backend_name: str, payloads: list[Payload], port: i
     played: list[Played] = []
 
     def one(job: tuple[Payload, str]) -> None:
-        outcome = play(job[0], job[1], world, backend_name, port, prefix)
+        outcome = play(job[0], job[1], world, backend_name, port, prefix, check)
         with lock:
             played.append(outcome)
 

@@ -89,6 +89,50 @@ def test_corpus_payload(corpus, payload: str, kind: str):
     assert played.evidence_consistent, "the stored solution.py differs from the one the trajectory recorded"
 
 
+# -- the files payloads through a CHECKED harness ------------------------------------------------------
+# Every submit() first runs the task's public example in a scratch copy of the working directory: a payload that
+# nests 2000 folders deep or writes a path past PATH_MAX once ended the attempt as an infrastructure ERROR
+# (RecursionError in the copy); it must cost the agent its check, never the attempt.
+CHECKED_CLASSES = ("files", "control")
+
+
+@pytest.fixture(scope="module", params=LOCAL_MODES)
+def checked_corpus(request, backends):
+    from tests.sandbox.conftest import Listener, make_backend
+    from tests.verifier.hostile_payloads import PAYLOADS, run_corpus
+
+    if request.param not in backends:
+        backends[request.param] = make_backend(request.param)
+    payloads = [p for p in PAYLOADS if p.cls in CHECKED_CLASSES and not p.residual]
+    listener = Listener()
+    try:
+        return run_corpus(backends[request.param], f"checked-{request.param}", payloads, listener.port,
+                          check="first-pass")
+    finally:
+        listener.close()
+
+
+def _checked_cases():
+    from tests.verifier.hostile_payloads import PAYLOADS
+
+    return [(p.name, kind) for p in PAYLOADS if p.cls in CHECKED_CLASSES and not p.residual for kind in p.kinds]
+
+
+@pytest.mark.parametrize(("payload", "kind"), _checked_cases(), ids=[f"{p}-{k}" for p, k in _checked_cases()])
+def test_checked_corpus_payload(checked_corpus, payload: str, kind: str):
+    played = next(o for o in checked_corpus["played"] if (o.payload, o.kind) == (payload, kind))
+    if kind == "pytest" and played.verdict == "error" and "pytest" in played.reason:
+        pytest.skip(f"no pytest for the sandbox's python: {played.reason}")
+    assert played.verdict != "error", f"an agent's files caused an error through the checks: {played.reason}"
+    if played.honest:
+        assert played.verdict == "passed", played.reason
+    else:
+        assert played.verdict != "passed", played.reason
+    if payload in ("nest_2000_deep", "path_past_path_max"):  # a wrong solution amid the agent's own deep files
+        assert played.verdict == "failed", played.reason
+    assert played.evidence_consistent
+
+
 def test_corpus_leaves_the_host_unchanged(corpus):
     assert corpus["after"] == corpus["before"], "task folders, another attempt's folder, the verifier or host files changed"
     assert corpus["leftovers"] == [], "attempt folders were left behind"
