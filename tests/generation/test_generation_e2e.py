@@ -148,7 +148,11 @@ def test_two_consecutive_generations(workspace, shim, scripted_env, tmp_path) ->
     for row, gen in zip(rows, (g1, g2), strict=True):
         assert row["adapter_id"] == gen["steps"]["train"]["outputs"]["adapter_id"]
         assert row["dataset_sha256"] == gen["steps"]["export"]["outputs"]["dataset_sha256"]
-        assert row["lift"] == gen["steps"]["evaluate"]["outputs"]["lift"]["lift"] and row["retention"] is not None
+        measured = gen["steps"]["evaluate"]["outputs"]
+        assert row["lift"] == measured["lift"]["lift"]
+        # the gate's retention is heldout: "no tasks" (None) where the parent solved none of them, as g0001's REPL parent
+        assert row["retention"] == measured["retention"]["retention"]
+        assert (row["retention"] is None) == (measured["retention"]["parent_resolved"] == 0)
         assert row["adapter_state"] == gen["steps"]["promote_adapter"]["outputs"]["state"]
         assert row["covered"] == gen["steps"]["run"]["outputs"]["covered"]
     assert rows[0]["lift"] == 1.0  # the harness that rode into g0001's candidate
