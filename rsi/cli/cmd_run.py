@@ -193,6 +193,11 @@ def status_command(
     console.print(f"  errors       {s.errors} infrastructure (retried, not counted)")
     console.print(f"  tokens       {s.tokens} (prompt + completion)")
     console.print(f"  wall time    {_wall_text(s)}")
+    for c in s.config_lines:
+        if c.retired:
+            from rsi.scheduler.retire import Retirement
+
+            console.print(f"  retired      {c.name}: {Retirement.from_json(c.retired).describe()}", markup=False)
 
 
 def _wall_text(s: Any) -> str:

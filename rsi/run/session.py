@@ -78,13 +78,9 @@ def cost_unit(budget_minutes: float | None, budget_tokens: int | None) -> str:
 
 def retired_in(jobs: list[JobRow]) -> dict[str, Retirement]:
     """The retirements a run's job rows recorded (`details["retired"]`), by configuration hash."""
-    from rsi.scheduler.retire import Retirement
+    from rsi.scheduler.retire import recorded
 
-    out: dict[str, Retirement] = {}
-    for job in sorted(jobs, key=lambda j: j.job_index):
-        for data in job.job_details.extras().get("retired", []):
-            out.setdefault(data["config_hash"], Retirement.from_json(data))
-    return out
+    return recorded(j.details or {} for j in sorted(jobs, key=lambda j: j.job_index))
 
 
 def target_reached(target: float | None, covered: int, tasks: int) -> str:

@@ -176,3 +176,13 @@ def without_retired(request: ScheduleRequest, retired: Collection[str]) -> Sched
     if not retired:
         return request
     return replace(request, configs=[c for c in request.configs if c.config_hash not in retired])
+
+
+def recorded(details: Iterable[Mapping[str, Any]]) -> dict[str, Retirement]:
+    """The retirements a run's job rows recorded under `details["retired"]` (in job order), by
+    configuration hash: the first record of each wins."""
+    out: dict[str, Retirement] = {}
+    for row in details:
+        for data in row.get("retired", None) or []:
+            out.setdefault(data["config_hash"], Retirement.from_json(data))
+    return out
