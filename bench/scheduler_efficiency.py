@@ -564,9 +564,9 @@ COST_SECTION = "scheduler_efficiency, by cost"
 # Equal costs (every attempt costs 1: the regimes above) and worlds with per-configuration costs
 # (rsi.simulate.CostSpec: the weakest third costs 5x, everyone x lognormal(0.3)), like issue 48's run.
 COST_SETTINGS = ("default", "stochastic", "default+cost", "stochastic+cost")
-# `thompson` as a session runs it now (each measured cost in the request, the retirement rule on) against
-# the session before issue 48 under an attempts budget (no costs, no retirement): today's default.
-COST_VARIANTS = {"thompson": (True, True), "thompson before": (False, False), "thompson costs only": (True, False)}
+# `thompson` as a session runs it now by default (each measured cost in the request, no retirement) against the
+# session before issue 48 under an attempts budget (no costs, no retirement), and with `rsi run --retire` on.
+COST_VARIANTS = {"thompson": (True, False), "thompson before": (False, False), "thompson + retire": (True, True)}
 COST_NOTES = [
     "Tuned on the tuning seeds 0-5 (2026-12-06, `thompson`, attempts / cost to cover every task, mean over seeds), "
     "the retirement rule (rsi.scheduler.retire) as the issue words it (a configuration's 95% upper bound of passes "
@@ -623,9 +623,9 @@ def render_cost(f: dict) -> str:
     lines = [
         f"{f['cpu_minutes']:.1f} CPU minutes of simulation. Held-out seeds {seeds[0]}-{seeds[-1]} ({len(seeds)} per "
         "setting; the rule was tuned on seeds 0-5). `thompson`: the default as a run session drives it now (each "
-        "configuration's measured cost per attempt in the request, the retirement rule on); `thompson before`: the "
-        "session before issue 48 under an attempts budget (no costs, no retirement); `thompson costs only`: costs, no "
-        "retirement. Settings with `+cost` give each configuration a cost per attempt (`rsi.simulate.CostSpec`: the "
+        "configuration's measured cost per attempt in the request; no retirement); `thompson before`: the session "
+        "before issue 48 under an attempts budget (no costs, no retirement); `thompson + retire`: the default with "
+        "`rsi run --retire` (the retirement rule of rsi.scheduler.retire). Settings with `+cost` give each configuration a cost per attempt (`rsi.simulate.CostSpec`: the "
         "weakest third by true pass rate costs 5x the others, every cost times a lognormal factor of sd 0.3); the "
         "others cost 1 an attempt (the regimes of the section above). Each cell: mean to cover 90% / 95% / 100% of "
         "the reachable tasks (`>`: some run stopped at its cap, counted there).",

@@ -281,6 +281,8 @@ class RunSession:
         from rsi.scheduler.retire import cost_stats, retirements
 
         r, t = self.opened.resolved, self.totals
+        if not r.retire:
+            return
         unit = cost_unit(r.budget_minutes, r.budget_tokens)
         names = {c.config_hash: c.name for c in self.opened.configs}
         stats = cost_stats(t.history, attempt_costs(t.spent, unit), names)

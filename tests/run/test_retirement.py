@@ -30,7 +30,7 @@ def test_a_slow_dead_configuration_is_retired_for_the_recorded_reason_and_never_
     # (the rule works through the session for every scheduler). Jobs of 4 tasks x 4 attempts, one at a time.
     outcome = run_portfolio(
         RunSpec(portfolio="mini", scheduler="round-robin", budget_attempts=96, limit_tasks=24, job_size=4,
-                attempts_per_task=4, overlap_jobs=False, report=False),
+                attempts_per_task=4, overlap_jobs=False, report=False, retire=True),
         mini_ws, attempt_fn=_SlowDead(pass_rate=0.5),
     )
     with open_store(mini_ws.db_url) as store:
@@ -66,3 +66,17 @@ def test_a_slow_dead_configuration_is_retired_for_the_recorded_reason_and_never_
     assert line.retired == record
     assert next(c for c in summary.config_lines if c.config_hash != slow).retired is None
     assert "0/16 passed at 200 s/attempt" in reasons[slow] and "short" in reasons[slow] and outcome.run_id in reasons[slow]
+
+
+def test_retirement_is_off_unless_asked(mini_ws) -> None:
+    """The default weighs configurations by cost but retires none (bench/RESULTS.md "scheduler_efficiency, by cost":
+    retirement cost more to full coverage where configurations are complementary)."""
+    outcome = run_portfolio(
+        RunSpec(portfolio="mini", scheduler="round-robin", budget_attempts=96, limit_tasks=24, job_size=4,
+                attempts_per_task=4, overlap_jobs=False, report=False),
+        mini_ws, attempt_fn=_SlowDead(pass_rate=0.5),
+    )
+    with open_store(mini_ws.db_url) as store:
+        jobs = sorted(store.list_jobs(outcome.run_id), key=lambda j: j.job_index)
+    assert not retired_in(jobs) and not any(j.details.get("retired") for j in jobs)
+    assert {j.configuration_hash for j in jobs[-2:]} == {j.configuration_hash for j in jobs}  # both still planned
