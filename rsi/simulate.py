@@ -80,6 +80,18 @@ class PassMatrix:
     configs: tuple[ConfigOption, ...]
     tasks: tuple[TaskOption, ...]
     p: tuple[tuple[float, ...], ...]  # p[c][t]
+    # What one attempt of each configuration costs (seconds, say); None: every attempt costs 1.
+    cost: tuple[float, ...] | None = None
+
+    def unit_cost(self, c: int) -> float:
+        return 1.0 if self.cost is None else self.cost[c]
+
+    def oracle_cost(self, fraction: float = 1.0) -> float:
+        """Expected cost when every task is attempted only with its cheapest configuration per pass
+        (min over c of cost_c / p_ct), to cover `fraction` of the reachable tasks (the cheapest first)."""
+        per_task = sorted(min(self.unit_cost(c) / row[t] for c, row in enumerate(self.p) if row[t] > 0)
+                          for t in range(len(self.tasks)) if self.best_p(t) > 0)
+        return sum(per_task[: coverage_goal(len(per_task), fraction)])
 
     def best_p(self, t: int) -> float:
         return max(row[t] for row in self.p)
@@ -377,6 +389,32 @@ def generate_stochastic(spec: StochasticSpec = StochasticSpec(), seed: int = 0) 
 
 
 @dataclass(frozen=True)
+class CostSpec:
+    """Per-configuration costs drawn onto a world (`with_costs`), like the real case of issue 48: REPL
+    configurations took 160-240 s an attempt and passed nothing, text ones 11-80 s.
+
+    `weak_expensive`: the share of configurations (the weakest by true mean pass rate) that cost
+    `ratio` times the others; every configuration's cost is also multiplied by a lognormal factor of
+    sd `spread` (cheap ones differ among themselves too)."""
+
+    weak_expensive: float = 0.33
+    ratio: float = 5.0
+    spread: float = 0.3
+
+
+def with_costs(matrix: PassMatrix, spec: CostSpec = CostSpec(), seed: int = 0) -> PassMatrix:
+    """`matrix` with a cost per attempt per configuration drawn by `spec` (deterministic in `seed`); the
+    cheapest costs about 1."""
+    rng = random.Random(f"cost:{seed}")
+    rates = matrix.config_rates()
+    n = len(matrix.configs)
+    weakest = set(sorted(range(n), key=lambda c: (rates[c], c))[: round(spec.weak_expensive * n)])
+    cost = [(spec.ratio if c in weakest else 1.0) * math.exp(rng.gauss(0.0, spec.spread)) for c in range(n)]
+    low = min(cost)
+    return replace(matrix, cost=tuple(x / low for x in cost))
+
+
+@dataclass(frozen=True)
 class SimulationResult:
     scheduler: str
     attempts: int  # attempts spent when the run stopped
@@ -384,6 +422,8 @@ class SimulationResult:
     covered: int
     jobs: int
     curve: tuple[int, ...] = field(repr=False)  # covered tasks after each attempt
+    spend: tuple[float, ...] = field(default=(), repr=False)  # cumulative cost after each attempt
+    retired: tuple[str, ...] = ()  # configurations retired (rsi.scheduler.retire), in order
 
     @property
     def attempts_to_full(self) -> int | None:
@@ -394,6 +434,13 @@ class SimulationResult:
         if goal <= 0:
             return 0
         return next((i + 1 for i, v in enumerate(self.curve) if v >= goal), None)
+
+    def cost_to(self, goal: int) -> float | None:
+        """Cost spent when `goal` tasks were covered, or None if the run never got there."""
+        at = self.attempts_to(goal)
+        if at is None:
+            return None
+        return self.spend[at - 1] if at else 0.0
 
 
 def _outcome(seed: int, config: int, task: int, k: int, p: float) -> bool:
@@ -409,22 +456,44 @@ def simulate(
     job_size: int = 8,
     attempts_per_task: int = 1,
     max_attempts: int = 20_000,
+    costs_known: bool = True,
+    retire: bool = True,
 ) -> SimulationResult:
-    """Run `scheduler` against `matrix` until it stops, covers every reachable task or spends `max_attempts`."""
+    """Run `scheduler` against `matrix` until it stops, covers every reachable task or spends `max_attempts`.
+
+    As a run session does: each configuration's measured cost per attempt (`matrix.cost`, 1 when it has
+    none) is in the request once it has an attempt (`costs_known`), and the retirement rule
+    (rsi.scheduler.retire) drops configurations before each proposal (`retire`). Both off: the session
+    before issue 48 under an attempts budget."""
+    from rsi.scheduler.retire import CostStats, retirements, without_retired
+
     c_index = {c.config_hash: i for i, c in enumerate(matrix.configs)}
     t_index = {t.key: i for i, t in enumerate(matrix.tasks)}
     history: list[AttemptFact] = []
     tries: dict[tuple[int, int], int] = {}
     covered: set[int] = set()
     curve: list[int] = []
+    spend: list[float] = []
     jobs = 0
     reachable = matrix.reachable()
     base = ScheduleRequest(
         configs=matrix.configs, tasks=matrix.tasks, seed=seed, job_size=job_size, attempts_per_task=attempts_per_task
     )
+    counts = [0] * len(matrix.configs)
+    wins = [0] * len(matrix.configs)  # over each configuration's first attempts (rsi.scheduler.retire.cost_stats)
+    from rsi.scheduler import retire as rule
+    retired: list[str] = []
     while len(covered) < reachable and len(history) < max_attempts:
-        request = replace(base, history=history, budget=Budget(attempts=max_attempts - len(history)), job_index=jobs)
-        proposal = scheduler.propose(request)
+        configs = matrix.configs
+        if costs_known:
+            configs = tuple(replace(o, cost=matrix.unit_cost(c)) if counts[c] else o for c, o in enumerate(configs))
+        if retire:
+            stats = [CostStats(o.config_hash, o.name, min(counts[c], rule.MIN_ATTEMPTS or counts[c]), wins[c], matrix.unit_cost(c))
+                     for c, o in enumerate(matrix.configs)]
+            retired += [r.config_hash for r in retirements(stats, retired, "wall_s")]
+        request = replace(base, configs=configs, history=history, budget=Budget(attempts=max_attempts - len(history)),
+                          job_index=jobs)
+        proposal = scheduler.propose(without_retired(request, retired))
         if proposal is None:
             break
         jobs += 1
@@ -437,10 +506,15 @@ def simulate(
                 passed = _outcome(seed, c, t, k, matrix.p[c][t])
                 if passed:
                     covered.add(t)
+                if not rule.MIN_ATTEMPTS or counts[c] < rule.MIN_ATTEMPTS:
+                    wins[c] += passed
+                counts[c] += 1
                 history.append(AttemptFact(proposal.config_hash, key, passed))
                 curve.append(len(covered))
+                spend.append((spend[-1] if spend else 0.0) + matrix.unit_cost(c))
     return SimulationResult(
-        scheduler.name, len(history), len(covered) == reachable, len(covered), jobs, tuple(curve)
+        scheduler.name, len(history), len(covered) == reachable, len(covered), jobs, tuple(curve), tuple(spend),
+        tuple(retired),
     )
 
 

@@ -31,7 +31,8 @@ BUDGET_FLAGS = {"attempts": "budget_attempts", "tokens": "budget_tokens", "minut
 
 # Fields a resumed run takes from its stored plan; giving them with --resume is an error.
 PLAN_FIELDS = ("portfolio", "suite", "split", "budget_attempts", "budget_tokens", "budget_minutes",
-               "attempts_per_task", "job_size", "seed", "limit_tasks", "scheduler", "difficulty", "target_coverage")
+               "attempts_per_task", "job_size", "seed", "limit_tasks", "scheduler", "difficulty", "target_coverage",
+               "retire")
 
 
 def _open_store(db: str | None) -> Any:
@@ -55,6 +56,7 @@ def run_command(
     budget_attempts: Annotated[int | None, typer.Option("--budget-attempts", help=BUDGET_ATTEMPTS_HELP, rich_help_panel=BUDGET_PANEL)] = None,
     budget_tokens: Annotated[int | None, typer.Option("--budget-tokens", help="Stop after this many tokens (default: no limit).", rich_help_panel=BUDGET_PANEL)] = None,
     budget_minutes: Annotated[float | None, typer.Option("--budget-minutes", help="The run's wall time in minutes: at it, queued attempts are dropped and started ones get --stop-grace-s to finish; they stay planned for --resume (default: no limit).", rich_help_panel=BUDGET_PANEL)] = None,
+    retire: Annotated[bool | None, typer.Option("--retire/--no-retire", help="Retire configurations that are surely worse per unit of cost and passed none of their first attempts (rsi.scheduler.retire; default: off).", rich_help_panel=BUDGET_PANEL)] = None,
     target_coverage: Annotated[float | None, typer.Option("--target-coverage", help="Stop once this share of the split is covered (e.g. 0.95).", rich_help_panel=BUDGET_PANEL)] = None,
     executor: Annotated[str | None, typer.Option(help=f"{', '.join(EXECUTORS)} (rsi/executors/registry.py).",
                                                  rich_help_panel=EXEC_PANEL)] = None,
@@ -76,7 +78,7 @@ def run_command(
         "difficulty": [d.strip() for d in difficulty.split(",") if d.strip()] if difficulty else None,
         "attempts_per_task": attempts_per_task, "seed": seed, "scheduler": scheduler, "resume": resume, "budget_attempts": budget_attempts,
         "budget_tokens": budget_tokens, "budget_minutes": budget_minutes, "executor": executor, "workers": workers,
-        "sandbox": sandbox, "db": db, "report": report, "target_coverage": target_coverage, "overlap_jobs": overlap,
+        "sandbox": sandbox, "db": db, "report": report, "target_coverage": target_coverage, "retire": retire, "overlap_jobs": overlap,
         "stop_grace_s": stop_grace_s,
     }
     slurm = {"partition": slurm_partition, "cpus_per_attempt": slurm_cpus, "mem_gb": slurm_mem_gb,
@@ -198,6 +200,11 @@ def status_command(
     console.print(f"  errors       {s.errors} infrastructure (retried, not counted)")
     console.print(f"  tokens       {s.tokens} (prompt + completion)")
     console.print(f"  wall time    {_wall_text(s)}")
+    for c in s.config_lines:
+        if c.retired:
+            from rsi.scheduler.retire import Retirement
+
+            console.print(f"  retired      {c.name}: {Retirement.from_json(c.retired).describe()}", markup=False)
 
 
 def _wall_text(s: Any) -> str:

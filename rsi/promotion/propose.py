@@ -170,6 +170,7 @@ def propose_successors(
     extra: Sequence[VariantProposal] = (),
     identify: Callable[[VariantProposal], str] | None = None,
     min_attempts: int = MIN_COUNTED_ATTEMPTS,
+    retired: Mapping[str, str] | None = None,
 ) -> ProposalOutcome:
     """The successor portfolio's variants: kept winners, then up to `max_new` operator variants.
 
@@ -178,9 +179,16 @@ def propose_successors(
     (from `reflect_prompt`), which count toward `max_new` first. `identify` returns a variant's
     configuration hash (raising `RsiError` if it does not validate); without it, variants are told
     apart by their override sets only, which misses two routes to the same settings. A configuration
-    that solved nothing in fewer than `min_attempts` counted attempts is kept as untried.
+    that solved nothing in fewer than `min_attempts` counted attempts is kept as untried. `retired` maps a
+    configuration hash to why the run's retirement rule stopped planning it (rsi.scheduler.retire: the
+    figures); that line joins its reasons, kept or dropped.
     """
     reasons, dropped_reasons = justify(evidence, min_attempts)
+    for config_hash, why in (retired or {}).items():
+        if config_hash in dropped_reasons:
+            dropped_reasons[config_hash] += f"; {why}"
+        elif config_hash in reasons:
+            reasons[config_hash].append(why)
     notes: list[str] = []
     ranked = sorted(evidence.configs, key=rank_key)
     kept: list[VariantProposal] = []

@@ -12,6 +12,7 @@ left behind.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,7 @@ def propose_portfolio(
     store = open_store(workspace.db_url)
     try:
         stored = load_run_attempts(store, run_ids, workspace.runs_dir)
+        retired = retired_reasons(store, run_ids)
     finally:
         store.close()
     train = [a for a in stored.attempts if a.split not in ("heldout", "test")]
@@ -180,7 +182,7 @@ def propose_portfolio(
             if variant is not None:
                 extra.append(variant)
             break  # one model call per proposal: the best winner's failures
-    proposal = propose_successors(evidence, same_base, max_new, prompt_files, extra, identify)
+    proposal = propose_successors(evidence, same_base, max_new, prompt_files, extra, identify, retired=retired)
     proposal = ProposalOutcome(proposal.kept, proposal.dropped, proposal.new, tuple(notes) + proposal.notes)
     text = render_portfolio(name, base, list(run_ids), proposal)
     out = Path(out)
@@ -191,3 +193,15 @@ def propose_portfolio(
         out.unlink(missing_ok=True)
         raise
     return SuccessorOutcome(out, name, base, proposal, resolved.configurations)
+
+
+def retired_reasons(store: Any, run_ids: Sequence[str]) -> dict[str, str]:
+    """Per configuration hash, why a run of `run_ids` retired it (rsi.scheduler.retire), with the run named."""
+    from rsi.scheduler.retire import recorded
+
+    out: dict[str, str] = {}
+    for run_id in run_ids:
+        jobs = sorted(store.list_jobs(run_id), key=lambda j: j.job_index)
+        for config_hash, retirement in recorded(j.details or {} for j in jobs).items():
+            out.setdefault(config_hash, f"{retirement.describe()} (run {run_id})")
+    return out

@@ -43,6 +43,7 @@ from rsi.verdict import Verdict
 if TYPE_CHECKING:
     from rsi.models.embedded.tuning import WorkerFollower
     from rsi.scheduler import Budget, Scheduler, ScheduleRequest
+    from rsi.scheduler.retire import Retirement
     from rsi.store import JobRow, Store
 
 POLL_S = 0.5  # longest wait for results before the loop looks at stop requests and due retries again
@@ -65,6 +66,21 @@ def budget_left(opened: OpenedRun, totals: RunTotals, elapsed_s: float, reserved
     if wall_s is not None and wall_s <= 0:
         return None, f"time budget spent ({elapsed_s / 60:.1f}/{r.budget_minutes} min)"
     return Budget(attempts=attempts, tokens=None if tokens is None else int(tokens), wall_s=wall_s), ""
+
+
+def cost_unit(budget_minutes: float | None, budget_tokens: int | None) -> str:
+    """The currency the scheduler weighs configurations in and the retirement rule judges them by:
+    tokens when only a token budget is set, else seconds (wall_s). An attempts-only budget is still
+    paid in time: on a 2-core machine an attempt of 200 s takes the place of five of 40 s, so a
+    configuration five times slower must pass five times as often to be worth its attempts."""
+    return "tokens" if budget_tokens is not None and budget_minutes is None else "wall_s"
+
+
+def retired_in(jobs: list[JobRow]) -> dict[str, Retirement]:
+    """The retirements a run's job rows recorded (`details["retired"]`), by configuration hash."""
+    from rsi.scheduler.retire import recorded
+
+    return recorded(j.details or {} for j in sorted(jobs, key=lambda j: j.job_index))
 
 
 def target_reached(target: float | None, covered: int, tasks: int) -> str:
@@ -105,6 +121,10 @@ class RunSession:
         self.in_flight: dict[str, tuple[int, AttemptSpec]] = {}  # key -> (job index, latest try)
         stored_jobs = store.list_jobs(self.run_id)
         self.next_job_index = len(stored_jobs)
+        # Configurations retired earlier in this run (rsi.scheduler.retire), read back from the jobs that
+        # recorded them: a resume never plans them again. New ones wait in `retiring` for the next job row.
+        self.retired = retired_in(stored_jobs)
+        self.retiring: list[Retirement] = []
         self.stopped = False
         self.session_start = clock()
         self.rate = RecentRate()  # the live attempt and completion-token rates, and the ETA's
@@ -235,14 +255,11 @@ class RunSession:
         from rsi.scheduler import ConfigOption, ScheduleRequest
 
         r, t = self.opened.resolved, self.totals
-        # The currency the scheduler weighs configurations in: the budget that can run out first
-        # besides attempts (time, else tokens); with attempts only, every attempt costs the same.
-        unit = "wall_s" if r.budget_minutes is not None else "tokens" if r.budget_tokens is not None else None
-        costs = attempt_costs(t.spent, unit)
+        costs = attempt_costs(t.spent, cost_unit(r.budget_minutes, r.budget_tokens))
         configs = [
             ConfigOption(c.config_hash, c.name, cost=costs.get(c.config_hash),
                          max_tries_per_task=1 if c.spec.harness.sampling.temperature == 0 else None)
-            for c in self.opened.configs
+            for c in self.opened.configs if c.config_hash not in self.retired
         ]
         # Quarantined tasks (out of error retries: the scheduler knows nothing of errors and would
         # pick the same broken task forever) and tasks in flight (an attempt may still pass) are left out.
@@ -260,6 +277,22 @@ class RunSession:
             in_flight=sorted((job.config.config_hash, key) for job in self.jobs.values() for key in job.task_keys),
         )
 
+    def _retire(self) -> None:
+        """Retire the configurations the rule (rsi.scheduler.retire) now finds worse per unit of cost
+        than another, whatever the scheduler: they are left out of every later request."""
+        from rsi.scheduler.retire import cost_stats, retirements
+
+        r, t = self.opened.resolved, self.totals
+        if not r.retire:
+            return
+        unit = cost_unit(r.budget_minutes, r.budget_tokens)
+        names = {c.config_hash: c.name for c in self.opened.configs}
+        stats = cost_stats(t.history, attempt_costs(t.spent, unit), names)
+        for retirement in retirements(stats, self.retired, unit):
+            self.retired[retirement.config_hash] = retirement
+            self.retiring.append(retirement)
+            self.emit("note", f"{retirement.name}: {retirement.describe()}; not planned again in this run")
+
     def _plan_one(self) -> str:
         """Plan one job and start it; "" when one started, else why none was planned."""
         r = self.opened.resolved
@@ -270,6 +303,7 @@ class RunSession:
         reached = target_reached(r.target_coverage, self.covered(), len(self.target_keys))
         if reached:
             return reached
+        self._retire()
         request = self._request(budget)
         proposal = self.scheduler.propose(request) if request.tasks else None
         if proposal is None:
@@ -280,10 +314,14 @@ class RunSession:
             if budget.wall_s is not None and per_attempt and budget.wall_s < per_attempt * r.attempts_per_task:
                 return f"time budget nearly spent ({budget.wall_s:.0f}s left, an attempt takes about {per_attempt:.0f}s)"
             return "the scheduler proposed no further job"
+        details: dict[str, Any] = {"reason": proposal.reason, "scheduler": self.scheduler.name}
+        if self.retiring:  # recorded with the first job planned without them
+            details["retired"] = [x.to_json() for x in self.retiring]
         row = self.store.start_job(
             self.run_id, proposal.config_hash, list(proposal.task_keys), proposal.attempts_per_task,
-            job_index=self.next_job_index, details={"reason": proposal.reason, "scheduler": self.scheduler.name},
+            job_index=self.next_job_index, details=details,
         )
+        self.retiring = []
         self.next_job_index += 1
         crash_point("job_planned")
         self._start_job(row, resumed=False)

@@ -60,6 +60,7 @@ def resolve_run(spec: RunSpec, configs: Sequence[Configuration]) -> ResolvedRun:
         max_error_retries=spec.max_error_retries,
         retry_backoff_s=spec.retry_backoff_s,
         target_coverage=spec.target_coverage,
+        retire=spec.retire,
     )
 
 

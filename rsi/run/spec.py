@@ -43,6 +43,13 @@ class RunSpec(BaseModel):
         description="Where each budget given came from, by kind (attempts, tokens, minutes): a flag or the "
                     "spec file. `rsi run` fills it; the start line shows it (default: 'given').",
     )
+    retire: bool = Field(
+        default=False,
+        description="Retire a configuration that passed none of its first attempts and whose passes per unit of cost "
+                    "are surely below another's (rsi.scheduler.retire). Off by default: on held-out seeds it cost 1.40x "
+                    "more to full coverage where configurations are complementary (bench/RESULTS.md "
+                    "'scheduler_efficiency, by cost'); weighing by cost alone was better in every regime measured.",
+    )
     target_coverage: float | None = Field(
         default=None, gt=0, le=1,
         description="Stop planning jobs once this share of the run's target tasks is covered (0.95: the last "
@@ -132,6 +139,7 @@ class ResolvedRun(BaseModel):
     max_error_retries: int
     retry_backoff_s: float
     target_coverage: float | None = None
+    retire: bool = False
     seeding: Literal["per-job", "paired"] = Field(
         default="per-job",
         description="per-job: each job draws its own seeds; paired: every job draws the same seed for a (task, "

@@ -38,6 +38,9 @@ class ConfigLine(BaseModel):
     tasks_solved: int
     unique_solves: int = Field(description="Tasks this configuration alone solved in the run.")
     tokens: int
+    retired: dict[str, Any] | None = Field(default=None, description=(
+        "Why the retirement rule (rsi.scheduler.retire) stopped planning it in this run: its passes, attempts, "
+        "cost per attempt and 95% bounds of passes per cost, and the configuration it lost to (None: not retired)."))
 
     @property
     def pass_rate(self) -> float:
@@ -128,6 +131,11 @@ def _config_lines(per_config: dict[str, dict[str, Any]], jobs: Sequence[JobRow],
         if h not in per_config:
             config_lines.append(ConfigLine(config_hash=h, name=config_names.get(h, h), jobs=jobs_by_config[h],
                                            attempts=0, passes=0, errors=0, tasks_solved=0, unique_solves=0, tokens=0))
+    from rsi.scheduler.retire import recorded
+
+    retired = recorded(j.details or {} for j in sorted(jobs, key=lambda j: j.job_index))
+    config_lines = [c.model_copy(update={"retired": retired[c.config_hash].to_json() if c.config_hash in retired else None})
+                    for c in config_lines]
     config_lines.sort(key=lambda c: (-c.passes, c.name))
     return config_lines
 

@@ -205,10 +205,11 @@ class _PricedAttempt(NoopAttempt):
         return result.model_copy(update={"tokens": 400 if spec.config.name == "baseline" else 20})
 
 
-@pytest.mark.parametrize(("budget", "unit"), [({"budget_tokens": 100_000}, "tokens"), ({}, None)])
+@pytest.mark.parametrize(("budget", "unit"), [({"budget_tokens": 100_000}, "tokens"), ({}, "wall_s")])
 def test_the_scheduler_is_told_what_an_attempt_of_each_configuration_costs(mini_ws, monkeypatch, budget, unit):
-    """Under a token budget every proposal request carries each measured configuration's mean tokens
-    per attempt (the scheduler then weighs passes per token); with attempts only, no costs."""
+    """Under a token-only budget every proposal request carries each measured configuration's mean tokens
+    per attempt (the scheduler then weighs passes per token); with attempts only, its mean seconds per
+    attempt (an attempts budget is still paid in time)."""
     import rsi.scheduler as scheduling
 
     requests = []
@@ -228,9 +229,17 @@ def test_the_scheduler_is_told_what_an_attempt_of_each_configuration_costs(mini_
     assert all(c.cost is None for c in requests[0].configs)  # nothing measured before the first job
     measured = {names[config_hash] for config_hash, _, _ in requests[-1].history}
     assert measured  # the last request came after some attempts
-    price = {"baseline": 400.0, "short": 20.0}
-    expected = {name: price[name] if unit and name in measured else None for name in names.values()}
-    assert {names[c.config_hash]: c.cost for c in requests[-1].configs} == expected
+    costs = {names[c.config_hash]: c.cost for c in requests[-1].configs}
+    assert {name for name, cost in costs.items() if cost is not None} == measured
+    if unit == "tokens":
+        price = {"baseline": 400.0, "short": 20.0}
+        assert costs == {name: price[name] if name in measured else None for name in names.values()}
+    else:  # the measured wall time per attempt, not the tokens
+        rows, _, _ = attempts_of(mini_ws, outcome.run_id)
+        for name in measured:
+            mine = [r.wall_s for r in rows if names[r.configuration_hash] == name and r.counted]
+            # a mean of its attempts' seconds (those counted when the last request was made)
+            assert min(mine) - 1e-9 <= costs[name] <= max(mine) + 1e-9 and costs[name] > 0
 
 
 def test_attempt_costs_are_per_configuration_means_in_the_binding_unit() -> None:
