@@ -1,7 +1,7 @@
 """What a checked candidate costs beyond its tokens: the public checks of one candidate, in the attempt's sandbox.
 
 Issue 35 item 5: a candidate's checks must not cost a fresh sandbox each; all its examples run in one
-process (rsi/harness/check_runner.py), candidates of an attempt share its sandbox backend. This measures,
+process (rsi/verifier/check_runner.py), candidates of an attempt share its sandbox backend. This measures,
 on real pyfuncs2 tasks with their reference solutions (passing) and their environment stubs (failing at
 the first call), the wall time of `CandidateChecker.check` per candidate (scratch copy, one sandboxed
 process, removal), and, beside it, the hidden verifier's time on the same files (the floor an attempt

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Verdict(StrEnum):
@@ -27,3 +27,60 @@ class VerifierOutcome(BaseModel):
     reward: float = Field(default=0.0, ge=0.0, le=1.0)
     output: str = Field(default="", description="Verifier output, truncated; never shown to the agent.")
     wall_s: float = 0.0
+
+
+def clean_text(text: str) -> str:
+    """Text that JSON can carry: lone surrogates (e.g. from agent code's exception messages) -> '?'."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _clean(value: object) -> object:
+    return clean_text(value) if isinstance(value, str) else value
+
+
+class ExampleCheck(BaseModel):
+    """One public example run on a candidate: what it returned (or raised) against what was expected."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call: str
+    expected: str
+    passed: bool
+    got: str = Field(default="", description="repr of what the call returned (truncated).")
+    error: str = Field(default="", description="The exception the call raised ('' when it returned).")
+
+    _texts = field_validator("call", "expected", "got", "error", mode="before")(_clean)
+
+
+class CheckRecord(BaseModel):
+    """The task's public checks run on one candidate solution (never the hidden verifier); a task kind's
+    `public_checks` makes it, the trajectory keeps it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    candidate: int = Field(ge=1, description="Which candidate of the attempt (1-based, in the order asked for).")
+    passed: int = Field(ge=0, description="Checks passed: examples, plus the public script when there is one.")
+    total: int = Field(ge=0)
+    examples: list[ExampleCheck] = Field(default_factory=list)
+    script_exit: int | None = Field(default=None, description="The public script's exit code (None: no script).")
+    script_output: str = Field(default="", description="The public script's last output lines.")
+    note: str = Field(default="", description="Why the checks could not run at all ('' when they ran).")
+    wall_s: float = 0.0
+    selected: bool = Field(default=False, description="This candidate was the one submitted.")
+
+    _texts = field_validator("script_output", "note", mode="before")(_clean)
+
+    @property
+    def all_passed(self) -> bool:
+        return self.passed == self.total
+
+    @property
+    def first_failure(self) -> str:
+        """The first failing check in words the model may be shown (public values only)."""
+        for example in self.examples:
+            if not example.passed:
+                outcome = f"raised {example.error}" if example.error else f"returned {example.got}"
+                return f"{example.call} {outcome}, expected {example.expected}"
+        if self.script_exit not in (None, 0):
+            return f"the public check script exited {self.script_exit}:\n{self.script_output}".rstrip()
+        return self.note

@@ -61,6 +61,7 @@ from rsi.harness.trajectory import (
 )
 from rsi.models.base import ChatModel
 from rsi.sandbox.base import Isolation, Limits, Sandbox
+from rsi.tasks.kinds import kind_of
 from rsi.tasks.spec import Task
 from rsi.verdict import Verdict, VerifierOutcome
 
@@ -264,9 +265,10 @@ def _run_agent(
     if harness.tool_library:
         tool_names = install_library(_tools_root(tools_root), harness.tool_library, workdir)
     by_call = end_marker_is_call(harness.end_marker)
+    reply = kind_of(task).reply  # the fences and words of the task's kind
     user_message = prompts.task_message(
         task.instruction, task.spec.solution_file, substrate=harness.substrate, style=harness.prompt_style,
-        end_marker=harness.end_marker, end_by_call=by_call, tool_names=tool_names,
+        end_marker=harness.end_marker, end_by_call=by_call, tool_names=tool_names, reply=reply,
     )
     user_message, trajectory.exemplars = with_exemplars(harness, task, user_message, seed)
     opening = prompts.first_messages(config.system_prompt, user_message)
@@ -282,7 +284,7 @@ def _run_agent(
         return run_text_once(
             harness=harness, routing=config.spec.routing, model=model, workdir=workdir,
             solution_file=task.spec.solution_file, opening=opening, instruction=task.instruction,
-            trajectory=trajectory, seed=seed, clock=clock, checker=checker, learned=learned,
+            trajectory=trajectory, seed=seed, clock=clock, checker=checker, learned=learned, reply=reply,
         )
     session = ReplSession(
         sandbox, workdir, repl_limits(task, clock.budget_s, model_allowance_s(harness)), python=sandbox.python,

@@ -6,12 +6,18 @@ sentence is context it may copy instead of follow. Three framings (`harness.prom
 - plain:    the instruction, then one line naming the file to write and how to finish;
 - stepwise: the same, asking first for a one-sentence restatement and a 2-3 line plan;
 - example:  the same, preceded by a tiny worked example of a well-formed reply.
+
+What a text-substrate reply is asked to carry is the task kind's (`reply`, an rsi.fences.ReplyFormat from
+`TaskKind.reply`): the fence of its solution file (```python for the shipped kinds), the other files it
+may add, and its worked example. Nothing here names a kind; the REPL substrate's replies are Python
+whatever the kind, since the REPL runs Python that writes the files.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+from rsi.fences import PYTHON_REPLY, ReplyFormat
 from rsi.models.base import ChatMessage
 
 Substrate = Literal["repl", "text"]
@@ -44,6 +50,16 @@ def finish_hint(substrate: Substrate, end_marker: str, end_by_call: bool) -> str
     return f" When it is correct, write {end_marker}."
 
 
+def reply_ask(reply: ReplyFormat, solution_file: str) -> str:
+    """What a text-substrate reply must hold, in the kind's fences: "Reply with one ```python block: the
+    complete contents of solution.py." (plus "You may add one ```css block for style.css ..." per extra file)."""
+    ask = f"Reply with one ```{reply.main.tag} block: the complete contents of {solution_file}."
+    extras = [f"one ```{fence.tag} block for {file}" for fence, file in zip(reply.fences[1:], reply.files, strict=False)]
+    if extras:
+        ask += f" You may add {', '.join(extras)}."
+    return ask
+
+
 def task_message(
     instruction: str,
     solution_file: str,
@@ -53,18 +69,19 @@ def task_message(
     end_marker: str = "submit()",
     end_by_call: bool = True,
     tool_names: list[str] | None = None,
+    reply: ReplyFormat = PYTHON_REPLY,
 ) -> str:
-    """The first user message of an attempt."""
+    """The first user message of an attempt (`reply`: the task kind's reply format)."""
     instruction = instruction.strip()
     if substrate == "repl":
         ask = f"Write the solution into the file {solution_file} and test it.{finish_hint(substrate, end_marker, end_by_call)}"
         if tool_names:
             ask += f" You can import helpers: from rsi_tools import {', '.join(tool_names)}."
     else:
-        ask = f"Reply with one ```python block: the complete contents of {solution_file}."
+        ask = reply_ask(reply, solution_file)
     parts = []
     if style == "example":
-        parts.append(_EXAMPLE_REPL if substrate == "repl" else _EXAMPLE_TEXT)
+        parts.append(_EXAMPLE_REPL if substrate == "repl" else reply.example or _EXAMPLE_TEXT)
         parts.append("Your task:")
     parts.append(instruction)
     parts.append(ask)
@@ -114,8 +131,8 @@ def cut_note(dropped_lines: int) -> str:
     return f"(Your reply was cut off; its last {dropped_lines} unfinished line{plural} did not run.)\n"
 
 
-def repair_message(failure: str, solution_file: str, substrate: Substrate) -> str:
+def repair_message(failure: str, solution_file: str, substrate: Substrate, reply: ReplyFormat = PYTHON_REPLY) -> str:
     """The repair turn's message: the failing public check, in public values only (call, expected, result)."""
-    ask = (f"Reply with the corrected, complete {solution_file} in one ```python block."
+    ask = (f"Reply with the corrected, complete {solution_file} in one ```{reply.main.tag} block."
            if substrate == "text" else f"Fix {solution_file}, check it, and submit again.")
     return f"A public check of your solution failed:\n    {failure}\n{ask}"

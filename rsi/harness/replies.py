@@ -1,10 +1,14 @@
-"""Reading model replies: find the code in them (pure functions; the fence grammar is `rsi.fences`)."""
+"""Reading model replies: find the code in them (pure functions; the fence grammar is `rsi.fences`).
+
+The REPL substrate runs Python blocks whatever the task; the text substrate reads the task kind's fences
+(`ReplyFormat`): the solution file's block, and any extra file the kind allows.
+"""
 
 from __future__ import annotations
 
 import ast
 
-from rsi.fences import python_blocks
+from rsi.fences import PYTHON, PYTHON_REPLY, Fence, ReplyFormat, blocks, python_blocks
 
 
 def code_blocks(reply: str) -> list[str]:
@@ -14,14 +18,29 @@ def code_blocks(reply: str) -> list[str]:
 
 def repl_code(reply: str) -> str | None:
     """The code one REPL turn runs: every Python block of the reply, in order (None: there is none)."""
-    blocks = code_blocks(reply)
-    return "\n\n".join(blocks) if blocks else None
+    found = code_blocks(reply)
+    return "\n\n".join(found) if found else None
 
 
-def solution_code(reply: str) -> str | None:
-    """The solution file in a text-substrate reply: its first Python block (None: there is none)."""
-    blocks = code_blocks(reply)
-    return blocks[0] + "\n" if blocks else None
+def fenced_blocks(reply: str, fence: Fence = PYTHON) -> list[str]:
+    """The blocks of `fence`'s language in a reply, in order, stripped; empty blocks dropped."""
+    return [match.group(2).strip("\n").rstrip() for match in blocks(reply, fence)]
+
+
+def solution_code(reply: str, format: ReplyFormat = PYTHON_REPLY) -> str | None:
+    """The solution file in a text-substrate reply: its first block in the kind's main fence (None: none)."""
+    found = fenced_blocks(reply, format.main)
+    return found[0] + "\n" if found else None
+
+
+def extra_files(reply: str, format: ReplyFormat) -> dict[str, str]:
+    """The other files a kind lets a text-substrate reply carry: file -> the first block of its fence."""
+    files = {}
+    for fence, file in zip(format.fences[1:], format.files, strict=False):
+        found = fenced_blocks(reply, fence)
+        if found:
+            files[file] = found[0] + "\n"
+    return files
 
 
 def mentions_marker(reply: str, marker: str) -> bool:

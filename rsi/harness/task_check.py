@@ -94,11 +94,11 @@ class SuiteCheckOutcome(BaseModel):
 
 
 def _write_wrong_solution(task: Task, workdir: Path) -> None:
-    from rsi.verifier.registry import verifier_kind
+    from rsi.tasks.kinds import kind_of
 
     target = workdir / task.spec.solution_file
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(verifier_kind(task.spec.verifier.kind).wrong_solution(task), encoding="utf-8")
+    target.write_text(kind_of(task).wrong_solution(task), encoding="utf-8")
 
 
 def _stage(task: Task, probe: Probe, workdir: Path) -> bool:
@@ -114,15 +114,15 @@ def _stage(task: Task, probe: Probe, workdir: Path) -> bool:
 
 
 def _public_probe(task: Task, sandbox: Sandbox, require_reference: bool) -> ProbeResult:
-    """The reference solution run against the task's public checks (the harness's own runner)."""
-    from rsi.harness.checks import run_public_checks
+    """The reference solution run against the task's public checks (its kind's runner, as the harness's)."""
+    from rsi.tasks.kinds import kind_of
 
     with tempfile.TemporaryDirectory(prefix=f"rsi-check-{task.id}-public-") as scratch:
         workdir = Path(scratch) / "work"
         if not _stage(task, "public", workdir):
             return ProbeResult(probe="public", verdict=None, ok=not require_reference, reason="no solution/ folder")
         try:
-            record = run_public_checks(task, workdir, sandbox)
+            record = kind_of(task).public_checks(task, workdir, sandbox, 1)
         except SandboxError as error:  # ours, not the task's: reported, never a pass
             return ProbeResult(probe="public", verdict=Verdict.ERROR, ok=False, reason=f"the public checks could not run: {error}")
     passed = record.all_passed and record.total > 0

@@ -17,6 +17,11 @@ was: one request for `samples` completions, and the FIRST with a code block is w
 Every candidate is a trajectory step (turn 1 for the first request's completions, turn 2+ for repairs)
 with its check record, and every completion's tokens count. Only a completion's first Python block is
 ever read, so requests stop once that block has closed (`stop_after_code`, see rsi/harness/agent.py).
+
+Which fences are read is the task kind's (`reply`, `TaskKind.reply`): the first block in its main fence
+is the solution file, and a kind that allows more files (a page's ```css, ```js) gets the first block of
+each written beside it. Stopping at the first block is the models layer's Python rule, so it is asked for
+only where the reply is one Python file.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rsi.contracts.schema import HarnessSpec, RoutingSpec
-from rsi.fences import first_block_end
+from rsi.fences import PYTHON, PYTHON_REPLY, ReplyFormat, first_block_end
 from rsi.harness import prompts, replies
 from rsi.harness.agent import (
     AgentTimeout,
@@ -52,6 +57,8 @@ class Candidate:
     step: Step
     dropped: int = 0
     check: CheckRecord | None = None
+    files: dict[str, str] | None = None
+    """Other files the kind lets the reply carry (file -> text), written beside the solution file."""
 
 
 @dataclass
@@ -68,6 +75,7 @@ class TextAttempt:
     clock: AgentClock
     decision: RoutingDecision
     checker: CandidateChecker | None = None
+    reply: ReplyFormat = PYTHON_REPLY
 
     @property
     def rule(self) -> str:
@@ -77,12 +85,12 @@ class TextAttempt:
 def run_text_once(
     *, harness: HarnessSpec, routing: RoutingSpec, model: ChatModel, workdir: Path, solution_file: str,
     opening: list[ChatMessage], instruction: str, trajectory: Trajectory, seed: int, clock: AgentClock,
-    checker: CandidateChecker | None = None, learned: TaskView | None = None,
+    checker: CandidateChecker | None = None, learned: TaskView | None = None, reply: ReplyFormat = PYTHON_REPLY,
 ) -> LoopOutcome:
     """Ask for candidates, check and select them where configured, repair, and write the chosen one."""
     attempt = TextAttempt(harness, model, workdir, solution_file, opening, trajectory, seed, clock,
                           choose_specialist(routing, "first", instruction, learned),
-                          checker if harness.check != OFF or harness.repair_turns else None)
+                          checker if harness.check != OFF or harness.repair_turns else None, reply)
     outcome = LoopOutcome(ended_by="text", turns=1)
     candidates: list[Candidate] = []
     for temperature, n in _rounds(harness):
@@ -94,9 +102,9 @@ def run_text_once(
     if chosen is not None:
         chosen = _repair(attempt, candidates, chosen, outcome)
         _write(attempt, candidates[chosen])
-    _annotate(candidates, chosen, solution_file)
+    _annotate(candidates, chosen, solution_file, reply.main.tag)
     if chosen is None and outcome.ended_by == "text":
-        outcome.note = "no completion contained a ```python code block"
+        outcome.note = f"no completion contained a ```{reply.main.tag} code block"
     return outcome
 
 
@@ -113,7 +121,7 @@ def _ask(
     candidates: list[Candidate], outcome: LoopOutcome,
 ) -> bool:
     """One request; each completion becomes a checked candidate. False when the agent's time ran out."""
-    code_stop = stop_after_code()
+    code_stop = stop_after_code() and attempt.reply.fences == (PYTHON,)
     request = make_request(attempt.harness, messages, attempt.seed + len(candidates), attempt.decision.specialist, n=n,
                            code_stop=code_stop).model_copy(update={"temperature": temperature})
     try:
@@ -138,10 +146,10 @@ def _candidate(
     attempt: TextAttempt, result: GenerationResult, index: int, completion: Completion, turn: int, code_stop: bool
 ) -> Candidate:
     text, finish_reason = completion.text, completion.finish_reason
-    block_end = first_block_end(text)
+    block_end = first_block_end(text, attempt.reply.main)
     if code_stop and block_end is not None:  # the same record whether or not the backend stopped there
         text, finish_reason = text[:block_end], "stop"
-    code = replies.solution_code(clean_text(text))
+    code = replies.solution_code(clean_text(text), attempt.reply)
     dropped = 0
     if code is not None and block_end is None and finish_reason == "length":  # the block was cut open
         trimmed, dropped = replies.trim_cut_code(code)
@@ -156,7 +164,8 @@ def _candidate(
             cache=result.cache, cached_from=result.cached_from,
         ),
     )
-    return Candidate(text=text, code=code, step=step, dropped=dropped)
+    files = replies.extra_files(clean_text(text), attempt.reply) if code is not None and attempt.reply.files else None
+    return Candidate(text=text, code=code, step=step, dropped=dropped, files=files)
 
 
 def _settled(attempt: TextAttempt, candidates: list[Candidate]) -> bool:
@@ -191,7 +200,7 @@ def _repair(attempt: TextAttempt, candidates: list[Candidate], chosen: int, outc
             break
         messages += [ChatMessage(role="assistant", content=latest.text),
                      ChatMessage(role="user", content=prompts.repair_message(
-                         latest.check.first_failure, attempt.solution_file, "text"))]
+                         latest.check.first_failure, attempt.solution_file, "text", attempt.reply))]
         latest.step.observation = messages[-1].content
         before = len(candidates)
         if not _ask(attempt, messages, attempt.harness.sampling.temperature, 1, turn, candidates, outcome):
@@ -208,9 +217,13 @@ def _write(attempt: TextAttempt, candidate: Candidate) -> None:
     target = safe_solution_path(attempt.workdir, attempt.solution_file)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(candidate.code or "", encoding="utf-8")
+    for file, text in (candidate.files or {}).items():
+        extra = safe_solution_path(attempt.workdir, file)
+        extra.parent.mkdir(parents=True, exist_ok=True)
+        extra.write_text(text, encoding="utf-8")
 
 
-def _annotate(candidates: list[Candidate], chosen: int | None, solution_file: str) -> None:
+def _annotate(candidates: list[Candidate], chosen: int | None, solution_file: str, tag: str = "python") -> None:
     """Each candidate's observation says whether it was written and what its public checks found."""
     for index, candidate in enumerate(candidates):
         checked = f" ({candidate.check.passed}/{candidate.check.total} public checks passed)" if candidate.check else ""
@@ -220,7 +233,7 @@ def _annotate(candidates: list[Candidate], chosen: int | None, solution_file: st
             if candidate.check is not None:
                 candidate.check.selected = True
         elif candidate.code is None:
-            note = "not used: no ```python code block"
+            note = f"not used: no ```{tag} code block"
         else:
             note = f"not used: completion {chosen + 1 if chosen is not None else '?'} was written{checked}"
         if candidate.step.observation is None:

@@ -21,7 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rsi.atomic import write_text_atomic
 from rsi.errors import UserInputError
 from rsi.sandbox.base import Isolation
+
+# The public checks' records live beside the verdict (a task kind's public-checks runner, below the harness,
+# makes them); re-exported here, where the trajectory holds them.
+from rsi.verdict import CheckRecord as CheckRecord
+from rsi.verdict import ExampleCheck as ExampleCheck
 from rsi.verdict import Verdict
+from rsi.verdict import clean_text as clean_text
 
 SCHEMA_VERSION: Literal["rsi-trajectory/1"] = "rsi-trajectory/1"
 
@@ -31,11 +37,6 @@ TurnKind = Literal["first", "after_error", "after_output"]
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def clean_text(text: str) -> str:
-    """Text that JSON can carry: lone surrogates (e.g. from agent code's exception messages) -> '?'."""
-    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _clean(value: object) -> object:
@@ -100,50 +101,6 @@ class Execution(_Model):
     session_died: bool = False
     output_bytes: int = Field(default=0, description="Bytes the cell wrote, before truncation.")
     wall_s: float = 0.0
-
-
-class ExampleCheck(_Model):
-    """One public example run on a candidate: what it returned (or raised) against what was expected."""
-
-    call: str
-    expected: str
-    passed: bool
-    got: str = Field(default="", description="repr of what the call returned (truncated).")
-    error: str = Field(default="", description="The exception the call raised ('' when it returned).")
-
-    _texts = field_validator("call", "expected", "got", "error", mode="before")(_clean)
-
-
-class CheckRecord(_Model):
-    """The task's public checks run on one candidate solution (never the hidden verifier)."""
-
-    candidate: int = Field(ge=1, description="Which candidate of the attempt (1-based, in the order asked for).")
-    passed: int = Field(ge=0, description="Checks passed: examples, plus the public script when there is one.")
-    total: int = Field(ge=0)
-    examples: list[ExampleCheck] = Field(default_factory=list)
-    script_exit: int | None = Field(default=None, description="The public script's exit code (None: no script).")
-    script_output: str = Field(default="", description="The public script's last output lines.")
-    note: str = Field(default="", description="Why the checks could not run at all, or what of the working directory "
-                      "they ran without (past the copy's depth, path length or size caps); '' when neither.")
-    wall_s: float = 0.0
-    selected: bool = Field(default=False, description="This candidate was the one submitted.")
-
-    _texts = field_validator("script_output", "note", mode="before")(_clean)
-
-    @property
-    def all_passed(self) -> bool:
-        return self.passed == self.total
-
-    @property
-    def first_failure(self) -> str:
-        """The first failing check in words the model may be shown (public values only)."""
-        for example in self.examples:
-            if not example.passed:
-                outcome = f"raised {example.error}" if example.error else f"returned {example.got}"
-                return f"{example.call} {outcome}, expected {example.expected}"
-        if self.script_exit not in (None, 0):
-            return f"the public check script exited {self.script_exit}:\n{self.script_output}".rstrip()
-        return self.note
 
 
 class Step(_Model):

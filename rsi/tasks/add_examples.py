@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from rsi.errors import TaskError
 from rsi.tasks.examples import derive_examples, shown_in
 from rsi.tasks.load import TASK_FILE, load_task
-from rsi.tasks.spec import PublicExampleSpec, Task
+from rsi.tasks.spec import PublicChecksSpec, PublicExampleSpec, Task
 
 if TYPE_CHECKING:
     from tomlkit.items import String
@@ -47,13 +47,18 @@ def _same(a: PublicExampleSpec, b: PublicExampleSpec) -> bool:
 def propose(task: Task) -> Proposal:
     """The examples `task`'s instruction shows beyond those it declares (none is ever a hidden case:
     each is read from the instruction, and kept only if the loader's own rule finds it there)."""
-    proposal = Proposal(key=task.key, task_toml=task.root / TASK_FILE, declared=len(task.spec.public.examples))
+    public = task.spec.public
+    proposal = Proposal(key=task.key, task_toml=task.root / TASK_FILE,
+                        declared=len(public.examples) if isinstance(public, PublicChecksSpec) else 0)
+    if not isinstance(public, PublicChecksSpec):
+        proposal.skipped = "its kind's [public] holds no examples"
+        return proposal
     try:
         shown = derive_examples(task.instruction)
     except ValueError as error:
         proposal.skipped = f"instruction.md {error}"
         return proposal
-    declared = list(task.spec.public.examples)
+    declared = list(public.examples)
     for example in shown:
         if shown_in(task.instruction, example) is None and not any(_same(example, d) for d in declared):
             proposal.new.append(example)

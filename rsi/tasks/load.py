@@ -30,7 +30,7 @@ from rsi.tasks.locate import (
     toml_line,
     toml_syntax_problem,
 )
-from rsi.tasks.spec import CasesSpec, SuiteSpec, Task, TaskSpec
+from rsi.tasks.spec import CasesSpec, PublicChecksSpec, SuiteSpec, Task, TaskSpec
 from rsi.workspace import Workspace
 
 TASK_FILE = "task.toml"
@@ -228,7 +228,9 @@ def _links_under(folder: Path) -> list[Path]:
 
 def _check_public_files(task_dir: Path, spec: TaskSpec, toml_file: Path, text: str, problems: list[Problem]) -> None:
     """`[public]` against the task's folders: the script is a file of public/, public/ holds no link (it
-    could reach tests/) and no copy of a hidden test file, and examples need a Python solution file."""
+    could reach tests/) and no copy of a hidden test file, and examples need a Python solution file.
+    The script and examples are the shipped kinds' `[public]` (`PublicChecksSpec`); another kind's
+    `[public]` is its own model's, and its files its `file_problems`' to check."""
     public = task_dir / "public"
     links = _links_under(public)
     for link in links:
@@ -236,7 +238,8 @@ def _check_public_files(task_dir: Path, spec: TaskSpec, toml_file: Path, text: s
     if public.exists() and not public.is_dir():
         problems.append(Problem(public, None, "", "public must be a folder"))
         return
-    script = spec.public.script
+    declared = spec.public if isinstance(spec.public, PublicChecksSpec) else PublicChecksSpec()
+    script = declared.script
     if script:
         where = toml_item_line(text, ("public", "script"))
         target = public / script
@@ -246,7 +249,7 @@ def _check_public_files(task_dir: Path, spec: TaskSpec, toml_file: Path, text: s
             problems.append(Problem(toml_file, where, "public.script", f"'{script}' is not a file in the task's public/ folder"))
         elif not target.resolve().is_relative_to(public.resolve()):
             problems.append(Problem(toml_file, where, "public.script", f"'{script}' leads outside the task's public/ folder"))
-    if spec.public.examples and PurePosixPath(spec.solution_file).suffix != ".py":
+    if declared.examples and PurePosixPath(spec.solution_file).suffix != ".py":
         problems.append(
             Problem(
                 toml_file,
@@ -273,6 +276,8 @@ def _check_public_shown(spec: TaskSpec, instruction: str, toml_file: Path, text:
     """`[public]` states only what the agent reads: every example's call and value appear in instruction.md
     (rsi.tasks.examples.shown_in says how), and a public script is named there as public/<script>.
     Otherwise a suite could put hidden cases into `[public]` and selection would choose on them."""
+    if not isinstance(spec.public, PublicChecksSpec):
+        return
     for index, example in enumerate(spec.public.examples):
         why = shown_in(instruction, example)
         if why is not None:

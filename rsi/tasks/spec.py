@@ -7,7 +7,12 @@
     tasks/<suite>/<task-id>/tests/            the hidden verifier (its kind: `[verifier] kind`)
     tasks/<suite>/<task-id>/solution/         optional reference solution (used by `rsi tasks check`)
 
-Verifier kinds (`TaskSpec.verifier.kind`, registered in rsi/verifier/registry.py):
+Task kinds (`TaskSpec.verifier.kind`): each a plug-in (rsi/tasks/kinds.py `TaskKind`, registered as an
+entry point of `rsi.verifier_kinds`) that owns the rest of `[verifier]` (its `options` model), `[public]`
+(its `public` model), the default `solution_file` and what the harness reads from a reply. Nothing here
+names a kind: the spec asks the registry for the kind's models when a task is read, so an error in a
+kind's keys is still located as `task.toml:LINE: verifier.KEY`. The shipped kinds share
+`PythonVerifierOptions` and `PublicChecksSpec` below:
 
 - ``"cases"``  -- tests/<cases_file> (default ``cases.json``) holds a `CasesSpec`: a function name and
   hidden input/output cases. The trusted judge runs outside the sandbox; only a sandboxed child
@@ -25,8 +30,21 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializationInfo,
+    SerializeAsAny,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
+from rsi import plugins
 from rsi.plugins import verifier_kind_name
 from rsi.sandbox.base import Limits
 
@@ -43,19 +61,64 @@ def inside_folder(value: str, folder: str = "the task's folder") -> str:
     return value
 
 
-class VerifierSpec(BaseModel):
-    """`[verifier]` in task.toml (or suite.toml): how the hidden tests/ folder judges an attempt."""
+DEFAULT_KIND = "script"
+
+
+def kind_entry(name: str) -> Any | None:
+    """The registered kind called `name` (a `rsi.tasks.kinds.TaskKind`, untyped here: that module is
+    typed against this one), or None for a name the registry does not know (its own located error)."""
+    return plugins.VERIFIER_KINDS.get(name)
+
+
+class VerifierOptions(BaseModel):
+    """The base of a kind's own `[verifier]` keys (everything but `kind`): a kind's `options` model."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: VerifierKindName = Field(
-        default="script",
-        description="'cases' (tests/cases.json), 'script' (tests/test.sh), 'pytest' (tests/test_*.py), or another "
-                    "kind in rsi.verifier.registry.",
-    )
+
+
+class PythonVerifierOptions(VerifierOptions):
+    """`[verifier]` keys of the shipped kinds. One model for the three: a suite's defaults may name either
+    file for a mix of kinds, and every shipped task's content hash holds both keys (load.content_hash)."""
+
     cases_file: str = Field(default="cases.json", description="kind='cases': the cases file inside tests/.")
     script: str = Field(default="test.sh", description="kind='script': the script inside tests/ (run with bash).")
 
     _inside = field_validator("cases_file", "script")(inside_folder)
+
+
+class VerifierSpec(BaseModel):
+    """`[verifier]` in task.toml (or suite.toml): how the hidden tests/ folder judges an attempt.
+
+    Only `kind` is the spec's; every other key is validated by the kind's `options` model, so an error
+    there is located at `verifier.KEY` as before, and the validated options (`.options`) dump beside
+    `kind` as one flat table."""
+
+    model_config = ConfigDict(extra="allow")
+    kind: VerifierKindName = Field(
+        default=DEFAULT_KIND,
+        description="'cases' (tests/cases.json), 'script' (tests/test.sh), 'pytest' (tests/test_*.py), or another "
+                    "registered task kind (rsi/tasks/kinds.py).",
+    )
+    _options: VerifierOptions = PrivateAttr(default_factory=VerifierOptions)
+
+    @model_validator(mode="after")
+    def _kind_options(self) -> VerifierSpec:
+        entry = kind_entry(self.kind)
+        model: type[VerifierOptions] = entry.options if entry is not None else VerifierOptions
+        # A ValidationError raised here keeps its locations under this table's (`verifier.cases_file`).
+        self._options = model.model_validate(dict(self.model_extra or {}))
+        # The extras become the validated values, so two specs with the same options are equal (and read so).
+        self.__pydantic_extra__ = self._options.model_dump()
+        return self
+
+    @model_serializer(mode="plain")
+    def _flat(self, info: SerializationInfo) -> dict[str, Any]:
+        return {"kind": self.kind, **self._options.model_dump(mode=info.mode)}
+
+    @property
+    def options(self) -> VerifierOptions:
+        """The kind's own keys, validated by its `options` model (narrow with the kind's type)."""
+        return self._options
 
 
 class CaseSpec(BaseModel):
@@ -118,7 +181,19 @@ class PublicExampleSpec(BaseModel):
     _expressions = field_validator("call", "expected")(python_expression)
 
 
-class PublicChecksSpec(BaseModel):
+class PublicSpec(BaseModel):
+    """The base of a kind's `[public]` model: checks the agent (and the harness) may run, never drawn from
+    tests/. A kind without public checks keeps this empty one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @property
+    def declared(self) -> bool:
+        """Whether the task declares any public check at all."""
+        return False
+
+
+class PublicChecksSpec(PublicSpec):
     """`[public]` in task.toml: checks the agent (and the harness, for `harness.check`) may run.
 
     They are public by declaration: examples the instruction already shows, or a script in the
@@ -126,7 +201,6 @@ class PublicChecksSpec(BaseModel):
     working directory; exit 0 means the check passed. Never drawn from `tests/`, which stays hidden.
     """
 
-    model_config = ConfigDict(extra="forbid")
     examples: list[PublicExampleSpec] = Field(default_factory=list, description="Calls and expected values.")
     script: str = Field(default="", description="A python script inside the task's public/ folder ('' for none).")
     compare: Literal["exact", "unordered"] = Field(
@@ -155,16 +229,45 @@ class TaskSpec(BaseModel):
     split: Literal["train", "heldout", "test"] = "train"
     tags: list[str] = Field(default_factory=list)
     difficulty: Literal["trivial", "easy", "medium", "hard"] = "easy"
-    solution_file: str = Field(default="solution.py", description="File the agent must write (what the verifier reads).")
+    solution_file: str = Field(default="solution.py", description="File the agent must write (what the verifier "
+                               "reads); by default the kind's own (`TaskKind.solution_file`).")
     agent_timeout_s: float = Field(default=300.0, gt=0)
     verifier_timeout_s: float = Field(default=60.0, gt=0)
     limits: Limits = Field(default_factory=Limits)
     verifier: VerifierSpec = Field(default_factory=VerifierSpec, description="`[verifier]`: how tests/ judges.")
-    public: PublicChecksSpec = Field(
-        default_factory=PublicChecksSpec, description="`[public]`: checks the agent may run (never from tests/)."
+    # SerializeAsAny: dumped as the kind's model, not as the base (the content hash reads the dump).
+    public: SerializeAsAny[PublicSpec] = Field(
+        default_factory=PublicSpec, validate_default=True, description="`[public]`: checks the agent may run (never from tests/), in the "
+        "kind's `public` model."
     )
 
     _inside = field_validator("solution_file")(inside_folder)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_solution_file(cls, data: Any) -> Any:
+        """An absent `solution_file` is the kind's own default (an unknown kind fails at `verifier.kind`)."""
+        if isinstance(data, dict) and "solution_file" not in data:
+            verifier = data.get("verifier")
+            name = verifier.get("kind", DEFAULT_KIND) if isinstance(verifier, dict) else getattr(verifier, "kind", DEFAULT_KIND)
+            entry = kind_entry(name) if isinstance(name, str) else None
+            if entry is not None:
+                data = {**data, "solution_file": entry.solution_file}
+        return data
+
+    @field_validator("public", mode="before")
+    @classmethod
+    def _kind_public(cls, value: Any, info: ValidationInfo) -> Any:
+        """`[public]` through the kind's `public` model (errors located at `public.KEY`); left to the base
+        model when the kind itself did not validate (its error is the one to show)."""
+        verifier = info.data.get("verifier")
+        entry = kind_entry(verifier.kind) if isinstance(verifier, VerifierSpec) else None
+        if entry is None:
+            return value if isinstance(value, PublicSpec) else PublicSpec()
+        model: type[PublicSpec] = entry.public
+        if isinstance(value, model):
+            return value
+        return model.model_validate(value.model_dump() if isinstance(value, PublicSpec) else value)
 
 
 class SuiteSpec(BaseModel):
@@ -217,9 +320,15 @@ class Task(BaseModel):
     @property
     def cases_path(self) -> Path:
         """kind='cases': the hidden cases file (parse it with rsi.tasks.load.load_cases)."""
-        return self.tests_dir / self.spec.verifier.cases_file
+        return self.tests_dir / python_options(self.spec).cases_file
 
     @property
     def script_path(self) -> Path:
         """kind='script': the hidden verifier script."""
-        return self.tests_dir / self.spec.verifier.script
+        return self.tests_dir / python_options(self.spec).script
+
+
+def python_options(spec: TaskSpec) -> PythonVerifierOptions:
+    """A shipped kind's `[verifier]` options (the defaults for a kind with other options)."""
+    options = spec.verifier.options
+    return options if isinstance(options, PythonVerifierOptions) else PythonVerifierOptions()

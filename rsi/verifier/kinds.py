@@ -32,7 +32,7 @@ from typing import Any
 
 from rsi.errors import SandboxError
 from rsi.sandbox.base import Limits, Sandbox, SandboxProcess
-from rsi.tasks.spec import Task
+from rsi.tasks.spec import Task, python_options
 from rsi.verdict import Verdict, VerifierOutcome
 from rsi.verifier.channel import Answers, Oversized, send_line
 
@@ -189,7 +189,7 @@ def judge_script(task: Task, workdir: Path, sandbox: Sandbox, limits: Limits) ->
     started = time.monotonic()
     header = {
         "kind": "script",
-        "script": f"tests/{task.spec.verifier.script}",
+        "script": f"tests/{python_options(task.spec).script}",
         "reward_file": f"{VERIFIER_DIR}/reward/reward",
         "socket": f".rsi-launch-{secrets.token_hex(8)}.sock",
         "bin": f"{VERIFIER_DIR}/bin",

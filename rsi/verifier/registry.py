@@ -1,60 +1,37 @@
-"""The verifier kinds: `[verifier] kind` name -> what that kind does.
+"""The shipped task kinds, `cases`, `script` and `pytest`: `[verifier] kind` name -> what that kind does.
 
-Every place that used to switch on the kind's name asks its entry instead: the verifier (`judge`,
-`solution_only`), task loading (`file_problems`, reported by `rsi tasks check` with file:line:key)
-and the `wrong` probe of `rsi tasks check` (`wrong_solution`). `TaskSpec.verifier.kind` validates
-against VERIFIER_KINDS, so an unknown kind is a located error when the task is read, never a
+Every place that used to switch on the kind's name asks its entry instead (rsi/tasks/kinds.py
+`TaskKind`): the spec (`options`, `public`, `solution_file`), the verifier (`judge`, `solution_only`),
+task loading (`file_problems`, reported by `rsi tasks check` with file:line:key), the harness (`reply`,
+`public_checks`) and the `wrong` probe of `rsi tasks check` (`wrong_solution`). `TaskSpec.verifier.kind`
+validates against VERIFIER_KINDS, so an unknown kind is a located error when the task is read, never a
 fall-through to another kind.
 
-The registry is `rsi.plugins.VERIFIER_KINDS` (entry point group `rsi.verifier_kinds`), typed here: the
-tasks below read a kind's name and its file checks through it without importing this module. Adding a
-kind is one module with a module-level `VerifierKind` and one line of pyproject.toml
-(`cases = "rsi.verifier.registry:CASES"`).
+The registry is `rsi.plugins.VERIFIER_KINDS` (entry point group `rsi.verifier_kinds`), typed as
+`rsi.tasks.kinds.TASK_KINDS`. Adding a kind is one module with a module-level `TaskKind` and one line of
+pyproject.toml (`cases = "rsi.verifier.registry:CASES"`). The three here are Python kinds: they keep every
+default of `TaskKind` (Python fences, solution.py, `PythonVerifierOptions`, `PublicChecksSpec`) and run
+their public checks with rsi/verifier/public.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
-from rsi import plugins
 from rsi.errors import Problem
-from rsi.plugins import PluginRegistry
 from rsi.plugins import verifier_kind_name as verifier_kind_name  # re-exported: callers import it here
 from rsi.sandbox.base import Limits, Sandbox
+from rsi.tasks.kinds import TASK_KINDS, FileCheck, Judge, TaskKind
 from rsi.tasks.locate import toml_line
-from rsi.tasks.spec import Task, TaskSpec
+from rsi.tasks.spec import Task, TaskSpec, python_options
 from rsi.verdict import Verdict, VerifierOutcome
 from rsi.verifier.cases import judge_cases, load_cases_or_error
 from rsi.verifier.kinds import judge_pytest, judge_script
+from rsi.verifier.public import run_public_checks
 
-Judge = Callable[[Task, Path, Sandbox, Limits], VerifierOutcome]
-FileCheck = Callable[[Path, TaskSpec, Path, str], list[Problem]]
-
-
-def _no_file_problems(tests: Path, spec: TaskSpec, toml_file: Path, text: str) -> list[Problem]:
-    return []
-
-
-def _empty_file(task: Task) -> str:
-    return ""
-
-
-@dataclass(frozen=True)
-class VerifierKind:
-    """One kind of hidden verifier."""
-
-    judge: Judge
-    """Judge the staged working directory (tests/ not yet installed) in `sandbox`; never raises for
-    what the agent's files do. The task's own broken verifier files are an `error` verdict."""
-    file_problems: FileCheck = _no_file_problems
-    """What is wrong with the task's tests/ folder (tests dir, spec, task.toml path, its text), located."""
-    solution_only: bool = False
-    """Stage only the task's solution file (the tests import nothing else the agent wrote)."""
-    wrong_solution: Callable[[Task], str] = _empty_file
-    """A plausible wrong solution file's text (the `wrong` probe of `rsi tasks check`)."""
+VerifierKind = TaskKind  # the name a kind had before it was a task kind; a lab's module may still use it
+VERIFIER_KINDS = TASK_KINDS
+__all__ = ["CASES", "PYTEST", "SCRIPT", "VERIFIER_KINDS", "FileCheck", "Judge", "VerifierKind", "verifier_kind"]
 
 
 # -- the shipped kinds -------------------------------------------------------------------------------
@@ -69,7 +46,7 @@ def _cases_file_problems(tests: Path, spec: TaskSpec, toml_file: Path, text: str
     from rsi.tasks.load import check_cases_file
 
     problems: list[Problem] = []
-    cases = check_cases_file(tests / spec.verifier.cases_file, problems)
+    cases = check_cases_file(tests / python_options(spec).cases_file, problems)
     if cases is not None and not spec.solution_file.endswith(".py"):
         problems.append(Problem(toml_file, toml_line(text, ("solution_file",)), "solution_file", "cases tasks need a .py file"))
     return problems
@@ -88,10 +65,11 @@ def _judge_script(task: Task, work: Path, sandbox: Sandbox, limits: Limits) -> V
 
 
 def _script_file_problems(tests: Path, spec: TaskSpec, toml_file: Path, text: str) -> list[Problem]:
-    if (tests / spec.verifier.script).is_file():
+    script = python_options(spec).script
+    if (tests / script).is_file():
         return []
     line = toml_line(text, ("verifier", "kind"))
-    return [Problem(toml_file, line, "verifier.script", f"tests/{spec.verifier.script} is missing")]
+    return [Problem(toml_file, line, "verifier.script", f"tests/{script} is missing")]
 
 
 def _pytest_file_problems(tests: Path, spec: TaskSpec, toml_file: Path, text: str) -> list[Problem]:
@@ -101,13 +79,12 @@ def _pytest_file_problems(tests: Path, spec: TaskSpec, toml_file: Path, text: st
     return [Problem(toml_file, line, "verifier.kind", "kind 'pytest' needs tests/test_*.py files")]
 
 
-CASES = VerifierKind(_judge_cases, _cases_file_problems, wrong_solution=_cases_wrong_solution)
-SCRIPT = VerifierKind(_judge_script, _script_file_problems)
-PYTEST = VerifierKind(judge_pytest, _pytest_file_problems, solution_only=True)
+CASES = TaskKind(_judge_cases, _cases_file_problems, wrong_solution=_cases_wrong_solution,
+                 public_checks=run_public_checks, name="cases")
+SCRIPT = TaskKind(_judge_script, _script_file_problems, public_checks=run_public_checks, name="script")
+PYTEST = TaskKind(judge_pytest, _pytest_file_problems, solution_only=True, public_checks=run_public_checks, name="pytest")
 
-VERIFIER_KINDS = cast("PluginRegistry[VerifierKind]", plugins.VERIFIER_KINDS)
 
-
-def verifier_kind(name: str) -> VerifierKind:
+def verifier_kind(name: str) -> TaskKind:
     """The registered kind called `name` (KeyError-free: an unknown name is a ValueError naming the known ones)."""
     return VERIFIER_KINDS[verifier_kind_name(name)]
