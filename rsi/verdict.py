@@ -27,3 +27,9 @@ class VerifierOutcome(BaseModel):
     reward: float = Field(default=0.0, ge=0.0, le=1.0)
     output: str = Field(default="", description="Verifier output, truncated; never shown to the agent.")
     wall_s: float = 0.0
+    layer_scores: dict[str, float] = Field(
+        default_factory=dict, description="Per-layer share of passed checks (ui kind: viability, task, ...)."
+    )
+    artifacts: dict[str, str] = Field(
+        default_factory=dict, description="name -> path of a file the verifier kept (ui kind: screenshot, checks)."
+    )
