@@ -20,6 +20,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -192,7 +193,7 @@ def judge_page(
             argv = [sandbox.python, *argv_tail]
             out, err, timed_out = _sandboxed(sandbox, argv, workdir, json.dumps(request) + "\n", browser_limits(limits))
         else:
-            out, err, timed_out = _unsandboxed(["python3", *argv_tail], workdir, json.dumps(request) + "\n",
+            out, err, timed_out = _unsandboxed([sys.executable, *argv_tail], workdir, json.dumps(request) + "\n",
                                                limits.wall_s + WALL_GRACE_S)
     except SandboxError as error:
         return UiResult(verdict=Verdict.ERROR, reason=f"sandbox failed to start: {error.message}",
