@@ -14,8 +14,23 @@ from pathlib import Path
 
 from rsi.sandbox.base import Limits, Sandbox
 from rsi.verdict import VerifierOutcome
-from rsi.verifier.ui.checks import CHECKS, LAYERS, CheckError, CheckSpec, UiOptions, load_checks_file, parse_checks
-from rsi.verifier.ui.runner import NO_BROWSER, CheckResult, UiResult, chromium_version, find_chromium, judge_page
+from rsi.verifier.ui.checks import (
+    CHECKS,
+    LAYERS,
+    CheckError,
+    CheckSpec,
+    UiOptions,
+    load_checks_file,
+    parse_checks,
+)
+from rsi.verifier.ui.runner import (
+    NO_BROWSER,
+    CheckResult,
+    UiResult,
+    chromium_version,
+    find_chromium,
+    judge_page,
+)
 
 __all__ = [
     "CHECKS", "LAYERS", "NO_BROWSER", "CheckError", "CheckResult", "CheckSpec", "UiOptions", "UiResult",

@@ -22,6 +22,7 @@ Chromium's group and every descendant that was re-parented to it.
 from __future__ import annotations
 
 import base64
+import contextlib
 import ctypes
 import json
 import mimetypes
@@ -31,6 +32,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -201,10 +203,8 @@ class Session:
 
     def close(self) -> None:
         if self.process is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except OSError:
-                pass
         reap_descendants()
         subprocess.run(["rm", "-rf", self.profile], check=False)
 
@@ -275,9 +275,13 @@ class Session:
             self.call("Storage.clearDataForOrigin", {"origin": ORIGIN, "storageTypes": "all"})
         self.pipe.events.clear()
         self.call("Page.navigate", {"url": f"{ORIGIN}/{self.entry}"}, timeout_s=self.load_s)
-        self.loaded = self.pipe.wait_event("Page.domContentEventFired", self.load_s) is not None
-        if self.loaded:  # a page that never fires load is judged as it stands
-            self.pipe.wait_event("Page.loadEventFired", min(3.0, self.load_s))
+        try:
+            self.loaded = self.pipe.wait_event("Page.domContentEventFired", self.load_s) is not None
+            if self.loaded:  # a page that never fires load is judged as it stands
+                self.pipe.wait_event("Page.loadEventFired", min(3.0, self.load_s))
+        except BrowserGone as error:
+            self.frozen = self.frozen or f"the browser ended ({error})"
+            raise PageFrozen(self.frozen) from error
         self.settle()
 
     def settle(self, seconds: float = 0.15) -> None:
@@ -285,7 +289,11 @@ class Session:
         if self.frozen:
             raise PageFrozen(self.frozen)
         assert self.pipe is not None
-        self.pipe.pump(seconds)
+        try:
+            self.pipe.pump(seconds)
+        except BrowserGone as error:
+            self.frozen = self.frozen or f"the browser ended ({error})"
+            raise PageFrozen(self.frozen) from error
         self.evaluate("1")
 
     def world(self) -> int:
@@ -367,6 +375,57 @@ class Session:
         return result.get("result", {}).get("value")
 
 
+def descendants() -> list[int]:
+    """Every process below this one (Chromium's tree: its zygotes re-parent to us, the subreaper)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    parents[int(entry)] = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    mine, found = {os.getpid()}, []
+    changed = True
+    while changed:
+        changed = False
+        for pid, parent in parents.items():
+            if parent in mine and pid not in mine:
+                mine.add(pid)
+                found.append(pid)
+                changed = True
+    return found
+
+
+class MemoryWatch(threading.Thread):
+    """Kills the browser when its whole tree's resident memory passes `limit_mb` (rlimits cannot: Chromium
+    reserves a terabyte of address space, and typed arrays live outside V8's heap limit)."""
+
+    def __init__(self, session: Session, limit_mb: int) -> None:
+        super().__init__(daemon=True)
+        self.session, self.limit_mb, self.peak_mb, self.tripped = session, limit_mb, 0, False
+        self.stop = threading.Event()
+        self.page_size = os.sysconf("SC_PAGE_SIZE")
+
+    def run(self) -> None:
+        while not self.stop.wait(0.05):
+            pages = 0
+            for pid in descendants():
+                try:
+                    with open(f"/proc/{pid}/statm", "rb") as fh:
+                        pages += int(fh.read().split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+            used = pages * self.page_size >> 20
+            self.peak_mb = max(self.peak_mb, used)
+            if used > self.limit_mb and self.session.process is not None:
+                self.tripped = True
+                self.session.frozen = f"the page used more than {self.limit_mb} MB of memory"
+                with contextlib.suppress(OSError):
+                    os.killpg(self.session.process.pid, signal.SIGKILL)
+                return
+
+
 def reap_descendants() -> None:
     """Kill and reap every process still below this one (Chromium's zygotes re-parent to us: subreaper)."""
     me = os.getpid()
@@ -383,10 +442,8 @@ def reap_descendants() -> None:
             if int(fields[1]) == me:
                 children.append(int(entry))
         for pid in children:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
         try:
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass
@@ -431,7 +488,7 @@ def check_text(session: Session, params: dict[str, Any]) -> Result:
 
 
 def check_element(session: Session, params: dict[str, Any]) -> Result:
-    target = {k: params[k] for k in ("role", "name", "selector") if k in params}
+    target: dict[str, Any] = {k: params[k] for k in ("role", "name", "selector") if k in params}
     nodes = [n for n in session.find(target) if session.on_node(n, "function(H) { return H.visible(this); }")]
     count = params.get("count")
     if count is not None:
@@ -609,7 +666,7 @@ def png_pixels(data: bytes) -> tuple[int, int, int, list[bytes]]:
             for i in range(channels, stride):
                 line[i] = (line[i] + line[i - channels]) & 255
         elif kind == 2:
-            line = bytearray((a + b) & 255 for a, b in zip(line, previous))
+            line = bytearray((a + b) & 255 for a, b in zip(line, previous, strict=False))
         elif kind == 3:
             for i in range(stride):
                 line[i] = (line[i] + ((line[i - channels] if i >= channels else 0) + previous[i]) // 2) & 255
@@ -634,7 +691,7 @@ def check_not_blank(session: Session, params: dict[str, Any]) -> Result:
             pixel = row[x:x + min(channels, 3)]
             counts[pixel] = counts.get(pixel, 0) + 1
     dominant = max(counts, key=lambda p: counts[p])
-    differing = sum(n for p, n in counts.items() if max(abs(a - b) for a, b in zip(p, dominant)) > 24)
+    differing = sum(n for p, n in counts.items() if max(abs(a - b) for a, b in zip(p, dominant, strict=False)) > 24)
     needed = max(4, width * height // 2000)
     if differing < needed:
         return False, f"the screenshot is one flat colour ({differing} of {width * height} pixels differ)"
@@ -726,10 +783,10 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
             if why:
                 answer["error"] = f"Chromium did not start: {why}"[:800]
                 return answer
-        try:
+        watch = MemoryWatch(session, int(request.get("memory_mb", 1024)))
+        watch.start()
+        with contextlib.suppress(PageFrozen):
             session.load(clear_storage=True)
-        except PageFrozen:
-            pass
         session.first_load = session.loaded
         if not session.frozen and request.get("screenshot_path"):
             try:
@@ -754,11 +811,18 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
             except (LookupError, RuntimeError) as error:
                 results[index] = (False, str(error)[:300])
             except BrowserGone as error:
-                session.frozen = f"the browser ended ({error})"
+                session.frozen = session.frozen or f"the browser ended ({error})"
                 results[index] = (False, session.frozen)
         if session.frozen:  # a frozen or crashed page fails viability whatever else it did
             for index, check in enumerate(checks):
                 if check["check"] in ("loads", "no-uncaught-errors") and results[index][0]:
+                    results[index] = (False, session.frozen)
+        watch.stop.set()
+        answer["peak_mb"] = watch.peak_mb
+        if watch.tripped:
+            session.frozen = f"the page used more than {watch.limit_mb} MB of memory"
+            for index, check in enumerate(checks):
+                if check["check"] in ("loads", "no-uncaught-errors"):
                     results[index] = (False, session.frozen)
     finally:
         session.close()

@@ -14,6 +14,7 @@ the page can make the judge outlast its own per-call deadlines.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -36,10 +38,13 @@ HERE = Path(__file__).parent
 SCREENSHOT_NAME = "screenshot.png"
 RESULT_NAME = "ui-checks.json"
 NO_BROWSER = "no Chromium found (install Debian's `chromium`, or set RSI_CHROMIUM to its path): UI tasks cannot be judged here"
-# Chromium's floor inside a sandbox: its address-space reservations (V8 cages, PartitionAlloc) dwarf
-# what it uses, and its threads count against the uid's process limit. The memory cgroup, where the
-# machine has one, still caps the tree's real use at the task's memory_mb.
-BROWSER_ADDRESS_SPACE_MB = 1 << 20
+# Chromium inside a sandbox: its address-space reservations (V8's sandbox alone reserves a terabyte)
+# dwarf what it uses, so RLIMIT_AS (and with it the sandbox's memory cgroup, which takes the same
+# figure) is lifted, and the judge bounds the tree's resident memory itself (judge.MemoryWatch) at
+# the task's memory_mb, never below what Chromium needs to render a page at all. Its threads count
+# against the uid's process limit.
+BROWSER_ADDRESS_SPACE_MB = 1 << 21
+BROWSER_MEMORY_FLOOR_MB = 2048  # summed RSS (shared pages counted per process): about 800 MB for a small page
 BROWSER_PROCESSES = 4096
 BROWSER_OPEN_FILES = 4096
 WALL_GRACE_S = 5.0
@@ -92,6 +97,7 @@ class UiResult(BaseModel):
     screenshot: Path | None = None
     result_file: Path | None = None
     wall_s: float = 0.0
+    peak_mb: int = Field(default=0, description="The browser tree's peak resident memory (summed RSS), as the judge saw it.")
     output: str = ""
 
     def outcome(self) -> VerifierOutcome:
@@ -104,13 +110,13 @@ class UiResult(BaseModel):
                                wall_s=self.wall_s, layer_scores=dict(self.layers), artifacts=artifacts)
 
 
-def score(checks: list[CheckSpec], answers: list[dict], required: list[str] | None) -> UiResult:
+def score(checks: list[CheckSpec], answers: list[dict], required: Sequence[str] | None) -> UiResult:
     """Per-check results, layer scores and the verdict: passed iff every check of every required layer passed."""
     results = [CheckResult(id=c.id, name=c.name, layer=c.layer, passed=bool(a.get("passed")), detail=str(a.get("detail", "")))
                for c, a in zip(checks, answers, strict=True)]
-    layers = {layer: sum(r.passed for r in results if r.layer == layer) / n
+    layers: dict[str, float] = {layer: sum(r.passed for r in results if r.layer == layer) / n
               for layer in LAYERS if (n := sum(1 for r in results if r.layer == layer))}
-    wanted = list(required) if required is not None else list(layers)
+    wanted: list[str] = list(required) if required is not None else list(layers)
     failing = [r for r in results if r.layer in wanted and not r.passed]
     missing = [layer for layer in wanted if layer not in layers]
     if missing:
@@ -146,10 +152,8 @@ def _unsandboxed(argv: list[str], workdir: Path, stdin: str, wall_s: float) -> t
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            pass
     return out.decode(errors="replace"), err.decode(errors="replace"), timed_out
 
 
@@ -185,6 +189,7 @@ def judge_page(
         "nonce": nonce, "chromium": binary, "root": ".", "entry": options.entry, "viewport": list(options.viewport),
         "load_s": options.load_s, "step_s": options.step_s, "screenshot_path": f"{shot_dir}/{SCREENSHOT_NAME}",
         "checks": [{"check": c.name, **c.params} for c in checks],
+        "memory_mb": max(limits.memory_mb, BROWSER_MEMORY_FLOOR_MB),
     }
     argv_tail = ["-I", "-c", judge_source()]
     try:
@@ -209,7 +214,8 @@ def judge_page(
         return UiResult(verdict=Verdict.ERROR, reason=str(answer["error"]).splitlines()[0][:400], wall_s=wall,
                         output=str(answer["error"])[:2000])
     answers = sorted(answer.get("checks", []), key=lambda a: a.get("index", 0))
-    result = score(checks, answers, options.required_layers).model_copy(update={"wall_s": wall, "output": err[-2000:]})
+    result = score(checks, answers, options.required_layers).model_copy(update={"wall_s": wall, "output": err[-2000:],
+                                                                              "peak_mb": int(answer.get("peak_mb", 0))})
     return _keep(result, workdir / shot_dir / SCREENSHOT_NAME if answer.get("screenshot") else None, out_dir)
 
 
