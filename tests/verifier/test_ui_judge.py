@@ -298,6 +298,7 @@ def test_a_page_that_spins_in_a_click_handler_fails_in_time_and_leaves_no_browse
 
 def test_a_page_that_holds_the_judge_past_the_wall_limit_is_killed_and_failed(chromium: str) -> None:
     before = chromium_processes()
+    profiles = set(Path(tempfile.gettempdir()).glob("rsi-ui-profile-*"))
     page = write_page("<h1>Forever</h1><script>while (true) {}</script>")
     started = time.monotonic()
     try:
@@ -309,6 +310,7 @@ def test_a_page_that_holds_the_judge_past_the_wall_limit_is_killed_and_failed(ch
     assert result.verdict is Verdict.FAILED and "wall limit" in result.reason, result
     assert time.monotonic() - started < 6 + 10
     assert no_browser_left(before) == set()
+    assert set(Path(tempfile.gettempdir()).glob("rsi-ui-profile-*")) - profiles == set()  # its profile went too
 
 
 def test_a_huge_allocation_is_cut_off_and_failed(chromium: str, sandbox) -> None:

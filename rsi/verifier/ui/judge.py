@@ -136,7 +136,8 @@ class Session:
         self.frozen = ""
         self.loaded = False
         self.first_load = False
-        self.profile = tempfile.mkdtemp(prefix="rsi-ui-profile-")
+        # the parent names the folder when it runs us unsandboxed, so it can remove it after a wall-time kill
+        self.profile = request.get("profile") or tempfile.mkdtemp(prefix="rsi-ui-profile-")
         self.process: subprocess.Popen[bytes] | None = None
         self.pipe: Pipe | None = None
         self.frame = ""

@@ -154,7 +154,41 @@ def _unsandboxed(argv: list[str], workdir: Path, stdin: str, wall_s: float) -> t
     finally:
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
+        _wait_group_gone(process.pid)
     return out.decode(errors="replace"), err.decode(errors="replace"), timed_out
+
+
+def _kill_named(profile: str) -> None:
+    """SIGKILL every process whose command line names `profile` (a fresh random folder: only this
+    judgement's browser names it), for one that left the killed group (Chromium's zygotes)."""
+    marker = f"--user-data-dir={profile}".encode()
+    for _ in range(20):
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                        if marker in fh.read():
+                            found.append(int(entry))
+                except OSError:
+                    continue
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+
+
+def _wait_group_gone(pgid: int, within_s: float = 5.0) -> None:
+    """Until no process of the group is left (a SIGKILLed browser may still write its profile meanwhile)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except OSError:
+            return
+        time.sleep(0.05)
 
 
 def _sandboxed(sandbox: Sandbox, argv: list[str], workdir: Path, stdin: str, limits: Limits) -> tuple[str, str, bool]:
@@ -198,8 +232,14 @@ def judge_page(
             argv = [sandbox.python, *argv_tail]
             out, err, timed_out = _sandboxed(sandbox, argv, workdir, json.dumps(request) + "\n", browser_limits(limits))
         else:
-            out, err, timed_out = _unsandboxed([sys.executable, *argv_tail], workdir, json.dumps(request) + "\n",
-                                               limits.wall_s + WALL_GRACE_S)
+            profile = tempfile.mkdtemp(prefix="rsi-ui-profile-")
+            try:
+                out, err, timed_out = _unsandboxed([sys.executable, *argv_tail], workdir,
+                                                   json.dumps({**request, "profile": profile}) + "\n",
+                                                   limits.wall_s + WALL_GRACE_S)
+            finally:
+                _kill_named(profile)
+                shutil.rmtree(profile, ignore_errors=True)
     except SandboxError as error:
         return UiResult(verdict=Verdict.ERROR, reason=f"sandbox failed to start: {error.message}",
                         wall_s=time.monotonic() - started)
