@@ -255,6 +255,32 @@ def check_plugins() -> CheckOutcome:
     return CheckOutcome(name=name, status="ok", required=True, detail=f"{done.stdout.strip()} load: {groups}")
 
 
+def check_browser() -> CheckOutcome:
+    """Chromium for the ui task kind: found ($RSI_CHROMIUM, else `chromium` on PATH) and started headless."""
+    from rsi.verifier.ui import find_chromium
+    from rsi.verifier.ui.runner import chromium_version
+
+    name = "browser (ui tasks)"
+    binary = find_chromium()
+    if binary is None:
+        return CheckOutcome(name=name, status="missing",
+                            detail="no Chromium: ui tasks end as `error` here (apt-get install chromium, or set RSI_CHROMIUM)")
+    version = chromium_version(binary) or binary
+    profile = tempfile.mkdtemp(prefix="rsi-doctor-chromium-")
+    try:
+        done = subprocess.run([binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                               f"--user-data-dir={profile}", "--dump-dom", "about:blank"],
+                              capture_output=True, text=True, timeout=60, start_new_session=True)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return CheckOutcome(name=name, status="failed", detail=f"{version} ({binary}) did not run headless: {error}"[:300])
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    if "<html" not in done.stdout:
+        last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+        return CheckOutcome(name=name, status="failed", detail=f"{version} ({binary}) did not render a page: {last}"[:300])
+    return CheckOutcome(name=name, status="ok", detail=f"{version} ({binary}) renders headless")
+
+
 def _timed(name: str, check: Callable[[], CheckOutcome], required: bool = False) -> CheckOutcome:
     started = time.monotonic()
     try:
@@ -280,6 +306,7 @@ def run_doctor(folder: Path | None = None) -> DoctorReport:
         ("torch", check_torch, False),
         ("embedded model", check_model_file, False),
         ("embedded model settings", _model_settings, False),
+        ("browser (ui tasks)", check_browser, False),
         ("free disk", lambda: check_disk(folder or Path.cwd()), False),
     ]
     with ThreadPoolExecutor(max_workers=len(plan)) as pool:

@@ -27,6 +27,12 @@ class VerifierOutcome(BaseModel):
     reward: float = Field(default=0.0, ge=0.0, le=1.0)
     output: str = Field(default="", description="Verifier output, truncated; never shown to the agent.")
     wall_s: float = 0.0
+    layer_scores: dict[str, float] = Field(
+        default_factory=dict, description="Per-layer share of passed checks (ui kind: viability, task, ...)."
+    )
+    artifacts: dict[str, str] = Field(
+        default_factory=dict, description="name -> path of a file the verifier kept (ui kind: screenshot, checks)."
+    )
 
 
 def clean_text(text: str) -> str:
@@ -64,7 +70,8 @@ class CheckRecord(BaseModel):
     examples: list[ExampleCheck] = Field(default_factory=list)
     script_exit: int | None = Field(default=None, description="The public script's exit code (None: no script).")
     script_output: str = Field(default="", description="The public script's last output lines.")
-    note: str = Field(default="", description="Why the checks could not run at all ('' when they ran).")
+    note: str = Field(default="", description="Why the checks could not run at all, or what of the working directory "
+                      "they ran without (past the copy's depth, path length or size caps); '' when neither.")
     wall_s: float = 0.0
     selected: bool = Field(default=False, description="This candidate was the one submitted.")
 

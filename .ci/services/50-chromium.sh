@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Headless Chromium (Debian's `chromium`) for the report's browser tests (tests/report/): they open
+# Headless Chromium (Debian's `chromium`) for the ui task kind's judge (rsi/verifier/ui/, tests/verifier/test_ui_judge.py)
+# and the report's browser tests (tests/report/): they open
 # the HTML reports and drive them over the DevTools protocol (websocket-client, in the dev extra).
 # Sourced by .ci/run (as root, after apt-get update): never `exit`, idempotent (apt skips an
 # installed package). Exports RSI_CHROMIUM, the binary the tests launch.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from rsi.doctor import check_docker, check_memory_cgroup, check_slurm
+from rsi.doctor import check_browser, check_docker, check_memory_cgroup, check_slurm
 from rsi.sandbox.local import MODES, choose_mode, probe_mode
 
 NAMES = {
@@ -21,6 +21,7 @@ NAMES = {
     "torch",
     "embedded model",
     "free disk",
+    "browser (ui tasks)",
 }
 
 
@@ -76,3 +77,17 @@ def test_missing_slurm_is_reported(monkeypatch, tmp_path):
     outcome = check_slurm()
     assert outcome.status == "missing"
     assert "sinfo" in outcome.detail
+
+
+def test_the_browser_line_names_chromium_or_says_it_is_missing(monkeypatch, tmp_path):
+    from rsi.verifier.ui import find_chromium
+
+    line = check_browser()
+    if find_chromium() is None:
+        assert line.status == "missing" and "apt-get install chromium" in line.detail
+    else:
+        assert line.status == "ok" and "Chromium" in line.detail, line.detail
+    monkeypatch.delenv("RSI_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    missing = check_browser()
+    assert missing.status == "missing" and not missing.required
