@@ -21,8 +21,9 @@ replies from the cache and costs at most half of eval 1.
 
     nice -n 5 .venv/bin/python bench/eval_reuse.py --tasks 16 --workspace runs/bench-eval-reuse [--cold]
 
-Resume: the same command on the same workspace skips the evaluations already done (their figures are read
-back from the store) and reopens the same result file; the workspace must survive (keep it under runs/).
+Resume: the same command on the same workspace skips the evaluations already done, resumes one a kill cut short
+(its missing attempts only; its wall time is then that session's, marked `resumed`) and reopens the same result
+file; the workspace must survive (keep it under runs/, or outside the checkout for another session).
 """
 
 from __future__ import annotations
@@ -89,26 +90,38 @@ def side_figures(workspace: Any, run_id: str) -> dict[str, dict[str, Any]]:
 
 
 def run_eval(workspace: Any, label: str, candidate: str, parent: str, control: str | None, tasks: int, workers: int,
-             done: dict[str, Any], cold: bool = False) -> dict[str, Any]:
-    if label in done:
+             done: dict[str, Any], save: Any, cold: bool = False) -> dict[str, Any]:
+    """One evaluation's figures: read back when done, resumed (not restarted) when a kill cut it short."""
+    if label in done and "wall_s" in done[label]:
         return done[label]
     from rsi.evaluation import EvalSpec, evaluate
 
-    spec = EvalSpec(candidate=candidate, parent=parent, control=control, suite=SUITE, limit_heldout=tasks,
-                    limit_covered=0, workers=workers, sandbox="auto")
+    started_id = done.get(label, {}).get("run_id")
+    if started_id:  # a resumed evaluation runs only its missing attempts: its wall time is this session's
+        spec = EvalSpec(candidate="-", parent="-", resume=started_id)
+    else:
+        spec = EvalSpec(candidate=candidate, parent=parent, control=control, suite=SUITE, limit_heldout=tasks,
+                        limit_covered=0, workers=workers, sandbox="auto")
+
+    def created(run_id: str) -> None:
+        done[label] = {"run_id": run_id}
+        save()
     previous = os.environ.get("RSI_CACHE")
     if cold:
         os.environ["RSI_CACHE"] = "off"
     started = time.monotonic()
     try:
-        outcome = evaluate(workspace, spec, on_note=lambda line: print(f"  [{label}] {line}", flush=True))
+        outcome = evaluate(workspace, spec, on_note=lambda line: print(f"  [{label}] {line}", flush=True),
+                           on_created=created)
     finally:
         if cold:
             os.environ.pop("RSI_CACHE", None) if previous is None else os.environ.__setitem__("RSI_CACHE", previous)
-    figures = {"label": label, "run_id": outcome.run_id, "wall_s": round(time.monotonic() - started, 1),
+    figures = {"label": label, "run_id": outcome.eval_id, "wall_s": round(time.monotonic() - started, 1),
                "candidate": candidate, "parent": parent, "control": control,
-               "sides": side_figures(workspace, outcome.run_id), "promote": outcome.decision.promote}
+               "sides": side_figures(workspace, outcome.eval_id), "promote": outcome.decision.promote,
+               "resumed": bool(started_id)}
     done[label] = figures
+    save()
     return figures
 
 
@@ -157,10 +170,11 @@ def main() -> None:
     progress_file = target / "bench-evals.json"
     done: dict[str, Any] = json.loads(progress_file.read_text()) if progress_file.exists() else {}
 
+    def save() -> None:  # a resume skips what is done and resumes what was started
+        progress_file.write_text(json.dumps(done))
+
     def step(*a: Any, **k: Any) -> dict[str, Any]:
-        figures = run_eval(workspace, *a, done=done, **k)
-        progress_file.write_text(json.dumps(done))  # a resume skips what is done
-        return figures
+        return run_eval(workspace, *a, done=done, save=save, **k)
 
     first = step("eval 1", refs["X"], refs["G0"], refs["G0"], args.tasks, args.workers)
     second = step("eval 2", refs["Y"], refs["X"], refs["G0"], args.tasks, args.workers)
