@@ -74,10 +74,10 @@ def lift_tokens_png(generations: Sequence[int], lifts: Mapping[str, Sequence[tup
     top.axhline(0.0, color="#999999", linewidth=0.8)
     top.set_ylabel("lift (pass rate difference)")
     top.grid(True, alpha=0.3)
-    for i, (label, values) in enumerate(tokens.items()):
-        points = [(x, v) for x, v in zip(generations, values, strict=True) if v is not None]
-        if points:
-            bottom.plot([p[0] for p in points], [p[1] for p in points], marker="o", color=colors[(i + 2) % len(colors)],
+    for i, (label, spent) in enumerate(tokens.items()):
+        drawn = [(x, v) for x, v in zip(generations, spent, strict=True) if v is not None]
+        if drawn:
+            bottom.plot([p[0] for p in drawn], [p[1] for p in drawn], marker="o", color=colors[(i + 2) % len(colors)],
                         label=label)
     bottom.set_ylabel("tokens per heldout task")
     bottom.set_xlabel("generation")
