@@ -1,5 +1,9 @@
 """Compounding: consecutive real generations of expert iteration, measured against a frozen generation 0.
 
+The issue-49 measurement (the sealed test split, paired selection, experience and tools, every carrier's share,
+the cost-matched alternative, seeds) is bench/compounding_sealed.py; this older ledger measures heldout only, and
+its bench/RESULTS.md sections ("## compounding" and its arms) are kept as history.
+
 Every step is real: a fresh workspace from the shipped examples, the embedded SmolLM2-135M answering
 every attempt, the real sandbox and verifier, harvest, export, peft LoRA training and the paired
 evaluation. Each generation (`rsi.generation.run_generation`, the code behind `rsi generation`):

@@ -65,6 +65,10 @@ class LineageRow(BaseModel):
     tokens_not_spent: int | None = Field(default=None, description="Tokens of the evaluation's replies the cache served.")
     heldout_looks: int | None = Field(default=None, description="Looks the suite's heldout split had when this "
                                       "generation's evaluation read it, that one included (the look ledger).")
+    test_looks: int | None = Field(default=None, description="Looks the suite's sealed test split had when this "
+                                   "generation's candidate first read it (its final evaluation), that one included.")
+    candidate_test_looks: int | None = Field(default=None, description="The candidate's own looks at the sealed split "
+                                             "(1: read once, as a final evaluation should be).")
     k_needed: float | None = Field(default=None, description="The candidate's candidates needed per solved heldout task "
                                    "(rsi.evaluation.SideCost.k_needed; None where it checks no candidates).")
     parent_k_needed: float | None = None
@@ -94,12 +98,13 @@ def build_lineage(workspace: Workspace) -> list[LineageRow]:
 
 
 def _with_looks(workspace: Workspace, rows: list[LineageRow]) -> list[LineageRow]:
-    """Each evaluated generation's heldout looks, from the look ledger (rows unchanged without a store)."""
+    """Each evaluated generation's heldout looks, and its candidate's looks at the sealed test split (its final
+    evaluation, `rsi eval --final`), from the look ledger (rows unchanged without a store)."""
     from rsi.errors import StoreError
     from rsi.store import open_store
-    from rsi.store.looks import count_looks, look_of
+    from rsi.store.looks import count_looks, list_looks, look_of
 
-    if not any(r.eval_id for r in rows):
+    if not any(r.eval_id or r.candidate_ref for r in rows):
         return rows
     try:
         store = open_store(workspace.db_url)
@@ -110,6 +115,13 @@ def _with_looks(workspace: Workspace, rows: list[LineageRow]) -> list[LineageRow
             look = look_of(store, row.eval_id, "heldout") if row.eval_id else None
             if look is not None:
                 row.heldout_looks = count_looks(store, look.suite, "heldout", before_id=look.id)
+        sealed = list_looks(store, split="test")
+        for row in rows:
+            # the candidate's first look at the sealed split: by its ref, then every look of the same content
+            first = next((lk for lk in sealed if row.candidate_ref and lk.candidate_ref == row.candidate_ref), None)
+            if first is not None:
+                row.test_looks = count_looks(store, first.suite, "test", before_id=first.id)
+                row.candidate_test_looks = count_looks(store, first.suite, "test", first.candidate_hash)
     finally:
         store.close()
     return rows
@@ -273,7 +285,8 @@ def write_lineage_png(rows: list[LineageRow], path: Path) -> Path:
 
 
 LEDGER_COLUMNS = ("generation", "status", "harness", "adapter", "examples", "coverage", "transfer", "heldout",
-                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "heldout looks", "tokens/task (x parent)",
+                  "lift vs parent (95% CI)", "lift vs gen 0 (95% CI)", "heldout looks", "test looks (this candidate)",
+                  "tokens/task (x parent)",
                   "prompt tokens, s/task", "k needed (parent)", "retention", "eval cache served",
                   "library (+new)", "tools (validated/offered, used)", "tokens", "wall")
 
@@ -294,6 +307,7 @@ def ledger_cells(row: LineageRow) -> list[str]:
         f"{row.covered}/{row.tasks}" if row.covered is not None else "-", number(row.transfer, ".3f"),
         number(row.heldout_rate, ".3f"), ci(row.lift, row.lift_ci95), ci(row.lift_vs_control, row.lift_vs_control_ci95),
         number(row.heldout_looks, "d"),
+        "-" if row.test_looks is None else f"{row.test_looks} ({row.candidate_test_looks})",
         number(row.tokens_per_task, ".0f") + (f" ({row.token_ratio:.1f}x)" if row.token_ratio is not None else ""),
         f"{number(row.prompt_tokens_per_task, '.0f')}, {number(row.seconds_per_task, '.1f')}",
         number(row.k_needed, ".2f") + (f" ({row.parent_k_needed:.2f})" if row.parent_k_needed is not None else ""),

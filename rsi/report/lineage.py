@@ -3,7 +3,8 @@
 `build_lineage_report` is pure: it takes the `rsi lineage` rows (rsi.generation.lineage.LineageRow), each
 generation's step outputs, the adapter registry's summaries and the contract diffs, and returns a
 `LineageReport`. The page has its own rows for the fields in KNOWN_FIELDS and keeps every other field of
-the row in `extra`, so a ledger that grows new fields shows them without a change here. `load_lineage_report` is the edge:
+the row in `extra`, so a ledger that grows new fields shows them without a change here. A generation that was
+ablated (`rsi ablate`) carries its record, so the page shows each carrier's share. `load_lineage_report` is the edge:
 it reads the workspace and computes the diffs with git.
 """
 
@@ -23,6 +24,10 @@ KNOWN_FIELDS = frozenset({
     "successor", "run_id", "covered", "tasks", "cumulative_covered", "cumulative_tasks", "harness",
     "dataset_sha256", "examples", "adapter_id", "adapter_state", "adapter_parent", "candidate_ref", "eval_id",
     "lift", "lift_ci95", "retention", "steps",
+    # the compounding figures (issue 49): lift against generation 0, the price, the cache, the looks
+    "heldout_rate", "parent_heldout_rate", "lift_vs_control", "lift_vs_control_ci95", "tokens_per_task", "token_ratio",
+    "prompt_tokens_per_task", "seconds_per_task", "k_needed", "parent_k_needed", "cache_share", "tokens_not_spent",
+    "heldout_looks", "test_looks", "candidate_test_looks",
 })
 
 
@@ -59,6 +64,8 @@ class GenerationColumn(BaseModel):
     dataset: dict[str, Any] = Field(default_factory=dict, description="The export step's outputs.")
     adapter: dict[str, Any] = Field(default_factory=dict, description="The registry's summary of the adapter.")
     diff: DiffView | None = None
+    ablation: dict[str, Any] | None = Field(default=None, description="The generation's `rsi ablate` record "
+                                            "(rsi.generation.ablation.AblationRecord, as JSON): each carrier's share.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Row fields this report has no row for.")
 
 
@@ -82,8 +89,10 @@ def _retention(evaluate: dict[str, Any]) -> tuple[int | None, int | None, list[f
 
 
 def build_lineage_report(rows: list[LineageRow], outputs: dict[str, dict[str, dict[str, Any]]],
-                         adapters: dict[str, dict[str, Any]], diffs: dict[str, DiffView]) -> LineageReport:
-    """One column per generation (rows in generation order; outputs/diffs keyed by generation id)."""
+                         adapters: dict[str, dict[str, Any]], diffs: dict[str, DiffView],
+                         ablations: dict[str, dict[str, Any]] | None = None) -> LineageReport:
+    """One column per generation (rows in generation order; outputs, diffs and ablation records keyed by
+    generation id)."""
     columns = []
     for row in rows:
         steps = outputs.get(row.generation, {})
@@ -93,7 +102,7 @@ def build_lineage_report(rows: list[LineageRow], outputs: dict[str, dict[str, di
         columns.append(GenerationColumn(
             row=row, retention_covered=covered, retention_kept=kept, retention_ci95=ci, evaluate=evaluate,
             dataset=dict(steps.get("export") or {}), adapter=adapters.get(row.adapter_id, {}),
-            diff=diffs.get(row.generation), extra={k: v for k, v in recorded.items() if k not in KNOWN_FIELDS},
+            diff=diffs.get(row.generation), ablation=(ablations or {}).get(row.generation), extra={k: v for k, v in recorded.items() if k not in KNOWN_FIELDS},
         ))
     return LineageReport(generations=columns)
 
@@ -120,6 +129,7 @@ def contract_diff(workspace: Any, name: str, start: int | None, end: int | None)
 def load_lineage_report(workspace: Any) -> LineageReport:
     """Read the generations, the adapter registry and the contract history of `workspace`."""
     from rsi.adapters.registry import list_adapters
+    from rsi.generation.ablation import read_ablation
     from rsi.generation.lineage import build_lineage
     from rsi.generation.state import list_generations
 
@@ -131,4 +141,6 @@ def load_lineage_report(workspace: Any) -> LineageReport:
         diff = contract_diff(workspace, row.contract, row.revision_start, row.revision_end)
         if diff is not None:
             diffs[row.generation] = diff
-    return build_lineage_report(rows, outputs, adapters, diffs)
+    ablations = {row.generation: found.model_dump(mode="json") for row in rows
+                 if (found := read_ablation(workspace, row.generation)) is not None}
+    return build_lineage_report(rows, outputs, adapters, diffs, ablations)

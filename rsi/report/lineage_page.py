@@ -1,7 +1,9 @@
 """Render a `LineageReport` as one offline HTML page: generations side by side, then each one's detail.
 
-The side-by-side table has one column per generation and one row per measure (coverage, lift and
-retention with their 95% intervals, revisions, adapters, datasets); fields the ledger gained after
+The side-by-side table has one column per generation and one row per measure (coverage, lift against the
+parent and generation 0 and retention with their 95% intervals, tokens and seconds per task, k needed, the cache's
+share, the looks each split has had, each carrier's share where `rsi ablate` measured it, revisions, adapters,
+datasets), above a chart of lift and tokens per generation and the ledger chart; fields the ledger gained after
 this was written appear in an "other recorded fields" row rather than being dropped. Below it, per
 generation: the contract diff it made, the adapter's lineage and the evaluation's outputs.
 """
@@ -74,12 +76,50 @@ def _measures(g: GenerationColumn) -> dict[str, str]:
                     else _value(None)),
         "adapter trained from": _value(r.adapter_parent),
         "candidate contract": _value(r.candidate_ref),
-        "heldout lift (95% CI)": _interval(r.lift, r.lift_ci95, signed=True),
-        "retention (95% Wilson CI)": _interval(r.retention, g.retention_ci95) + kept,
+        "heldout pass rate (parent)": (_value(r.heldout_rate) + (f" <span class='note'>({r.parent_heldout_rate:.4g})</span>"
+                                                                   if r.parent_heldout_rate is not None else "")),
+        "heldout lift vs parent (95% CI)": _interval(r.lift, r.lift_ci95, signed=True),
+        "heldout lift vs generation 0 (95% CI)": _interval(r.lift_vs_control, r.lift_vs_control_ci95, signed=True),
+        "heldout retention (95% Wilson CI)": _interval(r.retention, g.retention_ci95) + kept,
+        "completion tokens / task (x parent)": _number(r.tokens_per_task, ".0f") + (
+            f" <span class='note'>({r.token_ratio:.2f}x)</span>" if r.token_ratio is not None else ""),
+        "prompt tokens / task": _number(r.prompt_tokens_per_task, ".0f"),
+        "seconds / task": _number(r.seconds_per_task, ".1f"),
+        "k needed (parent)": _number(r.k_needed, ".2f") + (
+            f" <span class='note'>({r.parent_k_needed:.2f})</span>" if r.parent_k_needed is not None else ""),
+        "eval cache served": (_value(None) if r.cache_share is None else
+                              f"{r.cache_share:.0%} <span class='note'>({r.tokens_not_spent} tokens not spent)</span>"),
+        "looks: heldout; sealed test (this candidate)": (
+            f"{_number(r.heldout_looks, 'd')}; {_number(r.test_looks, 'd')}"
+            + (f" ({r.candidate_test_looks})" if r.candidate_test_looks is not None else "")),
+        "carriers' shares (rsi ablate)": _shares(g.ablation),
         "steps": " ".join(f"<span class='step-{escape(str(s))}'>{escape(k)}:{escape(str(s))}</span>"
                           for k, s in r.steps.items()),
         "other recorded fields": _extra(g.extra),
     }
+
+
+def _number(value: Any, fmt: str) -> str:
+    return _value(None) if value is None else escape(format(value, fmt))
+
+
+def _shares(ablation: dict[str, Any] | None) -> str:
+    """What each carrier adds (rsi.generation.ablation rows) and the lift's shares, or '-' without an ablation."""
+    if not ablation:
+        return _value(None)
+    lines = []
+    for row in ablation.get("rows") or []:
+        lift = row.get("lift")
+        what = row["carrier"] if row.get("arm", "without") == "without" else f"{row['carrier']} alone"
+        lines.append(f"{escape(what)}: " + (_interval(lift["lift"], lift["lift_ci95"], signed=True) if lift
+                                             else "<span class='note'>not measured yet</span>"))
+    shares = ablation.get("shares")
+    if shares:
+        spend = "not measured" if shares.get("spend") is None else f"{shares['spend']:+.3f}"
+        lines.append(f"<span class='note'>shares of {shares['total']:+.3f}:</span> harness {shares['harness']:+.3f}, "
+                     f"weights {shares['weights']:+.3f}, interaction {shares['interaction']:+.3f}, spend {spend}")
+    carried = ", ".join(ablation.get("carried") or []) or "nothing"
+    return f"<span class='note'>carries {escape(carried)}</span><br>" + "<br>".join(lines)
 
 
 def _extra(extra: dict[str, Any]) -> str:
@@ -137,14 +177,41 @@ def _detail(g: GenerationColumn) -> str:
             f"<h3>evaluation</h3>{_kv(g.evaluate)}</details>")
 
 
-def render_lineage_page(report: LineageReport, png: bytes | None = None) -> str:
-    """The lineage report's HTML text."""
+def lift_tokens_chart(report: LineageReport) -> bytes | None:
+    """The lift against the parent and generation 0 (95% intervals) and the candidate's completion and prompt tokens
+    per heldout task, per generation (rsi.report.chart.lift_tokens_png); None before any generation was evaluated."""
+    from rsi.report.chart import lift_tokens_png
+
+    rows = [g.row for g in report.generations]
+    if not any(r.lift is not None or r.tokens_per_task is not None for r in rows):
+        return None
+
+    def interval(value: float | None, ci: list[float] | None) -> tuple[float, float, float] | None:
+        return (value, ci[0], ci[1]) if value is not None and ci else None
+
+    return lift_tokens_png(
+        [r.number for r in rows],
+        {"lift vs parent": [interval(r.lift, r.lift_ci95) for r in rows],
+         "lift vs generation 0": [interval(r.lift_vs_control, r.lift_vs_control_ci95) for r in rows]},
+        {"completion tokens / task": [r.tokens_per_task for r in rows],
+         "prompt tokens / task": [r.prompt_tokens_per_task for r in rows]},
+        title="heldout lift and its price per generation")
+
+
+def _img(png: bytes | None, alt: str, name: str) -> str:
+    return (f'<img class="chart" id="{name}" alt="{escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+            if png else "")
+
+
+def render_lineage_page(report: LineageReport, png: bytes | None = None, lift_png: bytes | None = None) -> str:
+    """The lineage report's HTML text: `png` the ledger chart (coverage, lift, retention), `lift_png` the lift and
+    tokens per generation (`lift_tokens_chart`)."""
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
     if not report.generations:
         body = "<p class='note'>no generations yet (run `rsi generation` or `rsi nightly`)</p>"
     else:
-        chart = (f'<img class="chart" alt="coverage, lift and retention per generation" '
-                 f'src="data:image/png;base64,{base64.b64encode(png).decode()}">' if png else "")
+        chart = (_img(lift_png, "heldout lift (95% CI) and tokens per task per generation", "chart-lift-tokens")
+                 + _img(png, "coverage, lift and retention per generation", "chart-ledger"))
         body = (f"<h2>Generations side by side</h2>{_side_by_side(report)}{chart}"
                 + "".join(_detail(g) for g in report.generations))
     return (

@@ -75,8 +75,9 @@ def write_lineage_report(workspace: Any, path: Path) -> Path:
     """Write the lineage report (every generation side by side) of `workspace` to `path`."""
     from rsi.generation.lineage import lineage_png
     from rsi.report.lineage import load_lineage_report
-    from rsi.report.lineage_page import render_lineage_page
+    from rsi.report.lineage_page import lift_tokens_chart, render_lineage_page
 
     report = load_lineage_report(workspace)
     rows = [g.row for g in report.generations]
-    return _write_atomic(path, render_lineage_page(report, lineage_png(rows) if rows else None))
+    return _write_atomic(path, render_lineage_page(report, lineage_png(rows) if rows else None,
+                                                   lift_tokens_chart(report)))

@@ -30,3 +30,25 @@ def test_each_generation_shows_the_heldout_looks_up_to_its_own(workspace, cli) -
     assert shown.returncode == 0, shown.stderr
     assert any(line.split()[:2] == ["heldout", "looks"] and line.split()[2:5] == ["1", "3", "-"]
                for line in shown.stdout.replace("│", " ").splitlines()), shown.stdout
+
+
+def test_each_generation_shows_its_candidates_looks_at_the_sealed_split(workspace) -> None:
+    from rsi.generation.state import read_state, write_state
+
+    generation(workspace, (0.02, -0.05, 0.09))
+    second = generation(workspace, (0.03, -0.04, 0.10))
+    state = read_state(workspace, second.id)
+    state.step("train").outputs.update(candidate_ref="default-candidate@r3")
+    write_state(workspace, state)
+    store = open_store(workspace.db_url)
+    try:
+        for eval_id, ref, content in (("fin-other", "other@r2", "h-other"), ("fin-g2", "default-candidate@r3", "h2"),
+                                      ("fin-again", "default-candidate@r9", "h2")):  # the same content, a new ref
+            record_look(store, Look(eval_id=eval_id, suite="pyfuncs", split="test", candidate_hash=content,
+                                    candidate_ref=ref, tasks=250, second_look=eval_id == "fin-again"))
+    finally:
+        store.close()
+    rows = build_lineage(workspace)
+    assert [(r.test_looks, r.candidate_test_looks) for r in rows] == [(None, None), (2, 2)]
+    cells = [dict(zip(LEDGER_COLUMNS, ledger_cells(r), strict=True)) for r in rows]
+    assert [c["test looks (this candidate)"] for c in cells] == ["-", "2 (2)"]
