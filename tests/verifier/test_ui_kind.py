@@ -125,20 +125,21 @@ def test_public_checks_run_through_the_judge_and_say_what_failed(ui, tasks_root:
     assert "expected pass" in blank.first_failure, blank.first_failure
 
 
-def test_without_chromium_rsi_attempt_says_so_in_one_line_before_any_model_runs(ui, workspace, monkeypatch) -> None:
-    from typer.testing import CliRunner
-
-    from rsi.cli.app import app
+def test_without_chromium_rsi_attempt_says_so_in_one_line_before_any_model_runs(ui, workspace, monkeypatch,
+                                                                               capsys) -> None:
+    from rsi.cli.app import main
 
     make_ui_task(workspace.tasks_dir)
     empty = workspace.root / "no-bin"
     empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.setenv("PATH", str(empty))  # how the judge finds Chromium: $RSI_CHROMIUM, else PATH
     monkeypatch.delenv("RSI_CHROMIUM", raising=False)
     monkeypatch.setenv("RSI_MODEL_OVERRIDE", "scripted:/nonexistent.json")  # never read: nothing runs a model
-    result = CliRunner().invoke(app, ["-C", str(workspace.root), "attempt", "default", "pages/counter"])
-    assert result.exit_code == 1, result.output
-    assert isinstance(result.exception, SystemExit) and "Traceback" not in result.output
-    assert NO_BROWSER in " ".join(result.output.split())
-    assert "pages/counter" in result.output
+    monkeypatch.setattr("sys.argv", ["rsi", "-C", str(workspace.root), "attempt", "default", "pages/counter"])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 1  # ours (the machine), not the user's input
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("error:") == 1
+    assert f"error: pages/counter: {NO_BROWSER}" in " ".join(err.split())
     assert not (workspace.runs_dir / "attempts").exists()
