@@ -33,7 +33,14 @@ from rsi.tasks.kinds import TaskKind
 from rsi.tasks.spec import PublicSpec, Task, TaskSpec, VerifierOptions
 from rsi.verdict import CheckRecord, ExampleCheck, Verdict, VerifierOutcome
 from rsi.verifier.stage import kept_dir
-from rsi.verifier.ui.checks import CheckError, CheckSpec, UiOptions, load_checks_file, parse_check, parse_checks
+from rsi.verifier.ui.checks import (
+    CheckError,
+    CheckSpec,
+    UiOptions,
+    load_checks_file,
+    parse_check,
+    parse_checks,
+)
 from rsi.verifier.ui.runner import NO_BROWSER, find_chromium, judge_page
 
 CHECKS_FILE = "checks.toml"
