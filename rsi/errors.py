@@ -93,3 +93,7 @@ class ExecutorError(RsiError):
 
 class TrainingError(RsiError):
     """The fine-tune stage failed."""
+
+
+class VerifierUnavailable(RsiError):
+    """This machine lacks what a task kind's verifier needs (the ui kind: Chromium); said before an attempt."""

@@ -14,6 +14,8 @@ Attempt folder (`out_dir`, owned by this attempt):
       trajectory.json   the whole attempt (rewritten atomically after every turn, final at the end)
       tools.json        helpers the agent saved with save_tool (only when it saved any)
       workdir/          the agent's working directory as the verifier saw it
+      verifier/         files the verifier kept (ui kind: screenshot.png, ui-checks.json), named by
+                        the outcome's `artifacts` relative to this folder
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from rsi.tasks.spec import Task
 from rsi.verdict import Verdict, VerifierOutcome
 
 FINAL_CODE_MAX_CHARS = 200_000
+EVIDENCE_DIR = "verifier"  # out_dir/verifier: the files the hidden verifier kept
 
 Verify = Callable[[Task, Path, Sandbox], VerifierOutcome]
 
@@ -170,7 +173,7 @@ def run_attempt(
     except Exception as error:  # noqa: BLE001 - every failure here is infrastructure, recorded as data
         failure = error
 
-    final = _conclude(task, workdir, sandbox, loop, failure, verify)
+    final = _conclude(task, workdir, sandbox, loop, failure, verify, out_dir)
     final.final_code = _read_final_code(workdir, task.spec.solution_file) if workdir.is_dir() else None
     trajectory.outcome = final
     trajectory.finished_at = utc_now()
@@ -342,6 +345,7 @@ def _conclude(
     loop: LoopOutcome | None,
     failure: BaseException | None,
     verify: Verify | None,
+    out_dir: Path | None = None,
 ) -> FinalOutcome:
     """The verdict: infrastructure failure -> ERROR; otherwise the hidden verifier decides."""
     if failure is not None or loop is None:
@@ -356,8 +360,10 @@ def _conclude(
         if verify is None:
             from rsi.verifier import verify as hidden_verify
 
-            verify = hidden_verify
-        checked = verify(task, workdir, sandbox)
+            evidence = out_dir.absolute() / EVIDENCE_DIR if out_dir is not None else None
+            checked = hidden_verify(task, workdir, sandbox, evidence_dir=evidence)
+        else:
+            checked = verify(task, workdir, sandbox)
     except Exception as error:  # noqa: BLE001 - a verifier crash is infrastructure, not a task failure
         return FinalOutcome(
             verdict=Verdict.ERROR,
@@ -377,4 +383,17 @@ def _conclude(
         ended_by=loop.ended_by,
         reward=checked.reward,
         verifier_wall_s=checked.wall_s,
+        layer_scores=dict(checked.layer_scores),
+        artifacts=_relative(checked.artifacts, out_dir),
     )
+
+
+def _relative(artifacts: dict[str, str], out_dir: Path | None) -> dict[str, str]:
+    """The verifier's kept files named relative to the attempt folder (so a moved runs/ folder still finds them)."""
+    named = {}
+    for name, raw in artifacts.items():
+        path = Path(raw)
+        if out_dir is not None and path.is_absolute() and path.is_relative_to(out_dir.absolute()):
+            path = path.relative_to(out_dir.absolute())
+        named[name] = path.as_posix()
+    return named

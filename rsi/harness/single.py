@@ -12,9 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rsi.config import Configuration
-from rsi.errors import UserInputError
+from rsi.errors import UserInputError, VerifierUnavailable
 from rsi.harness.attempt import AttemptOutcome, new_attempt_id, run_attempt
 from rsi.harness.trajectory import Step, Trajectory
+from rsi.tasks.kinds import kind_of
 from rsi.tasks.spec import Task
 from rsi.workspace import Workspace
 
@@ -60,11 +61,15 @@ def run_single_attempt(
     out_dir: Path | None = None,
     on_step: Callable[[Trajectory, Step], None] | None = None,
 ) -> AttemptOutcome:
-    """Build the contract's model and the sandbox, run one attempt, release the model."""
+    """Build the contract's model and the sandbox, run one attempt, release the model. A task whose kind
+    cannot be judged on this machine (no Chromium for a ui task) is VerifierUnavailable before any model runs."""
     from rsi.models.cache import with_cache
     from rsi.models.factory import make_model, specialist_paths
     from rsi.sandbox.select import make_sandbox
 
+    missing = kind_of(task).unavailable()
+    if missing:
+        raise VerifierUnavailable(f"{task.key}: {missing}", hint="`rsi doctor` says what this machine has")
     sandbox = make_sandbox(sandbox_name)
     attempt_id = new_attempt_id(task, configuration, seed)
     out = out_dir or workspace.runs_dir / "attempts" / attempt_id

@@ -156,6 +156,12 @@ class AttemptEnding(BaseModel):
 
 class FinalOutcome(_Model, AttemptEnding):
     verifier_wall_s: float = 0.0
+    layer_scores: dict[str, float] = Field(
+        default_factory=dict, description="The verifier's per-layer share of passed checks (ui kind: viability, task, "
+        "interaction, constraints, visual); empty for kinds without layers.")
+    artifacts: dict[str, str] = Field(
+        default_factory=dict, description="Files the verifier kept (ui kind: screenshot, checks), name -> path relative "
+        "to the attempt folder (the trajectory's own folder).")
     final_code: str | None = Field(default=None, description="The solution file as verified (None: not written).")
 
     _texts = field_validator("reason", "final_code", mode="before")(_clean)

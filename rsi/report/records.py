@@ -166,4 +166,7 @@ class Transcript(BaseModel):
     turns: int = 0
     wall_s: float = 0.0
     tools_saved: list[str] = Field(default_factory=list)
+    layer_scores: dict[str, float] = Field(default_factory=dict, description="The verifier's layer scores (ui kind).")
+    screenshot: str = Field(default="", description="The verifier's screenshot as a data:image/png URI ('' for none).")
+    screenshot_note: str = Field(default="", description="Why a named screenshot is not shown ('' when it is or none).")
     problem: str = Field(default="", description="Why the file could not be read ('' when it was).")

@@ -8,6 +8,12 @@ Size: a 10,000-attempt run carries tens of megabytes of transcripts. Long texts 
 system prompt, each task's instruction) are stored once in a shared string table, and above a size
 threshold every page is gzip-compressed (the browser inflates it with DecompressionStream), so the
 file stays small enough to open in a second or two.
+
+A verifier that scores layers and keeps a screenshot (the ui kind: `outcome.layer_scores`,
+`outcome.artifacts["screenshot"]`, a path relative to the attempt folder) has both shown by the viewer:
+the scores as a small table, the PNG embedded as a data URI (the page's Content-Security-Policy allows
+images from data: only; the report stays one self-contained file). Only a regular PNG file inside the
+attempt folder and under SCREENSHOT_MAX_BYTES is embedded; otherwise the viewer says why not.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from rsi.report.records import AttemptLine, StepView, Transcript
 PAGE_SIZE = 50
 INTERN_MIN_CHARS = 160
 COMPRESS_OVER_BYTES = 2_000_000
+SCREENSHOT_MAX_BYTES = 400_000
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def _int(value: Any) -> int:
@@ -62,10 +70,40 @@ def _step(raw: dict[str, Any]) -> StepView:
     )
 
 
-def transcript_from(raw: dict[str, Any], n: int) -> Transcript:
-    """The viewer's transcript of one trajectory document (rsi-trajectory/1 or a later superset)."""
+def _scores(raw: Any) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): float(v) for k, v in raw.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+
+
+def screenshot_uri(artifacts: Any, folder: Path | None) -> tuple[str, str]:
+    """(data URI, '') of the outcome's screenshot inside the attempt `folder`, or ('', why not); ('', '') when none."""
+    name = artifacts.get("screenshot") if isinstance(artifacts, dict) else None
+    if not isinstance(name, str) or not name:
+        return "", ""
+    if folder is None:
+        return "", "screenshot not embedded: the attempt folder is unknown"
+    path = folder / name
+    try:
+        inside = path.resolve().is_relative_to(folder.resolve())
+        if not inside or path.is_symlink() or not path.is_file():
+            return "", f"screenshot not found in the attempt folder: {name}"
+        if path.stat().st_size > SCREENSHOT_MAX_BYTES:
+            return "", f"screenshot not embedded: {path.stat().st_size} bytes (over {SCREENSHOT_MAX_BYTES}): {path}"
+        data = path.read_bytes()
+    except OSError as error:
+        return "", f"screenshot unreadable: {error}"
+    if not data.startswith(PNG_MAGIC):
+        return "", f"screenshot is not a PNG file: {name}"
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii"), ""
+
+
+def transcript_from(raw: dict[str, Any], n: int, folder: Path | None = None) -> Transcript:
+    """The viewer's transcript of one trajectory document (rsi-trajectory/1 or a later superset); `folder`
+    is the attempt folder its kept files are named relative to (its screenshot is embedded from there)."""
     outcome = raw.get("outcome") or {}
     totals = raw.get("final_metrics") or {}
+    screenshot, screenshot_note = screenshot_uri(outcome.get("artifacts"), folder)
     return Transcript(
         n=n, attempt_id=str(raw.get("attempt_id", "")), model=str((raw.get("model") or {}).get("name", "")),
         seed=_int(raw.get("seed")), sandbox=dict(raw.get("sandbox") or {}),
@@ -76,6 +114,7 @@ def transcript_from(raw: dict[str, Any], n: int) -> Transcript:
         prompt_tokens=_int(totals.get("prompt_tokens")), completion_tokens=_int(totals.get("completion_tokens")),
         turns=_int(totals.get("turns")), wall_s=float(totals.get("wall_s") or 0.0),
         tools_saved=[str(t.get("name", "")) for t in raw.get("tools_saved") or [] if isinstance(t, dict)],
+        layer_scores=_scores(outcome.get("layer_scores")), screenshot=screenshot, screenshot_note=screenshot_note,
     )
 
 
@@ -92,7 +131,7 @@ def read_transcripts(lines: Sequence[AttemptLine], root: Path | None = None) -> 
             raw = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(raw, dict):
                 raise ValueError("not a JSON object")
-            out.append(transcript_from(raw, line.n))
+            out.append(transcript_from(raw, line.n, path.parent))
         except (OSError, ValueError) as error:
             out.append(Transcript(n=line.n, problem=f"{path}: {type(error).__name__}: {error}"))
     return out

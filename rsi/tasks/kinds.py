@@ -10,7 +10,10 @@ hidden cases and, say, a web page judged in a browser:
 - `solution_file`: the file a task of the kind asks for when its task.toml names none;
 - `reply`: what a text-substrate reply carries (rsi/fences.py `ReplyFormat`: the fences the harness
   extracts, the files they become) and so the words the prompts use (```python, "solution.py");
-- `judge`, `file_problems`, `solution_only`, `wrong_solution`: the hidden verifier's side.
+- `judge`, `file_problems`, `solution_only`, `wrong_solution`: the hidden verifier's side (a judge
+  that keeps files, like the ui kind's screenshot, writes them to `rsi.verifier.stage.kept_dir(work)`
+  and names them in its outcome's `artifacts`; the verifier moves them into the attempt's evidence);
+- `unavailable`: what this machine lacks to judge the kind ('' when nothing), said before an attempt.
 
 Kinds are entries of the `rsi.verifier_kinds` entry point group (rsi/plugins.py), so tasks/spec.py,
 the harness's prompts and replies, and rsi/fences.py name none of them: adding a kind is its own module
@@ -55,6 +58,10 @@ def _empty_file(task: Task) -> str:
     return ""
 
 
+def _available() -> str:
+    return ""
+
+
 def no_public_checks(task: Task, workdir: Path, sandbox: Sandbox, candidate: int) -> CheckRecord:
     """A kind without public checks: 0 of 0 passed."""
     return CheckRecord(candidate=candidate, passed=0, total=0)
@@ -87,6 +94,9 @@ class TaskKind:
     """What a text-substrate reply carries: fences, and the files the extra ones become."""
     name: str = ""
     """The kind's name, for messages (the registry's key is what a task names)."""
+    unavailable: Callable[[], str] = _available
+    """Why this machine cannot judge a task of the kind, in one line ('' when it can): `rsi attempt` says
+    it before any model runs (the ui kind: no Chromium)."""
 
     @property
     def languages(self) -> tuple[str, ...]:

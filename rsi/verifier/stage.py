@@ -106,6 +106,16 @@ def remove_fresh_root(root: Path) -> None:
     remove_tree(root)
 
 
+KEPT = "kept"
+
+
+def kept_dir(work: Path) -> Path:
+    """Where a judge writes the files it keeps (the ui kind's screenshot): beside `work`, in the fresh root,
+    which is ours (0711) and never the sandbox's; `rsi.verifier.verify` moves what the outcome's `artifacts`
+    name from here into the attempt's evidence folder before the root is removed."""
+    return Path(work).parent / KEPT
+
+
 def _copy_one(name: str, dir_fd: int, dest: Path, budget: list[int]) -> str | None:
     """Copy one entry; return a refusal reason or None."""
     try:

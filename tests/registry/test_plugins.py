@@ -36,7 +36,7 @@ BUILT_INS = {
     "rsi.model_backends": ["embedded", "openai", "vllm"],
     "rsi.selection_rules": ["first-pass", "most-passed"],
     "rsi.training_methods": ["grpo", "sft"],
-    "rsi.verifier_kinds": ["cases", "pytest", "script"],
+    "rsi.verifier_kinds": ["cases", "pytest", "script", "ui"],
     "rsi.training_runners": ["local", "slurm"],
     "rsi.run_kinds": ["eval", "harvest", "rollouts", "search", "selection"],
 }

@@ -259,6 +259,15 @@
       for (const s of tr.steps || []) parts.push(renderStep(s));
       parts.push(pre("final " + (tr.solution_file || "solution"), tr.final_code === undefined || tr.final_code === null ?
         "(not written)" : tr.final_code, "final"));
+      if (tr.layer_scores && Object.keys(tr.layer_scores).length) {
+        parts.push(el("div", { class: "label" }, "verifier layers"),
+          el("table", { class: "kv layers" }, ...Object.entries(tr.layer_scores).map(([k, v]) =>
+            el("tr", {}, el("th", { class: "l" }, k), el("td", {}, `${Math.round(v * 100)}%`)))));
+      }
+      if (tr.screenshot) {
+        parts.push(el("div", { class: "label" }, "screenshot (as the verifier saw the page)"),
+          el("img", { class: "screenshot", src: tr.screenshot, alt: "the page as the verifier rendered it" }));
+      } else if (tr.screenshot_note) parts.push(el("p", { class: "note" }, tr.screenshot_note));
       if (tr.tools_saved && tr.tools_saved.length) parts.push(pre("tools saved", tr.tools_saved.join(", ")));
     }
     box.replaceChildren(...parts);
