@@ -356,6 +356,39 @@ def _side_price(attempts: list[ScoredAttempt], costs: Mapping[str, AttemptCost])
     return price.side_price(list(per_task.values()))
 
 
+def _choosing_and_gating(
+    records: list[ScoredAttempt], seed: int
+) -> tuple[str, list[ScoredAttempt], list[ScoredAttempt], tuple[int, int] | None]:
+    """(the split that chooses, the attempts that choose, the heldout attempts that gate, the fallback's halves):
+    train evidence chooses and heldout gates; with heldout evidence only, one half of its tasks chooses and the
+    other half gates (`split_heldout`), so no task both chooses and judges (pure)."""
+    heldout = [r for r in records if r.split == "heldout"]
+    if any(r.split != "heldout" for r in records):
+        return "train", [r for r in records if r.split != "heldout"], heldout, None
+    choosing, gating = split_heldout({r.task_key for r in heldout}, seed)
+    return ("heldout", [r for r in heldout if r.task_key in choosing], [r for r in heldout if r.task_key in gating],
+            (len(choosing), len(gating)))
+
+
+def _gate_refusal(lift: LiftEstimate, gate: GatePolicy, prices: Mapping[str, SidePrice]) -> tuple[str, str] | None:
+    """Why the gate refuses a measured heldout lift (reason, hint): its interval, its retention, its price;
+    None when it passes (pure)."""
+    if lift.ci.low <= gate.min_lift:
+        return (f"gate: heldout lift {lift.lift:+.3f} with 95% CI {lift.ci.as_text()} ({lift.method}, {lift.tasks} "
+                f"tasks) does not lie above min_lift {gate.min_lift}",
+                "collect more heldout evidence, or lower [evaluation.gate].min_lift")
+    if lift.retention is not None and lift.retention < gate.retention_min:
+        return (f"gate: candidate keeps only {lift.retention_text()} of the heldout tasks the parent solved "
+                f"(retention_min {gate.retention_min})",
+                "look at the parent-only tasks before promoting; or lower [evaluation.gate].retention_min")
+    too_dear = price.price_problems(lift.ci.low, prices.get("candidate"), prices.get("parent"), gate.max_token_ratio,
+                                    gate.min_lift_per_1k_tokens)
+    if too_dear:
+        return ("gate: " + "; ".join(too_dear), "a cheaper candidate, or raise [evaluation.gate].max_token_ratio / "
+                "lower min_lift_per_1k_tokens where the price is worth it")
+    return None
+
+
 def decide_promotion(
     records: list[ScoredAttempt],
     contract: str,
@@ -370,16 +403,7 @@ def decide_promotion(
     gate = gate or GatePolicy()
     # a sealed test task's verdict neither chooses nor gates (only a final evaluation reads it; docs/tasks.md)
     records = [r for r in records if r.split != "test"]
-    selection_split = "train" if any(r.split != "heldout" for r in records) else "heldout"
-    heldout = [r for r in records if r.split == "heldout"]
-    halves = None
-    if selection_split == "train":
-        selectable = [r for r in records if r.split != "heldout"]
-    else:  # the heldout fallback: one half chooses, the other judges
-        choosing, gating = split_heldout({r.task_key for r in heldout}, gate.seed)
-        halves = (len(choosing), len(gating))
-        selectable = [r for r in heldout if r.task_key in choosing]
-        heldout = [r for r in heldout if r.task_key in gating]
+    selection_split, selectable, heldout, halves = _choosing_and_gating(records, gate.seed)
     evidence = collect_evidence(selectable, "all")
     evidence = Evidence(evidence.run_ids, selection_split, evidence.configs, evidence.tasks, evidence.task_tags)
     routing = route_by_tag(evidence) if with_routing else ()
@@ -433,28 +457,9 @@ def decide_promotion(
             hint="run both configurations on the heldout split (`rsi run --split heldout`, or `rsi eval`) "
             "and pass that run too: `rsi promote TRAIN_RUN HELDOUT_RUN`",
         )
-    if lift.ci.low <= gate.min_lift:
-        return decided(
-            False,
-            lift=lift,
-            reason=f"gate: heldout lift {lift.lift:+.3f} with 95% CI {lift.ci.as_text()} ({lift.method}, "
-            f"{lift.tasks} tasks) does not lie above min_lift {gate.min_lift}" + gated_on,
-            hint="collect more heldout evidence, or lower [evaluation.gate].min_lift",
-        )
-    if lift.retention is not None and lift.retention < gate.retention_min:
-        return decided(
-            False,
-            lift=lift,
-            reason=f"gate: candidate keeps only {lift.retention_text()} of the heldout tasks the parent solved "
-            f"(retention_min {gate.retention_min})" + gated_on,
-            hint="look at the parent-only tasks before promoting; or lower [evaluation.gate].retention_min",
-        )
-    too_dear = price.price_problems(lift.ci.low, prices.get("candidate"), prices.get("parent"), gate.max_token_ratio,
-                                    gate.min_lift_per_1k_tokens)
-    if too_dear:
-        return decided(False, lift=lift, reason="gate: " + "; ".join(too_dear) + gated_on,
-                       hint="a cheaper candidate, or raise [evaluation.gate].max_token_ratio / lower "
-                       "min_lift_per_1k_tokens where the price is worth it")
+    refused = _gate_refusal(lift, gate, prices)
+    if refused is not None:
+        return decided(False, lift=lift, reason=refused[0] + gated_on, hint=refused[1])
     retention = lift.retention_text() + (" (vacuous: the parent solved none of them)" if lift.retention is None else "")
     priced = price.price_text(prices.get("candidate"), prices.get("parent"))
     return decided(
