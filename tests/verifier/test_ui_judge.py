@@ -62,6 +62,10 @@ ALL_CHECKS = [
     {"check": "interact", "id": "enter-resets", "steps": [
         {"click": {"selector": "#inc"}}, {"key": {"target": {"selector": "#step"}, "key": "Enter"}}],
      "expect": [{"text": "0", "selector": "#count"}, {"absent": {"role": "dialog"}}]},
+    # punctuation is typed as text: '.' once went out as key code 46 (Delete), so '1.5' became '15'
+    {"check": "interact", "id": "type-punctuation", "steps": [
+        {"type": {"target": {"selector": "#step"}, "text": "1.5 a@b.c, (x)"}}],
+     "expect": [{"value": {"target": {"selector": "#step"}, "equals": "1.5 a@b.c, (x)"}}]},
     {"check": "no-external-requests"}, {"check": "max-bytes", "bytes": 4000},
     {"check": "forbid-api", "names": ["eval(", "document.write"]}, {"check": "require-api", "names": ["addEventListener"]},
     {"check": "not-blank"}, {"check": "within-viewport"}, {"check": "no-overlap", "selectors": ["h1", "#inc"]},

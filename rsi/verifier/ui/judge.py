@@ -508,9 +508,18 @@ def _click(session: Session, node: int) -> None:
                                                   "clickCount": 0 if kind == "mouseMoved" else 1})
 
 
+def _virtual_key(char: str) -> int:
+    """The Windows virtual key code of a typed character: letters, digits and space have their own; any other
+    character gets 0 and is typed by its text alone. (ord() of punctuation is another key's code: '.' is 46,
+    VK_DELETE, which deleted instead of typing a decimal point or an email's dot.)"""
+    if len(char) == 1 and char.isascii() and (char.isalnum() or char == " "):
+        return ord(char.upper())
+    return 0
+
+
 def _key(session: Session, key: str, text: str | None = None, commands: list[str] | None = None,
          modifiers: int = 0) -> None:
-    code, default_text = NAMED_KEYS.get(key, (ord(key.upper()[0]) if len(key) == 1 else 0, key if len(key) == 1 else ""))
+    code, default_text = NAMED_KEYS.get(key, (_virtual_key(key), key if len(key) == 1 else ""))
     typed = default_text if text is None else text
     down: dict[str, Any] = {"type": "keyDown" if typed else "rawKeyDown", "key": " " if key == "Space" else key,
                             "windowsVirtualKeyCode": code, "modifiers": modifiers}
@@ -535,7 +544,12 @@ def run_step(session: Session, step: dict[str, Any]) -> None:
             _key(session, "a", text="", commands=["selectAll"], modifiers=2)
             _key(session, "Backspace")
         for char in arg["text"]:
-            _key(session, char, text=char)
+            if char == "\n":  # a line break is the Enter key (in a textarea; a form field may submit)
+                _key(session, "Enter")
+            elif char == "\t":  # the Tab key would move the focus: a tab typed into the field is inserted
+                session.call("Input.insertText", {"text": "\t"})
+            else:
+                _key(session, char, text=char)
     elif action == "key":
         node = _one(session, arg["target"])
         session.call("DOM.focus", {"backendNodeId": node})
