@@ -12,7 +12,7 @@ Three contracts, each a revision of the shipped one on the text substrate (one g
 
   eval 1   X against G0 (G0 is also the control: one side)   -- what generation 1 pays, cold cache
   eval 2   Y against X, control G0                             -- generation 2: X and G0 were asked before
-  eval 2'  the same as eval 2 with `RSI_CACHE=off` (--cold)    -- what generation 2 pays without the cache
+  eval 2'  the same as eval 2 with `RSI_REPLY_CACHE=off` (--cold)    -- what generation 2 pays without the cache
 
 For each evaluation: wall seconds, and per side the cacheable replies served from the cache (the store's
 per-attempt `cache_hits`/`cache_misses`), plus whether the sides asked again gave the verdicts they gave
@@ -106,16 +106,16 @@ def run_eval(workspace: Any, label: str, candidate: str, parent: str, control: s
     def created(run_id: str) -> None:
         done[label] = {"run_id": run_id}
         save()
-    previous = os.environ.get("RSI_CACHE")
+    previous = os.environ.get("RSI_REPLY_CACHE")
     if cold:
-        os.environ["RSI_CACHE"] = "off"
+        os.environ["RSI_REPLY_CACHE"] = "off"
     started = time.monotonic()
     try:
         outcome = evaluate(workspace, spec, on_note=lambda line: print(f"  [{label}] {line}", flush=True),
                            on_created=created)
     finally:
         if cold:
-            os.environ.pop("RSI_CACHE", None) if previous is None else os.environ.__setitem__("RSI_CACHE", previous)
+            os.environ.pop("RSI_REPLY_CACHE", None) if previous is None else os.environ.__setitem__("RSI_REPLY_CACHE", previous)
     figures = {"label": label, "run_id": outcome.eval_id, "wall_s": round(time.monotonic() - started, 1),
                "candidate": candidate, "parent": parent, "control": control,
                "sides": side_figures(workspace, outcome.eval_id), "promote": outcome.decision.promote,

@@ -66,7 +66,7 @@ def root(
     ] = False,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Ask the model every time: serve nothing from the response cache and "
-                           "keep nothing in it (sets RSI_CACHE=off, which workers inherit; see `rsi cache`).")
+                           "keep nothing in it (sets RSI_REPLY_CACHE=off, which workers inherit; see `rsi cache`).")
     ] = False,
 ) -> None:
     state.debug = debug

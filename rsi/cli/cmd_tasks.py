@@ -153,6 +153,20 @@ def _split_counts(tasks: list[Any]) -> str:
     return f"{counts['train']} train, {counts['heldout']} heldout{sealed}"
 
 
+def _selected(suite: str, task_id: list[str] | None) -> list[Any]:
+    """The suite's tasks, or only those `--task` names (an unknown id is a located error)."""
+    from rsi.errors import Problem, TaskError
+    from rsi.tasks.load import load_suite
+
+    tasks = load_suite(_root(suite), suite)
+    if task_id:
+        unknown = sorted(set(task_id) - {t.id for t in tasks})
+        if unknown:
+            raise TaskError([Problem(suite, None, "--task", f"no task '{u}' in the suite") for u in unknown])
+        tasks = [t for t in tasks if t.id in set(task_id)]
+    return tasks
+
+
 @tasks_app.command("check")
 def check_suite_cmd(
     suite: SuiteArg,
@@ -162,16 +176,9 @@ def check_suite_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Judge each task's reference (must pass), empty and wrong solutions (must fail); exit 1 on a bad task."""
-    from rsi.errors import Problem, TaskError
     from rsi.harness.task_check import check_suite
-    from rsi.tasks.load import load_suite
 
-    tasks = load_suite(_root(suite), suite)
-    if task_id:
-        unknown = sorted(set(task_id) - {t.id for t in tasks})
-        if unknown:
-            raise TaskError([Problem(suite, None, "--task", f"no task '{u}' in the suite") for u in unknown])
-        tasks = [t for t in tasks if t.id in set(task_id)]
+    tasks = _selected(suite, task_id)
     if as_json or not is_tty():
         outcome = check_suite(tasks, sandbox, workers)
     else:
@@ -211,17 +218,10 @@ def examples_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Public examples each instruction shows but task.toml does not declare: list them, or add them (--write)."""
-    from rsi.errors import Problem, TaskError
     from rsi.tasks.add_examples import propose
     from rsi.tasks.add_examples import write as write_examples
-    from rsi.tasks.load import load_suite
 
-    tasks = load_suite(_root(suite), suite)
-    if task_id:
-        unknown = sorted(set(task_id) - {t.id for t in tasks})
-        if unknown:
-            raise TaskError([Problem(suite, None, "--task", f"no task '{u}' in the suite") for u in unknown])
-        tasks = [t for t in tasks if t.id in set(task_id)]
+    tasks = _selected(suite, task_id)
     proposals = [propose(t) for t in tasks]
     if write:
         for proposal in proposals:

@@ -18,7 +18,7 @@ the request names (none for the bare base) and the whole request (messages, n, t
 max_tokens, stop, stop_after_code, seed). A changed adapter has another digest, so a reply made under
 other weights is never served; `load_adapter` re-reads the digest of the folder it is given.
 
-**Store** (`ReplyCache`): one table in its own database, `runs/cache.sqlite` by default (`RSI_CACHE_DB`
+**Store** (`ReplyCache`): one table in its own database, `runs/cache.sqlite` by default (`RSI_REPLY_CACHE_DB`
 takes any SQLAlchemy URL, e.g. the PostgreSQL server SLURM workers share). Rows are only ever inserted
 (first writer wins, `ON CONFLICT DO NOTHING`: two workers that race make the same reply) and each insert
 is its own transaction in SQLite's WAL journal, so a SIGKILL mid-write leaves the earlier rows readable.
@@ -27,7 +27,7 @@ A cache fault is ours, never the agent's: a read or write that fails is counted 
 `CachedModel` wraps a `ChatModel` (and keeps `QueuedModel`'s `submit` where the inner model queues):
 a hit comes back with `cached_from` naming what first made it (a run id, or `eval:<id>`), so the
 trajectory says so, and the wrapper's `CacheStats` count hits, misses, uncacheable requests and the
-tokens a hit did not spend. `RSI_CACHE=off` (what `--no-cache` sets) turns the cache off.
+tokens a hit did not spend. `RSI_REPLY_CACHE=off` (what `--no-cache` sets) turns the cache off.
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ from rsi.contracts.hashing import canonical_json
 from rsi.models.base import ChatModel, GenerationRequest, GenerationResult
 from rsi.models.served import QueuedModel, ServedFuture
 
-ENV_CACHE = "RSI_CACHE"  # "off" turns the cache off (--no-cache sets it, so workers inherit it)
-ENV_CACHE_DB = "RSI_CACHE_DB"
+ENV_CACHE = "RSI_REPLY_CACHE"  # "off" turns the cache off (--no-cache sets it, so workers inherit it)
+ENV_CACHE_DB = "RSI_REPLY_CACHE_DB"
 CACHE_FILE = "cache.sqlite"  # under the workspace's runs/
 # What a reply made now is recorded as made by: the attempt function sets the attempt's run id here (the
 # wrapper is shared by every run a process serves); unset, the wrapper's own origin is used.
@@ -78,7 +78,7 @@ def cache_enabled() -> bool:
 
 
 def cache_url(runs_dir: Path) -> str:
-    """Where a workspace's cache lives: `RSI_CACHE_DB` if set, else SQLite at runs/cache.sqlite."""
+    """Where a workspace's cache lives: `RSI_REPLY_CACHE_DB` if set, else SQLite at runs/cache.sqlite."""
     return os.environ.get(ENV_CACHE_DB) or f"sqlite:///{Path(runs_dir) / CACHE_FILE}"
 
 

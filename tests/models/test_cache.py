@@ -77,10 +77,10 @@ def test_the_key_changes_with_weights_dtype_seed_and_sampling() -> None:
 
 def test_rsi_cache_off_asks_the_model_and_keeps_nothing(cache: ReplyCache, monkeypatch: pytest.MonkeyPatch) -> None:
     model = CachedModel(counting_model(), cache, identity(), origin="r")
-    monkeypatch.setenv("RSI_CACHE", "off")
+    monkeypatch.setenv("RSI_REPLY_CACHE", "off")
     texts = [model.generate(request()).completions[0].text for _ in range(2)]
     assert texts == ["reply 0", "reply 1"] and cache.summary() == []
-    monkeypatch.delenv("RSI_CACHE")
+    monkeypatch.delenv("RSI_REPLY_CACHE")
     assert model.generate(request()).cache == "miss" and model.generate(request()).cache == "hit"
 
 
@@ -243,3 +243,12 @@ def test_the_real_float32_model_is_served_its_own_reply(base_folder: Path, tmp_p
         assert b.cache == "hit" and b.cached_from == "first"
         assert [x.text for x in b.completions] == [x.text for x in a.completions] == [x.text for x in c.completions]
         assert (b.prompt_tokens, b.completion_tokens) == (c.prompt_tokens, c.completion_tokens)
+
+
+def test_turning_the_cache_off_never_moves_the_model_folder() -> None:
+    """`--no-cache` sets its own variable: RSI_CACHE names the folder of converted weights and tuning probes, and
+    RSI_CACHE=off once put a fresh copy of the base (and its tuning) under ./off."""
+    from rsi.models import cache
+    from rsi.models.embedded.weights import ENV_CACHE as MODEL_FOLDER
+
+    assert cache.ENV_CACHE != MODEL_FOLDER and cache.ENV_CACHE_DB != MODEL_FOLDER
