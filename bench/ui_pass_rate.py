@@ -5,7 +5,7 @@ Issue 50 item 4. Every part is real: a fresh workspace from the shipped examples
 prompt, one greedy completion of at most 1024 tokens), the embedded SmolLM2-135M answering, the real
 sandbox and the hidden verifier judging each page in headless Chromium. One attempt per task of the
 suite's train and heldout splits (`rsi.harness.attempt.run_attempt`, the code behind `rsi attempt`, with one
-model loaded for the whole run), in task-key order.
+model loaded for the whole run), `--workers` at once (their requests batch in the model), rows in task-key order.
 
     nice -n 0 .venv/bin/python bench/ui_pass_rate.py [--variant ui-text-greedy] [--limit N]
 
@@ -32,7 +32,7 @@ LAYERS = ("viability", "task", "interaction", "constraints", "visual")
 SPLITS = ("train", "heldout")
 
 
-def measure(variant: str, limit: int | None, folder: Path) -> list[dict[str, Any]]:
+def measure(variant: str, limit: int | None, folder: Path, workers: int = 4) -> list[dict[str, Any]]:
     from rsi.harness.attempt import run_attempt
     from rsi.harness.single import resolve_configuration
     from rsi.harness.trajectory import read_trajectory
@@ -51,21 +51,25 @@ def measure(variant: str, limit: int | None, folder: Path) -> list[dict[str, Any
         raise SystemExit(f"error: {sorted(missing)[0]}")
     sandbox = make_sandbox("auto")
     model = make_model(config.spec, workspace)
-    rows = []
+    def attempt(task: Any) -> dict[str, Any]:
+        outcome = run_attempt(config, task, model, sandbox, folder / "attempts" / task.id, seed=0)
+        final = read_trajectory(outcome.trajectory_path).outcome if outcome.trajectory_path else None
+        print(f"{time.strftime('%H:%M:%S')} {task.key} {outcome.verdict.value}", flush=True)
+        return {
+            "task": task.key, "split": task.spec.split, "verdict": outcome.verdict.value, "reason": outcome.reason[:200],
+            "layers": dict(final.layer_scores) if final else {},
+            "verifier_s": round(final.verifier_wall_s, 2) if final else 0.0,
+            "wall_s": round(outcome.wall_s, 2), "completion_tokens": outcome.completion_tokens,
+        }
+
+    # Attempts at once share the one model, whose requests batch (as a run's workers do); rows stay in key order.
+    from concurrent.futures import ThreadPoolExecutor
+
     try:
-        for number, task in enumerate(tasks, 1):
-            outcome = run_attempt(config, task, model, sandbox, folder / "attempts" / task.id, seed=0)
-            final = read_trajectory(outcome.trajectory_path).outcome if outcome.trajectory_path else None
-            rows.append({
-                "task": task.key, "split": task.spec.split, "verdict": outcome.verdict.value, "reason": outcome.reason[:200],
-                "layers": dict(final.layer_scores) if final else {},
-                "verifier_s": round(final.verifier_wall_s, 2) if final else 0.0,
-                "wall_s": round(outcome.wall_s, 2), "completion_tokens": outcome.completion_tokens,
-            })
-            print(f"{time.strftime('%H:%M:%S')} {number}/{len(tasks)} {task.key} {outcome.verdict.value}", flush=True)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(attempt, tasks))
     finally:
         model.close()
-    return rows
 
 
 def _share(values: list[float]) -> str:
@@ -100,6 +104,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variant", default="ui-text-greedy", help="A configuration of portfolios/ui.toml.")
     parser.add_argument("--limit", type=int, default=None, help="Only the first N tasks (by key): a partial run.")
+    parser.add_argument("--workers", type=int, default=4, help="Attempts at once (their requests batch in the model).")
+    parser.add_argument("--write", action="store_true", help="Re-render bench/RESULTS.md after the run.")
     results.add_arguments(parser)
     args = parser.parse_args()
     section = f"ui pass rate ({args.variant})" + (f", first {args.limit} tasks" if args.limit else "")
@@ -111,7 +117,7 @@ def main() -> None:
     folder.chmod(0o711)  # the sandbox user walks down to each attempt's working directory
     try:
         started = time.monotonic()
-        rows = measure(args.variant, args.limit, folder)
+        rows = measure(args.variant, args.limit, folder, args.workers)
         figures = json.loads(json.dumps({"variant": args.variant, "rows": rows,
                                          "wall_min": round((time.monotonic() - started) / 60, 1)}))
     finally:
@@ -119,6 +125,8 @@ def main() -> None:
     results.finish(run, figures)
     print(render_result(run.data))
     print(f"result file: {run.path}", flush=True)
+    if args.write:
+        results.render_now()
 
 
 if __name__ == "__main__":
