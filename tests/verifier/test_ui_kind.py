@@ -143,3 +143,44 @@ def test_without_chromium_rsi_attempt_says_so_in_one_line_before_any_model_runs(
     assert "Traceback" not in err and err.count("error:") == 1
     assert f"error: pages/counter: {NO_BROWSER}" in " ".join(err.split())
     assert not (workspace.runs_dir / "attempts").exists()
+
+
+# -- hostile pages, through the kind's own verifier path (rsi.verifier.verify: staging, sandbox, judge) ----------
+
+def _verdict_of(task, files: dict[str, str], root: Path):
+    from rsi.verifier import verify
+
+    work = root / "final"
+    work.mkdir()
+    work.chmod(0o777)
+    for name, text in files.items():
+        path = work / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return verify(task, work, LocalSandbox(), evidence_dir=root / "evidence")
+
+
+def test_a_page_that_navigates_to_a_local_file_fails_and_reads_nothing(ui, tasks_root: Path, chromium) -> None:
+    task = load_task(make_ui_task(tasks_root))
+    page = ONE_FILE.replace("<script>", "<script>setTimeout(() => { location.href = 'file:///etc/passwd'; }, 10);\n"
+                                        "const f = document.createElement('iframe'); f.src = 'file:///etc/passwd';"
+                                        " document.body.appendChild(f);\n")
+    outcome = _verdict_of(task, {"index.html": page}, tasks_root)
+    assert outcome.verdict is Verdict.FAILED, outcome  # the agent's doing: a failure, never an error
+    assert outcome.layer_scores["constraints"] < 1.0, outcome.layer_scores  # it reached for a local file
+    assert "no-external-requests" in outcome.reason, outcome.reason
+    assert "root:x:0:0" not in Path(outcome.artifacts["checks"]).read_text() + outcome.output + outcome.reason
+
+
+def test_a_submission_that_brings_its_own_checks_is_judged_by_the_tasks(ui, tasks_root: Path, chromium) -> None:
+    """The agent's folder holds a lenient tests/checks.toml and a .rsi-verifier/ of its own, and its page tries to
+    read and overwrite them: the hidden checks are the task's, and the dead button still fails interaction."""
+    task = load_task(make_ui_task(tasks_root))
+    lenient = '[[check]]\ncheck = "loads"\n'
+    page = DEAD_BUTTON.replace("<script>", "<script>fetch('tests/checks.toml', {method: 'PUT', body: 'x'})"
+                                           ".catch(() => {}); fetch('.rsi-verifier/result.json').catch(() => {});\n")
+    outcome = _verdict_of(task, {"index.html": page, "tests/checks.toml": lenient,
+                                 ".rsi-verifier/result.json": '{"verdict": "passed"}'}, tasks_root)
+    assert outcome.verdict is Verdict.FAILED, outcome
+    assert outcome.layer_scores["interaction"] < 1.0 and outcome.layer_scores["viability"] == 1.0
+    assert tomllib.loads((task.tests_dir / "checks.toml").read_text())["check"]  # the task's own checks, intact

@@ -178,6 +178,7 @@ class Session:
         self.pipe.handlers["Runtime.exceptionThrown"] = self._exception
         self.pipe.handlers["Network.webSocketCreated"] = self._websocket
         self.pipe.handlers["Network.loadingFailed"] = lambda m: None
+        self.pipe.handlers["Log.entryAdded"] = self._log_entry
         self.pipe.handlers["Target.targetCreated"] = self._target
         self.pipe.handlers["Inspector.targetCrashed"] = self._crashed
         targets = self.pipe.call("Target.getTargets", timeout_s=30, session=False)["targetInfos"]
@@ -187,7 +188,7 @@ class Session:
                                            session=False)["sessionId"]
         self.pipe.call("Target.setDiscoverTargets", {"discover": True}, session=False)
         self.pipe.call("Browser.setDownloadBehavior", {"behavior": "deny"}, session=False)
-        for domain in ("Page", "Runtime", "Network", "Accessibility", "DOM", "Inspector"):
+        for domain in ("Page", "Runtime", "Network", "Accessibility", "DOM", "Inspector", "Log"):
             self.pipe.call(f"{domain}.enable")
         self.pipe.call("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
         self.pipe.call("Emulation.setDeviceMetricsOverride",
@@ -247,6 +248,14 @@ class Session:
 
     def _websocket(self, message: dict[str, Any]) -> None:
         self.external.append(message["params"].get("url", "ws:?")[:200])
+
+    def _log_entry(self, message: dict[str, Any]) -> None:
+        """A local file the page tried to load or open (a link, a frame, `location = 'file:///...'`): the browser
+        refuses it before any request exists, and says so only in its log. It counts as a request outside the
+        page's origin."""
+        entry = message["params"].get("entry", {})
+        if entry.get("level") == "error" and "Not allowed to load local resource" in entry.get("text", ""):
+            self.external.append(str(entry.get("url") or entry.get("text", ""))[:200])
 
     def _target(self, message: dict[str, Any]) -> None:
         info = message["params"].get("targetInfo", {})
