@@ -127,11 +127,16 @@ def test_resume_finishes_an_interrupted_job_without_repeating_work(mini_ws, ctrl
     calls: list[str] = []
     stop_after = 3
 
+    def noop(spec: AttemptSpec) -> AttemptResult:
+        # The scheduler weighs configurations by their measured seconds per attempt: a fixed wall time keeps
+        # the plan a pure function of the seed and the outcomes, as the comparison with a fresh run needs.
+        return NoopAttempt(pass_rate=0.3)(spec).model_copy(update={"wall_s": 1.0})
+
     def interrupted(spec: AttemptSpec) -> AttemptResult:
         if len(calls) == stop_after:
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of a job (reaches the main thread)
         calls.append(spec.key)
-        return NoopAttempt(pass_rate=0.3)(spec)
+        return noop(spec)
 
     # One job at a time: the plan is then a pure function of the seed (checked against a fresh run below).
     spec = RunSpec(portfolio="mini", budget_attempts=16, limit_tasks=8, job_size=8, workers=1, overlap_jobs=False)
@@ -147,7 +152,7 @@ def test_resume_finishes_an_interrupted_job_without_repeating_work(mini_ws, ctrl
 
     def counting(spec: AttemptSpec) -> AttemptResult:
         resumed_calls.append(spec.key)
-        return NoopAttempt(pass_rate=0.3)(spec)
+        return noop(spec)
 
     outcome = run_portfolio(RunSpec(resume=run.id, overlap_jobs=False), mini_ws, attempt_fn=counting)
     assert not set(resumed_calls) & recorded  # nothing recorded is executed again
@@ -156,7 +161,7 @@ def test_resume_finishes_an_interrupted_job_without_repeating_work(mini_ws, ctrl
     assert len({r.idem_key for r in rows}) == len(rows)
 
     # Same seed, no interruption: the same jobs (configurations and tasks) in the same order.
-    fresh = run_portfolio(spec.model_copy(update={"workers": None}), mini_ws, attempt_fn=NoopAttempt(pass_rate=0.3))
+    fresh = run_portfolio(spec.model_copy(update={"workers": None}), mini_ws, attempt_fn=noop)
     _, fresh_jobs, _ = attempts_of(mini_ws, fresh.run_id)
     assert [(j.configuration_hash, j.planned_tasks) for j in jobs] == [
         (j.configuration_hash, j.planned_tasks) for j in fresh_jobs
