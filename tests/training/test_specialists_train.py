@@ -1,8 +1,9 @@
 """Several specialists from one export (rsi/training/specialists.py), trained for real and killed for real.
 
 A real `rsi run` (scripted model replaying reference solutions) of six pyfuncs train tasks (math, strings,
-math, strings, parsing, lists), exported; the contract says `specialists_by = "tag"` with parts of at least
-two examples, so the parts are math, strings and other (parsing + lists). Training is real peft on the
+math, strings, parsing, lists), exported without pyfuncs/anagram-check (a twin of a pyfuncs2 heldout task);
+the contract says `specialists_by = "tag"` with parts of at least two examples, so the parts are math and
+other (the one strings example, parsing, lists). Training is real peft on the
 embedded base (2 steps a part), in a subprocess SIGKILLed during the second part's training by its crash
 point; the rerun resumes, and every part is registered exactly once with its partition in its lineage.
 """
@@ -61,17 +62,18 @@ def test_a_specialists_adapter_survives_sigkill_of_its_training_with_its_lineage
     parent = resolve_ref(workspace, "default")
     out = tmp_path / "parts"
 
-    killed = _train(workspace, export, out, crash_at="train:part:strings:step1")
+    # pyfuncs/anagram-check is a twin of a pyfuncs2 heldout task and is not exported, so the one strings example left
+    # (acronym) joins `other`: two parts, math and other, and the kill lands in the second
+    killed = _train(workspace, export, out, crash_at="train:part:other:step1")
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
     assert [r.lineage.partition.name for r in list_adapters(workspace) if r.lineage.partition] == ["math"]  # the first part registered
 
     resumed = _train(workspace, export, out)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     result = _result(resumed)
-    assert [(name, trained) for name, _, trained in result["parts"]] == [("math", False), ("strings", True),
-                                                                         ("other", True)]
+    assert [(name, trained) for name, _, trained in result["parts"]] == [("math", False), ("other", True)]
     records = list_adapters(workspace)
-    assert sorted(r.lineage.partition.name for r in records if r.lineage.partition) == ["math", "other", "strings"]  # each exactly once
+    assert sorted(r.lineage.partition.name for r in records if r.lineage.partition) == ["math", "other"]  # each exactly once
     manifest = json.loads((export / "manifest.json").read_text())
     exported_tasks = {a["task"] for a in manifest["source"]["attempts"]}
     for record in records:
@@ -84,15 +86,15 @@ def test_a_specialists_adapter_survives_sigkill_of_its_training_with_its_lineage
         assert record.status.state == "candidate"
     tasks = {r.lineage.partition.name: set(r.lineage.partition.tasks) for r in records if r.lineage.partition}
     assert tasks["math"] == {"pyfuncs/absolute-value", "pyfuncs/add-two"}
-    assert tasks["other"] == {"pyfuncs/balanced-brackets", "pyfuncs/binary-search"}
+    assert tasks["other"] == {"pyfuncs/acronym", "pyfuncs/balanced-brackets", "pyfuncs/binary-search"}
 
     candidate = resolve_ref(workspace, result["candidate"])
     by_name = {s.name: s for s in candidate.spec.specialists}
-    assert set(by_name) == {"math", "strings", "other"} and all(s.revision == 1 for s in by_name.values())
+    assert set(by_name) == {"math", "other"} and all(s.revision == 1 for s in by_name.values())
     assert {name: s.sha256 for name, s in by_name.items()} == {r.lineage.name: r.id for r in records}
     assert candidate.spec.routing == parent.spec.routing  # routing stays the parent's
 
     # Nothing retrains, and the same candidate revision is found, not written twice.
     again = _train(workspace, export, out)
     assert again.returncode == 0 and _result(again)["candidate"] == result["candidate"]
-    assert all(not trained for _, _, trained in _result(again)["parts"]) and len(list_adapters(workspace)) == 3
+    assert all(not trained for _, _, trained in _result(again)["parts"]) and len(list_adapters(workspace)) == 2
