@@ -34,7 +34,8 @@ def test_train_register_and_evaluate_real_adapter(workspace, cli, shim, scripted
     helpers = _conftest()
     env = scripted_env
     helpers.make_small_contract(cli, workspace, env)
-    run_id, dataset = helpers.run_and_export(cli, workspace, env, tmp_path / "sft", tasks=4)
+    # five train tasks, four exported: pyfuncs/anagram-check is a twin of a pyfuncs2 heldout task (never trained on)
+    run_id, dataset = helpers.run_and_export(cli, workspace, env, tmp_path / "sft", tasks=5)
     manifest = json.loads((dataset / "manifest.json").read_text())
     assert manifest["dataset"]["examples"] == 4
     # Real-model attempts stay short: 48 completion tokens (the contract the adapter is trained for: r3).
@@ -50,7 +51,8 @@ def test_train_register_and_evaluate_real_adapter(workspace, cli, shim, scripted
     # progress: steps, loss, tokens/s, ETA (on stderr under --json)
     assert "training | 4/4 steps" in trained.stderr and "tok/s" in trained.stderr and "eta" in trained.stderr
     losses = out["metrics"]["losses"]
-    assert len(losses) == 4 and losses[-1] < losses[0], losses
+    # it learns: the last two steps' mean loss is below the first two's (single steps are noisy at batch size 1)
+    assert len(losses) == 4 and sum(losses[2:]) < sum(losses[:2]), losses
 
     # The adapter: PEFT format, content-addressed, in the registry.
     from rsi.models.embedded.weights import adapter_digest, locate_base, sha256_file
