@@ -79,12 +79,19 @@ def test_runs_status_and_coverage_say_what_the_old_release_said(old: OldWorkspac
         # Issue 37 redefined wall_s as the sessions' wall time (the run folder's state) and kept the old
         # figure, the attempts' summed wall time, as attempt_s: the same number under its new name.
         assert status["attempt_s"] == expected["wall_s"] and status["wall_s"] > 0
-        assert {k: status[k] for k in expected if k != "wall_s"} == {k: v for k, v in expected.items() if k != "wall_s"}
+        # what the old release said, key for key; a configuration line may say more now (e.g. `retired`, issue 48)
+        lines = [{k: line[k] for k in old_line} for line, old_line in zip(status["config_lines"], expected["config_lines"], strict=True)]
+        assert lines == expected["config_lines"]
+        assert {k: status[k] for k in expected if k not in ("wall_s", "config_lines")} == {
+            k: v for k, v in expected.items() if k not in ("wall_s", "config_lines")}
         coverage = _json(cli, old, "coverage", run_id, "--png", str(old.root / f"{run_id}.png"))
         before = old.expected_json(f"coverage-{run_id}.json")
         # Every key the old release printed says the same (the curve's file is where each was asked to go);
         # today's may add keys (`split`).
-        assert {k: coverage[k] for k in before if k != "png"} == {k: v for k, v in before.items() if k != "png"}
+        configs = [{k: c[k] for k in old_c} for c, old_c in zip(coverage["configurations"], before["configurations"], strict=True)]
+        assert configs == before["configurations"]
+        assert {k: coverage[k] for k in before if k not in ("png", "configurations")} == {
+            k: v for k, v in before.items() if k not in ("png", "configurations")}
 
 
 def test_the_stored_plans_read_as_typed_records(old: OldWorkspace) -> None:

@@ -123,7 +123,7 @@ def test_an_export_with_a_cross_suite_twin_names_it(builder, planned, tmp_path) 
     decontamination = manifest["decontamination"]
     assert decontamination["twins"]["pyfuncs/factorial"] == "pyfuncs/factorial duplicates pyfuncs2/factorial (heldout)"
     assert len(decontamination["twins"]) == len(builder.twin_ids()) == 12
-    assert decontamination["suites"] == ["pyfuncs", "pyfuncs2", "workbench"] and decontamination["passed"]
+    assert decontamination["suites"] == ["pyfuncs", "pyfuncs2", "ui", "workbench"] and decontamination["passed"]
     # only twins: nothing to export, and the error says why
     twins_only = builder.run([planned(a, "factorial", tokens=20)])
     with pytest.raises(UserInputError, match=r"refused: 1 pyfuncs/factorial duplicates pyfuncs2/factorial \(heldout\)"):

@@ -86,7 +86,7 @@ def test_the_shipped_suites_have_the_twelve_cross_suite_twins_the_issue_counted(
     from rsi.tasks.load import load_suite
 
     protected = protected_tasks(workspace)
-    assert protected.suites == ("pyfuncs", "pyfuncs2", "workbench") and protected.unreadable == {}
+    assert protected.suites == ("pyfuncs", "pyfuncs2", "ui", "workbench") and protected.unreadable == {}
     twins = protected.twins_of(load_suite(workspace, "pyfuncs"))
     assert sorted(twins) == [f"pyfuncs/{t}" for t in (
         "anagram-check", "collatz-steps", "count-vowels", "factorial", "is-blank", "is-palindrome", "is-prime",
