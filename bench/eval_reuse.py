@@ -114,8 +114,10 @@ def run_eval(workspace: Any, label: str, candidate: str, parent: str, control: s
         outcome = evaluate(workspace, spec, on_note=lambda line: print(f"  [{label}] {line}", flush=True),
                            on_created=created)
     finally:
-        if cold:
-            os.environ.pop("RSI_REPLY_CACHE", None) if previous is None else os.environ.__setitem__("RSI_REPLY_CACHE", previous)
+        if cold and previous is None:
+            os.environ.pop("RSI_REPLY_CACHE", None)
+        elif cold:
+            os.environ["RSI_REPLY_CACHE"] = previous
     figures = {"label": label, "run_id": outcome.eval_id, "wall_s": round(time.monotonic() - started, 1),
                "candidate": candidate, "parent": parent, "control": control,
                "sides": side_figures(workspace, outcome.eval_id), "promote": outcome.decision.promote,

@@ -37,7 +37,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -118,13 +118,10 @@ class ModelIdentity:
         return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
 
     def with_adapter(self, name: str, digest: str | None) -> ModelIdentity:
-        adapters = dict(self.adapters)
-        if digest is None:
-            adapters.pop(name, None)
-        else:
+        adapters = {k: v for k, v in self.adapters.items() if k != name}
+        if digest is not None:
             adapters[name] = digest
-        return ModelIdentity(self.backend, self.model, self.base_digest, self.dtype, self.numerics, adapters,
-                             self.greedy_exact, self.seeded_exact)
+        return replace(self, adapters=adapters)
 
 
 def embedded_numerics() -> str:
@@ -145,11 +142,11 @@ def identity_for(spec: Any, workspace_root: Path | None, adapters: Mapping[str, 
     """The identity of the model `spec.serving` names, or None where no request of it is exact."""
     if spec.serving.backend != "embedded" or spec.serving.dtype != "float32":
         return None
-    from rsi.models.embedded.weights import adapter_digest, gguf_digest, locate_base
+    from rsi.models.embedded.weights import adapter_digest, folder_digest, gguf_digest, locate_base
 
     weights = locate_base(spec.base, workspace_root)
     if weights.format == "hf":
-        base_digest = _folder_digest(weights.path)
+        base_digest = folder_digest(weights.path)
     else:
         base_digest = spec.base.sha256 or gguf_digest(weights.path)
     return ModelIdentity(
@@ -157,15 +154,6 @@ def identity_for(spec: Any, workspace_root: Path | None, adapters: Mapping[str, 
         numerics=embedded_numerics(), adapters={name: adapter_digest(path) for name, path in adapters.items()},
         greedy_exact=True, seeded_exact=True,
     )
-
-
-def _folder_digest(folder: Path) -> str:
-    from rsi.models.embedded.weights import sha256_file
-
-    digest = hashlib.sha256()
-    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + sha256_file(path).encode())
-    return digest.hexdigest()
 
 
 # -- the store ---------------------------------------------------------------------------------------

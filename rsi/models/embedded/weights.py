@@ -198,6 +198,11 @@ def adapter_digest(folder: Path) -> str:
     folder = Path(folder)
     if not (folder / "adapter_config.json").is_file():
         raise UserInputError(f"{folder}: not a PEFT adapter folder (no adapter_config.json)")
+    return folder_digest(folder)
+
+
+def folder_digest(folder: Path) -> str:
+    """Content hash of a folder: every file, by relative path and sha256 (an adapter's revision, an HF base's)."""
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
